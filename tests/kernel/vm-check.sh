@@ -5,7 +5,8 @@
 #
 # Usage:
 #   vm-check.sh --root DIR --checks SCRIPT [--ima-cert DER]... [--evm-cert DER]...
-#               [--name NAME] [--timeout SECONDS]
+#               [--name NAME] [--timeout SECONDS] [--console FILE]
+#   vm-check.sh --probe      only say whether this machine can run it (exit 0 or 77)
 #
 #   --root DIR       tree to put on the disk (mke2fs -d keeps ownership and security.*
 #                    xattrs; the harness verifies that on a sample before booting)
@@ -32,7 +33,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root="" checks="" name=vm-check timeout_s=300 keep_console=""
+root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
 ima_certs=() evm_certs=()
 
 die() { echo "vm-check: $*" >&2; exit 99; }
@@ -47,11 +48,14 @@ while [ $# -gt 0 ]; do
 	--name) name=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--console) keep_console=${2:-}; shift 2 ;;
+	--probe) probe=1; shift ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
 	esac
 done
-[ -d "$root" ] || die "--root DIR is required and must be a directory"
-[ -f "$checks" ] || die "--checks SCRIPT is required and must be a file"
+if [ $probe = 0 ]; then
+	[ -d "$root" ] || die "--root DIR is required and must be a directory"
+	[ -f "$checks" ] || die "--checks SCRIPT is required and must be a file"
+fi
 for c in "${ima_certs[@]}" "${evm_certs[@]}"; do
 	[ -f "$c" ] || die "certificate $c not found"
 done
@@ -93,6 +97,10 @@ trap 'rm -rf "$tmp"' EXIT
 cc=${CC_FOR_GUEST:-gcc}
 "$cc" -static -O2 -Wall -o "$tmp/keyload" "$here/keyload.c" 2>"$tmp/cc.err" ||
 	skip "cannot build a static keyload with $cc: $(head -n 3 "$tmp/cc.err" | tr '\n' ' ')"
+if [ $probe = 1 ]; then
+	echo "vm-check: ready to boot $kernel with $qemu"
+	exit 0
+fi
 
 # ---------- initramfs ----------
 ird=$tmp/initramfs
