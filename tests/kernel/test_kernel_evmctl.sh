@@ -44,13 +44,13 @@ install_program() {
 	mkdir -p "$(dirname "$1/$2")" && install -m 0755 -o 0 -g 0 "$busybox" "$1/$2" || exit 99
 }
 
-# label MODE KEY FILE: what an image builder would run for MODE.
+# label MODE KEY FILE [ALGO]: what an image builder would run for MODE.
 label() {
-	local out=$tmp/evmctl.log
+	local out=$tmp/evmctl.log algo=${4:-sha256}
 	case "$1" in
-	hash) evmctl ima_hash -a sha256 "$3" ;;
-	imasig) evmctl ima_sign -a sha256 --key "$tmp/$2.pem" "$3" ;;
-	evm) evmctl sign --imasig --portable --generation=0 -a sha256 --key "$tmp/$2.pem" "$3" ;;
+	hash) evmctl ima_hash -a "$algo" "$3" ;;
+	imasig) evmctl ima_sign -a "$algo" --key "$tmp/$2.pem" "$3" ;;
+	evm) evmctl sign --imasig --portable --generation=0 -a "$algo" --key "$tmp/$2.pem" "$3" ;;
 	esac >"$out" 2>&1 || { echo "evmctl failed for $1 on $3:"; cat "$out"; exit 99; }
 }
 
@@ -59,7 +59,11 @@ for mode in hash imasig evm; do
 	root=$tmp/root-$mode
 	install_program "$root" usr/bin/busybox
 	label "$mode" trusted "$root/usr/bin/busybox"
-	extra=()
+	# sha512 is a module on Debian 6.1 (CONFIG_CRYPTO_SHA512=m) that vm-check.sh preloads;
+	# this shows the kernel follows the algorithm named in the xattr, not its default.
+	install_program "$root" opt/sha512/busybox
+	label "$mode" trusted "$root/opt/sha512/busybox" sha512
+	extra=(--exec 'opt/sha512/busybox true')
 	case "$mode" in
 	imasig)
 		install_program "$root" opt/foreign/busybox

@@ -81,7 +81,9 @@ command -v getfattr >/dev/null || skip "getfattr not found (package attr)"
 
 # The running kernel is not the one we boot: take Debian's from /boot, never uname -r.
 kernel=${IMASTREAM_KERNEL:-}
-if [ -z "$kernel" ]; then
+if [ -n "$kernel" ]; then
+	[ -r "$kernel" ] || die "IMASTREAM_KERNEL=$kernel is not a readable file"
+else
 	for k in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
 		if [ -d "/lib/modules/${k#/boot/vmlinuz-}" ]; then kernel=$k; break; fi
 	done
@@ -114,6 +116,12 @@ cp "$busybox" "$ird/bin/busybox" && cp "$tmp/keyload" "$ird/keyload" &&
 # that busybox insmod needs no decompressor.
 "$modprobe" -S "$kver" --show-depends -a virtio_pci virtio_blk ext4 >"$tmp/deps" 2>&1 ||
 	die "modprobe cannot resolve the virtio and ext4 modules of $kver: $(head -n 3 "$tmp/deps")"
+# The guest has no module tree for request_module(), so digests that are modules rather
+# than built in (sha512 and sha384, sha3 on Debian 6.1) are loaded up front, where they
+# exist, for signatures and hashes that use them.
+for m in sha512_generic sha3_generic; do
+	"$modprobe" -S "$kver" --show-depends "$m" >>"$tmp/deps" 2>/dev/null || true
+done
 : >"$ird/modules.order"
 while read -r verb path _; do
 	[ "$verb" = insmod ] || continue
@@ -214,6 +222,7 @@ fi
 if [ $status -ne 0 ]; then
 	cp "$console" "./$name.console.log" 2>/dev/null &&
 		echo "vm-check: guest console kept in $(pwd)/$name.console.log; its tail:" >&2
-	tail -n 30 "$console" >&2
+	# SeaBIOS paints the screen with escape sequences: keep the tail readable.
+	tr -d '\r' <"$console" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | tail -n 30 >&2
 fi
 exit $status
