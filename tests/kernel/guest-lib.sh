@@ -35,9 +35,17 @@ expect_runs() {
 # audit_cause PATH: the cause= of the newest integrity audit record about PATH, e.g.
 # missing-hash, invalid-hash, invalid-signature, missing-HMAC, invalid-HMAC. Without
 # auditd the kernel prints those records to the log, where dmesg finds them.
+# kauditd prints the records asynchronously, so give it up to two seconds to catch up.
 audit_cause() {
 	abs=$(readlink -f "$1" 2>/dev/null || echo "$1")
-	dmesg | grep "name=\"$abs\"" | grep -o 'cause=[^ ]*' | tail -n 1 | cut -d= -f2
+	tries=0
+	while :; do
+		c=$(dmesg | grep "name=\"$abs\"" | grep -o 'cause=[^ ]*' | tail -n 1 | cut -d= -f2)
+		[ -z "$c" ] && [ $tries -lt 20 ] || break
+		tries=$((tries + 1))
+		sleep 0.1
+	done
+	echo "$c"
 }
 
 # expect_exec_denied NAME [--cause CAUSE] CMD [ARGS...]: execve fails with EACCES
