@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
 	--deny) denies+=("${2:-}"); causes+=(""); shift 2 ;;
 	--cause)
 		[ ${#denies[@]} -gt 0 ] || die "--cause must follow a --deny"
-		causes[$((${#causes[@]} - 1))]=${2:-}; shift 2 ;;
+		causes[${#causes[@]} - 1]=${2:-}; shift 2 ;;
 	--name) name=${2:-}; shift 2 ;;
 	--console) console=${2:-}; shift 2 ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
@@ -205,12 +205,12 @@ evm) vm_args+=(--ima-cert "$ima_cert" --evm-cert "$evm_cert") ;;
 esac
 "$here/vm-check.sh" "${vm_args[@]}" | tee "$tmp/guest-checks"
 rc=${PIPESTATUS[0]}
-[ $rc -eq 77 ] && exit 77
+[ "$rc" -eq 77 ] && exit 77
 
 cat "$host_checks" "$tmp/guest-checks" >"$tmp/all"
 pass=$(grep -c '^CHECK [^ ]* PASS' "$tmp/all")
 fail=$(grep -c '^CHECK [^ ]* FAIL' "$tmp/all")
 echo "appraise-tree: mode $mode: $pass passed, $fail failed"
-[ $rc -ne 0 ] && exit $rc
+[ "$rc" -ne 0 ] && exit "$rc"
 [ "$fail" -eq 0 ] || exit 1
 exit 0

@@ -41,7 +41,7 @@ audit_cause() {
 	tries=0
 	while :; do
 		c=$(dmesg | grep "name=\"$abs\"" | grep -o 'cause=[^ ]*' | tail -n 1 | cut -d= -f2)
-		[ -z "$c" ] && [ $tries -lt 20 ] || break
+		if [ -n "$c" ] || [ $tries -ge 20 ]; then break; fi
 		tries=$((tries + 1))
 		sleep 0.1
 	done
@@ -76,7 +76,7 @@ expect_exec_denied() {
 expect_meta_denied() {
 	name=$1 fmt=$2
 	shift 2
-	eval "path=\${$#}"
+	for path; do :; done # the last argument
 	before=$(stat -c "$fmt" "$path" 2>&1)
 	out=$("$@" 2>&1)
 	rc=$?
@@ -98,7 +98,7 @@ expect_meta_denied() {
 expect_meta_allowed() {
 	name=$1 fmt=$2 want=$3
 	shift 3
-	eval "path=\${$#}"
+	for path; do :; done # the last argument
 	out=$("$@" 2>&1)
 	rc=$?
 	after=$(stat -c "$fmt" "$path" 2>&1)

@@ -84,7 +84,7 @@ kernel=${IMASTREAM_KERNEL:-}
 if [ -n "$kernel" ]; then
 	[ -r "$kernel" ] || die "IMASTREAM_KERNEL=$kernel is not a readable file"
 else
-	for k in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
+	for k in $(printf '%s\n' /boot/vmlinuz-* | sort -V -r); do
 		if [ -d "/lib/modules/${k#/boot/vmlinuz-}" ]; then kernel=$k; break; fi
 	done
 fi
