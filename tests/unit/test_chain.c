@@ -51,6 +51,9 @@ static void log_to_transcript(void *arg, int level, const char *msg)
 static int veto_init(struct imastream_init_args *args, void **state_ret)
 {
 	say("%s: init", args->name);
+	/* Two digests: the chain computes both in one pass, whatever the source. */
+	args->hash_algos |= IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256) |
+			    IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA512);
 	*state_ret = (void *)args->name;
 	return 0;
 }
@@ -97,6 +100,21 @@ static int veto_file_closed(void *state, struct imastream_file *f)
 	}
 	err = imastream_file_set_xattr(f, "security.selinux", label, sizeof(label));
 	say("%s: file_closed %s set label -> %d", (const char *)state, f->dest, err);
+	for (int algo = IMASTREAM_HASH_SHA256; !err && algo <= IMASTREAM_HASH_SHA512; algo += 2) {
+		const uint8_t *d;
+		const char *how;
+		char hex[2 * IMASTREAM_HASH_MAX_DIGEST + 1];
+		size_t len;
+
+		err = imastream_file_digest(f, algo, &d, &len, &how);
+		if (err)
+			break;
+		for (size_t i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d[i]);
+		say("%s: digest %d via %s: %s", (const char *)state, algo, how, hex);
+	}
+	ASSERT_EQ(imastream_file_digest(f, IMASTREAM_HASH_SHA1, &(const uint8_t *){ NULL }, NULL,
+					NULL), -EINVAL);
 	return err;
 }
 
@@ -141,8 +159,10 @@ static struct imastream_plugin_ops trace_named(const char *name)
 }
 
 /* One file through the chain, as a driver does it. */
+enum { VIA_REREAD, VIA_STREAM, VIA_HEADER };
+
 static int run_file(struct imastream_chain *chain, const struct imastream_pkg *pkg,
-		    const char *base, bool stream)
+		    const char *base, int via)
 {
 	char path[600], dest[512];
 	struct imastream_file f = { 0 };
@@ -163,8 +183,17 @@ static int run_file(struct imastream_chain *chain, const struct imastream_pkg *p
 		ASSERT(f.fd >= 0);
 		ASSERT_EQ(write(f.fd, "hello\n", 6), 6);
 		f.size = 6;
-		if (stream)
-			err = imastream_chain_file_updated(chain, &f, "hello\n", 6);
+		if (via == VIA_STREAM) {
+			err = imastream_chain_file_updated(chain, &f, "hel", 3);
+			if (!err)
+				err = imastream_chain_file_updated(chain, &f, "lo\n", 3);
+		}
+		if (via == VIA_HEADER) {
+			/* A driver-verified digest (deliberately not the content's, to tell). */
+			f.known_algo = IMASTREAM_HASH_SHA256;
+			f.known_len = 32;
+			memset(f.known_digest, 0xab, 32);
+		}
 	}
 	if (!err)
 		err = imastream_chain_file_closed(chain, &f);
@@ -243,8 +272,10 @@ int main(void)
 	ASSERT_EQ(imastream_chain_script_exec(chain, &script), 0);
 	ASSERT_EQ(imastream_chain_verify(chain, &v), 0);
 	ASSERT_EQ(imastream_chain_file_conflict(chain, &c), 0);
-	ASSERT_EQ(run_file(chain, &good, "bin", false), 0);
-	ASSERT_EQ(run_file(chain, &good, "fail", false), -EACCES);
+	ASSERT_EQ(run_file(chain, &good, "bin", VIA_REREAD), 0);
+	ASSERT_EQ(run_file(chain, &good, "streamed", VIA_STREAM), 0);
+	ASSERT_EQ(run_file(chain, &good, "known", VIA_HEADER), 0);
+	ASSERT_EQ(run_file(chain, &good, "fail", VIA_REREAD), -EACCES);
 	imastream_chain_psm_post(chain, &good, -EACCES);
 	say("== a package whose pre hook fails in the middle of the chain");
 	ASSERT_EQ(imastream_chain_psm_pre(chain, &bad), -EPERM);
