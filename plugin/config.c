@@ -12,7 +12,7 @@
 #define DEFAULT_PLUGINS "selinux,ima,evm"
 
 static const char *const config_keys[] = {
-	"mode", "hash_algo", "key", "keypass", "cert", "trust", "evm", "plugins",
+	"mode", "hash_algo", "key", "key_pass_file", "key_pass_env", "cert", "trust", "evm", "plugins",
 	"file_contexts", "no_xattr_support", "config_files", "xattr_namespace", "trace",
 	NULL,
 };
@@ -37,10 +37,8 @@ void imastream_config_release(struct imastream_config *cfg)
 	if (!cfg)
 		return;
 	free(cfg->key);
-	if (cfg->keypass) {
-		ims_memzero(cfg->keypass, strlen(cfg->keypass));
-		free(cfg->keypass);
-	}
+	free(cfg->key_pass_file);
+	free(cfg->key_pass_env);
 	free(cfg->cert);
 	free(cfg->trust);
 	free(cfg->plugins);
@@ -71,14 +69,6 @@ static int set_string(char **field, const char *value)
 	free(*field);
 	*field = copy;
 	return 0;
-}
-
-/* Plain values; the passphrase is wiped before it is replaced. */
-static int set_secret(char **field, const char *value)
-{
-	if (*field)
-		ims_memzero(*field, strlen(*field));
-	return set_string(field, value);
 }
 
 /* A chain list: names separated by commas, each a C identifier; checked for content later. */
@@ -151,8 +141,11 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	}
 	if (strcmp(key, "key") == 0)
 		return set_string(&cfg->key, value);
-	if (strcmp(key, "keypass") == 0)
-		return set_secret(&cfg->keypass, value);
+	/* Never the passphrase itself: where to read it from, as evmctl and keys/ take it. */
+	if (strcmp(key, "key_pass_file") == 0)
+		return set_string(&cfg->key_pass_file, value);
+	if (strcmp(key, "key_pass_env") == 0)
+		return set_string(&cfg->key_pass_env, value);
 	if (strcmp(key, "cert") == 0)
 		return set_string(&cfg->cert, value);
 	if (strcmp(key, "trust") == 0)
@@ -163,7 +156,7 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		return set_string(&cfg->trace, value);
 	return ims_err(log, -EINVAL, "%s: unknown configuration key \"%s\"", where, key);
 bad:
-	/* Never echo the value of a key that might be secret: none of the above are. */
+	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */
 	return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s", where, value, key);
 }
 

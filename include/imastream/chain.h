@@ -32,7 +32,8 @@ enum imastream_no_xattr {
  *   mode              hash | sign | off                      (hash)
  *   hash_algo         sha256, sha384, sha512, sha224, sha1, md5, sm3 (sha256)
  *   key               private key: PEM file, pkcs11: URI or kernel key id   (unset)
- *   keypass           its passphrase                                         (unset)
+ *   key_pass_file     file whose first line is the key's passphrase or PIN   (unset)
+ *   key_pass_env      name of an environment variable holding it             (unset)
  *   cert              the signer's certificate (key id from its SKID)        (unset)
  *   trust             trust store: a directory or bundle of certificates     (unset)
  *   evm               portable | none                                        (none)
@@ -47,7 +48,8 @@ struct imastream_config {
 	int mode;              /* enum imastream_mode */
 	int hash_algo;         /* kernel hash id */
 	char *key;
-	char *keypass;
+	char *key_pass_file;
+	char *key_pass_env;
 	char *cert;
 	char *trust;
 	bool evm;

@@ -94,8 +94,6 @@ static int read_macros(struct adapter *a)
 			snprintf(where, sizeof(where), "macro %%_imastream_%s", *k);
 			err = imastream_config_set(&a->cfg, *k, value, where, &a->log);
 		}
-		if (value && strcmp(*k, "keypass") == 0)
-			ims_memzero(value, strlen(value));
 		free(value);
 	}
 	return err;
