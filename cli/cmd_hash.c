@@ -131,7 +131,8 @@ static void hash_slot(const struct hash_job *job, struct imastream_hasher *hashe
 	sl->ok = false;
 	err = imastream_hash_fd(hasher, sl->fd);
 	if (err) {
-		cli_error("%s: cannot read: %s", sl->path, strerror(-err));
+		/* One stdio call, so lines from concurrent workers never interleave. */
+		fprintf(stderr, "imastream: %s: cannot read: %s\n", sl->path, strerror(-err));
 		goto out;
 	}
 	err = imastream_hasher_digest(hasher, job->algo->algo, &digest, &digest_len);

@@ -138,6 +138,11 @@ clear_attr "$work" user.ima
 expect_one_error "procfs file" "/proc/self/stat: cannot write user.ima: the filesystem does not support it" \
 	"$ok1" "$ok2" -- "$bin" hash --xattr-user "$ok1" /proc/self/stat "$ok2"
 
+# A file that opens but cannot be read (reading our own /proc/self/mem at 0 gives EIO).
+clear_attr "$work" user.ima
+expect_one_error "read error" "/proc/self/mem: cannot read: Input/output error" "$ok1" "$ok2" -- \
+	"$bin" hash --xattr-user "$ok1" /proc/self/mem "$ok2"
+
 # ramfs: a writable, ordinary-looking filesystem without xattrs, inside a private mount
 # namespace so that nothing stays mounted if the test dies.
 if unshare -m true 2>/dev/null; then
