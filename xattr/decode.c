@@ -75,7 +75,17 @@ static int decode_sig(const uint8_t *v, size_t len, struct imastream_xattr_info 
 	int want = v[0] == IMASTREAM_XATTR_IMA_VERITY_SIG ? IMASTREAM_SIG_V3 : IMASTREAM_SIG_V2;
 	size_t sig_size;
 
-	/* The order of checks is asymmetric_verify()'s, so the first complaint matches. */
+	/*
+	 * The kernel's order: the version picks the verifier (integrity_digsig_verify), then
+	 * asymmetric_verify() checks the lengths and the algorithm.
+	 */
+	if (len <= 1)
+		return ims_err(log, -EBADMSG, "type-%u signature xattr of %zu bytes: header is %d",
+			       v[0], len, IMASTREAM_SIG_HDR_SIZE);
+	if (v[1] != want)
+		return ims_err(log, -EBADMSG, "type-%u signature has version %u: must be %d%s",
+			       v[0], v[1], want,
+			       v[1] == 1 ? " (legacy v1 RSA signatures are not supported)" : "");
 	if (len <= IMASTREAM_SIG_HDR_SIZE)
 		return ims_err(log, -EBADMSG, "type-%u signature xattr of %zu bytes: header is %d",
 			       v[0], len, IMASTREAM_SIG_HDR_SIZE);
@@ -87,9 +97,6 @@ static int decode_sig(const uint8_t *v, size_t len, struct imastream_xattr_info 
 	if (!imastream_xattr_digest_size(v[2]))
 		return ims_err(log, -EBADMSG, "type-%u signature names unknown algorithm %u",
 			       v[0], v[2]);
-	if (v[1] != want)
-		return ims_err(log, -EBADMSG, "type-%u signature has version %u: must be %d",
-			       v[0], v[1], want);
 	info->version = v[1];
 	info->algo = v[2];
 	info->keyid = ims_get_be32(v + 3);

@@ -185,6 +185,8 @@ static void test_malformed(void)
 	expect_bad("060404e140241a0001aa", -EBADMSG, "version 4: must be 3");
 	expect_bad("0603", -EBADMSG, "header is 9");
 	expect_bad("050204e140241a", -EBADMSG, "header is 9");
+	expect_bad("0301", -EBADMSG, "legacy v1");
+	expect_bad("0304", -EBADMSG, "version 4: must be 2");
 }
 
 int main(void)
