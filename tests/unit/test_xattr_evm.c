@@ -295,7 +295,7 @@ static void test_vs_evmctl(const char *dir)
 		n = lgetxattr(path, "user.evm", v, sizeof(v));
 		ASSERT_EQ(n, 9 + 256);
 		ASSERT_EQ(v[0], 5);
-		ASSERT_EQ(v[3] << 24 | v[4] << 16 | v[5] << 8 | v[6], keyid);
+		ASSERT_EQ((uint32_t)v[3] << 24 | (uint32_t)v[4] << 16 | (uint32_t)v[5] << 8 | v[6], keyid);
 		ASSERT_EQ(imastream_evm_collect(-1, path, IMASTREAM_EVM_COLLECT_USER_IMA, &in,
 						&log_), 0);
 		ASSERT_EQ(imastream_evm_digest_portable(&in, algos[a].algo, dig, sizeof(dig), &len,
