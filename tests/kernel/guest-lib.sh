@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Check helpers for scripts that vm-check.sh runs inside the VM: each prints one line
+# "CHECK name PASS|FAIL detail" to the results port (fd 3) and to the console.
+#
+# A checks script starts with ". /guest-lib.sh" and finds the disk under test at $ROOT
+# (/mnt, also the working directory). Names must be one word. The helpers decide from
+# the exit status and the strerror() text busybox prints, so they need no extra tools:
+#   exec refused by IMA/EVM appraisal: status 126, "Permission denied" (EACCES)
+#   metadata change refused by EVM:    status 1,   "Operation not permitted" (EPERM)
+
+# report NAME PASS|FAIL DETAIL...
+report() {
+	name=$1 verdict=$2
+	shift 2
+	# One line, bounded, whatever the command printed.
+	detail=$(printf '%s' "$*" | tr '\n\r\t' '   ' | cut -c1-200)
+	echo "CHECK $name $verdict $detail" >&3
+	echo "CHECK $name $verdict $detail"
+}
+
+# expect_runs NAME CMD [ARGS...]: the program executes and exits 0.
+expect_runs() {
+	name=$1
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		report "$name" PASS "exit 0"
+	else
+		report "$name" FAIL "exit $rc: $out"
+	fi
+}
+
+# audit_cause PATH: the cause= of the newest integrity audit record about PATH, e.g.
+# missing-hash, invalid-hash, invalid-signature, missing-HMAC, invalid-HMAC. Without
+# auditd the kernel prints those records to the log, where dmesg finds them.
+# kauditd prints the records asynchronously, so give it up to two seconds to catch up.
+audit_cause() {
+	abs=$(readlink -f "$1" 2>/dev/null || echo "$1")
+	tries=0
+	while :; do
+		c=$(dmesg | grep "name=\"$abs\"" | grep -o 'cause=[^ ]*' | tail -n 1 | cut -d= -f2)
+		if [ -n "$c" ] || [ $tries -ge 20 ]; then break; fi
+		tries=$((tries + 1))
+		sleep 0.1
+	done
+	echo "$c"
+}
+
+# expect_exec_denied NAME [--cause CAUSE] CMD [ARGS...]: execve fails with EACCES
+# (appraisal refused it) and, with --cause, the kernel's audit record gives that cause.
+expect_exec_denied() {
+	name=$1 want=""
+	shift
+	if [ "$1" = --cause ]; then
+		want=$2
+		shift 2
+	fi
+	out=$("$@" 2>&1)
+	rc=$?
+	cause=$(audit_cause "$1")
+	case "$rc:$out" in
+	126:*"Permission denied"*)
+		if [ -z "$want" ] || [ "$cause" = "$want" ]; then
+			report "$name" PASS "EACCES cause=${cause:-?}"
+		else
+			report "$name" FAIL "EACCES but cause=${cause:-?}, expected $want"
+		fi ;;
+	*) report "$name" FAIL "expected EACCES, got exit $rc: $out" ;;
+	esac
+}
+
+# expect_meta_denied NAME STATFMT CMD [ARGS...]: CMD (chmod, chown, ...) on the last
+# argument fails with EPERM and stat -c STATFMT of it is unchanged afterwards.
+expect_meta_denied() {
+	name=$1 fmt=$2
+	shift 2
+	for path; do :; done # the last argument
+	before=$(stat -c "$fmt" "$path" 2>&1)
+	out=$("$@" 2>&1)
+	rc=$?
+	after=$(stat -c "$fmt" "$path" 2>&1)
+	case "$rc:$out" in
+	0:*) report "$name" FAIL "expected EPERM, but $* succeeded ($before -> $after)" ;;
+	*"Operation not permitted"*)
+		if [ "$before" = "$after" ]; then
+			report "$name" PASS "EPERM, still $after"
+		else
+			report "$name" FAIL "EPERM reported but $before -> $after"
+		fi ;;
+	*) report "$name" FAIL "expected EPERM, got exit $rc: $out" ;;
+	esac
+}
+
+# expect_meta_allowed NAME STATFMT WANT CMD [ARGS...]: CMD on the last argument succeeds
+# and stat -c STATFMT of it then prints WANT.
+expect_meta_allowed() {
+	name=$1 fmt=$2 want=$3
+	shift 3
+	for path; do :; done # the last argument
+	out=$("$@" 2>&1)
+	rc=$?
+	after=$(stat -c "$fmt" "$path" 2>&1)
+	if [ $rc -eq 0 ] && [ "$after" = "$want" ]; then
+		report "$name" PASS "now $after"
+	else
+		report "$name" FAIL "exit $rc, now $after (wanted $want): $out"
+	fi
+}

@@ -1,0 +1,228 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Boots Debian's kernel under qemu with IMA appraisal enforced and runs a checks script
+# against an ext4 image of a root tree: the kernel, not evmctl, judges the labels.
+#
+# Usage:
+#   vm-check.sh --root DIR --checks SCRIPT [--ima-cert DER]... [--evm-cert DER]...
+#               [--name NAME] [--timeout SECONDS] [--console FILE]
+#   vm-check.sh --probe      only say whether this machine can run it (exit 0 or 77)
+#
+#   --root DIR       tree to put on the disk (mke2fs -d keeps ownership and security.*
+#                    xattrs; the harness verifies that on a sample before booting)
+#   --checks SCRIPT  busybox sh script run in the guest with cwd and $ROOT = the mounted
+#                    disk; it sources /guest-lib.sh and reports through its expect_*
+#                    helpers (see guest-lib.sh)
+#   --ima-cert DER   certificate loaded into the _ima keyring (repeatable; none = no ring)
+#   --evm-cert DER   certificate loaded into _evm, then "echo 2 > .../security/evm":
+#                    EVM on with X.509 keys (repeatable; none = EVM stays off)
+#   --name NAME      label for log files (default vm-check)
+#   --timeout SEC    hard limit for the whole VM run (default 300; TCG boots in ~6 s)
+#   --console FILE   always keep the guest console log there (for debugging)
+#
+# Kernel command line: ima_appraise=enforce ima_policy=appraise_tcb, so every file owned
+# by root on the disk is appraised on every open, exec and mmap.
+#
+# Output: one line per check on stdout, "CHECK name PASS|FAIL detail".
+# Exit status: 0 all checks passed; 1 a check failed; 77 skipped (the reason is printed:
+# not root, qemu, kernel, busybox-static, e2fsprogs, kmod or static gcc missing, or
+# IMASTREAM_SKIP_KERNEL=1); 99 harness error (bad usage, boot failure, timeout).
+# On 1 or 99 the tail of the guest console is printed and the whole log is kept as
+# ./NAME.console.log. Environment: IMASTREAM_KERNEL=/boot/vmlinuz-VER picks a kernel
+# (default: the newest /boot/vmlinuz-* with modules); QEMU=path overrides the emulator.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
+ima_certs=() evm_certs=()
+
+die() { echo "vm-check: $*" >&2; exit 99; }
+skip() { echo "vm-check: SKIP: $*"; exit 77; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--root) root=${2:-}; shift 2 ;;
+	--checks) checks=${2:-}; shift 2 ;;
+	--ima-cert) ima_certs+=("${2:-}"); shift 2 ;;
+	--evm-cert) evm_certs+=("${2:-}"); shift 2 ;;
+	--name) name=${2:-}; shift 2 ;;
+	--timeout) timeout_s=${2:-}; shift 2 ;;
+	--console) keep_console=${2:-}; shift 2 ;;
+	--probe) probe=1; shift ;;
+	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
+	esac
+done
+if [ $probe = 0 ]; then
+	[ -d "$root" ] || die "--root DIR is required and must be a directory"
+	[ -f "$checks" ] || die "--checks SCRIPT is required and must be a file"
+fi
+for c in "${ima_certs[@]}" "${evm_certs[@]}"; do
+	[ -f "$c" ] || die "certificate $c not found"
+done
+case "$timeout_s" in '' | *[!0-9]*) die "--timeout wants whole seconds" ;; esac
+
+# ---------- can this machine run it at all? ----------
+[ "${IMASTREAM_SKIP_KERNEL:-0}" = 1 ] && skip "IMASTREAM_SKIP_KERNEL=1"
+[ "$(id -u)" = 0 ] || skip "needs root (root-owned files with security.* xattrs)"
+qemu=${QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null || skip "$qemu not found (package qemu-system-x86)"
+busybox=""
+for b in /bin/busybox /usr/bin/busybox; do
+	# Only a static busybox can run in an initramfs without a libc.
+	if [ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1; then busybox=$b; break; fi
+done
+[ -n "$busybox" ] || skip "no static busybox (package busybox-static)"
+command -v mke2fs >/dev/null || skip "mke2fs not found (package e2fsprogs)"
+command -v debugfs >/dev/null || skip "debugfs not found (package e2fsprogs)"
+modprobe=$(command -v modprobe || echo /sbin/modprobe)
+[ -x "$modprobe" ] || skip "modprobe not found (package kmod)"
+command -v cpio >/dev/null || skip "cpio not found (package cpio)"
+command -v getfattr >/dev/null || skip "getfattr not found (package attr)"
+
+# The running kernel is not the one we boot: take Debian's from /boot, never uname -r.
+kernel=${IMASTREAM_KERNEL:-}
+if [ -n "$kernel" ]; then
+	[ -r "$kernel" ] || die "IMASTREAM_KERNEL=$kernel is not a readable file"
+else
+	for k in $(printf '%s\n' /boot/vmlinuz-* | sort -V -r); do
+		if [ -d "/lib/modules/${k#/boot/vmlinuz-}" ]; then kernel=$k; break; fi
+	done
+fi
+[ -n "$kernel" ] && [ -r "$kernel" ] || skip "no /boot/vmlinuz-* with modules (package linux-image-amd64)"
+kver=${kernel#/boot/vmlinuz-}
+moddir=/lib/modules/$kver
+[ -d "$moddir" ] || skip "no $moddir for $kernel"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vm-check.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$tmp"' EXIT
+
+cc=${CC_FOR_GUEST:-gcc}
+"$cc" -static -O2 -Wall -o "$tmp/keyload" "$here/keyload.c" 2>"$tmp/cc.err" ||
+	skip "cannot build a static keyload with $cc: $(head -n 3 "$tmp/cc.err" | tr '\n' ' ')"
+if [ $probe = 1 ]; then
+	echo "vm-check: ready to boot $kernel with $qemu"
+	exit 0
+fi
+
+# ---------- initramfs ----------
+ird=$tmp/initramfs
+mkdir -p "$ird/bin" "$ird/lib/modules" || die "mkdir failed"
+cp "$busybox" "$ird/bin/busybox" && cp "$tmp/keyload" "$ird/keyload" &&
+	cp "$here/guest-init.sh" "$ird/init" && cp "$here/guest-lib.sh" "$ird/guest-lib.sh" &&
+	cp "$checks" "$ird/checks.sh" && chmod 0755 "$ird/init" || die "populating the initramfs failed"
+
+# Load order from the kernel's own modules.dep and softdeps (ext4 wants crc32c first);
+# modprobe prints it without loading anything. Compressed modules are unpacked here so
+# that busybox insmod needs no decompressor.
+"$modprobe" -S "$kver" --show-depends -a virtio_pci virtio_blk ext4 >"$tmp/deps" 2>&1 ||
+	die "modprobe cannot resolve the virtio and ext4 modules of $kver: $(head -n 3 "$tmp/deps")"
+# The guest has no module tree for request_module(), so digests that are modules rather
+# than built in (sha512 and sha384, sha3 on Debian 6.1) are loaded up front, where they
+# exist, for signatures and hashes that use them.
+for m in sha512_generic sha3_generic; do
+	"$modprobe" -S "$kver" --show-depends "$m" >>"$tmp/deps" 2>/dev/null || true
+done
+: >"$ird/modules.order"
+while read -r verb path _; do
+	[ "$verb" = insmod ] || continue
+	base=$(basename "$path")
+	case "$base" in
+	*.ko.xz) out=${base%.xz}; xz -dc "$path" >"$ird/lib/modules/$out" ;;
+	*.ko.zst) out=${base%.zst}; zstd -qdc "$path" >"$ird/lib/modules/$out" ;;
+	*.ko.gz) out=${base%.gz}; gzip -dc "$path" >"$ird/lib/modules/$out" ;;
+	*) out=$base; cp "$path" "$ird/lib/modules/$out" ;;
+	esac || die "cannot copy module $path"
+	grep -qx "$out" "$ird/modules.order" || echo "$out" >>"$ird/modules.order"
+done <"$tmp/deps"
+
+for c in "${ima_certs[@]}"; do
+	mkdir -p "$ird/certs/ima" && cp "$c" "$ird/certs/ima/" || die "cannot stage $c"
+done
+for c in "${evm_certs[@]}"; do
+	mkdir -p "$ird/certs/evm" && cp "$c" "$ird/certs/evm/" || die "cannot stage $c"
+done
+(cd "$ird" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$tmp/initramfs.cpio" ||
+	die "cpio failed"
+
+# ---------- disk image ----------
+kib=$(du -sk --apparent-size "$root" | cut -f1)
+size=$((kib * 2 + 32768))
+mke2fs -q -F -t ext4 -I 256 -L imastream-test -d "$root" "$tmp/disk.img" "${size}k" \
+	>"$tmp/mke2fs.log" 2>&1 || die "mke2fs -d $root failed: $(tail -n 3 "$tmp/mke2fs.log")"
+
+# mke2fs -d must carry ownership and every security.* xattr over, or the kernel would be
+# judging something other than the tree: compare a sample of labelled files.
+verify_image() {
+	local n=0 f rel attr i=0 cmds=$tmp/debugfs.cmds
+	: >"$cmds"
+	: >"$tmp/expect"
+	while IFS= read -r -d '' f; do
+		rel=${f#"$root"}
+		for attr in $(getfattr -h -m '^security\.' --absolute-names "$f" 2>/dev/null |
+			sed -n 's/^security\./security./p'); do
+			i=$((i + 1))
+			getfattr -h --only-values -n "$attr" --absolute-names "$f" >"$tmp/want.$i" ||
+				return 1
+			echo "ea_get -f $tmp/got.$i \"$rel\" $attr" >>"$cmds"
+			echo "$i $rel $attr" >>"$tmp/expect"
+		done
+		echo "stat \"$rel\"" >>"$cmds"
+		echo "$rel $(stat -c '%u %g' "$f")" >>"$tmp/owners"
+		n=$((n + 1))
+		[ $n -lt 32 ] || break
+	done < <(find "$root" -type f -print0 | LC_ALL=C sort -z)
+	debugfs -f "$cmds" "$tmp/disk.img" >"$tmp/debugfs.out" 2>&1 || return 1
+	while read -r i rel attr; do
+		cmp -s "$tmp/want.$i" "$tmp/got.$i" || {
+			echo "vm-check: $attr of $rel differs in the image" >&2
+			return 1
+		}
+	done <"$tmp/expect"
+	# debugfs prints "User:  U   Group:  G" once per stat, in command order.
+	paste -d' ' <(cut -d' ' -f2- "$tmp/owners" 2>/dev/null) \
+		<(sed -n 's/^User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1 \2/p' "$tmp/debugfs.out") |
+		awk '$1 != $3 || $2 != $4 { bad = 1 } END { exit bad }' || {
+		echo "vm-check: file ownership differs in the image" >&2
+		return 1
+	}
+}
+: >"$tmp/owners"
+verify_image || die "the ext4 image does not match $root (xattrs or ownership lost)"
+
+# ---------- boot ----------
+console=$tmp/console.log results=$tmp/results
+: >"$results"
+timeout --kill-after=10 "$timeout_s" "$qemu" -accel tcg -cpu max -m 512 -smp 1 \
+	-nographic -nodefaults -no-reboot -monitor none \
+	-serial "file:$console" -serial "file:$results" \
+	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
+	-append "console=ttyS0 ima_appraise=enforce ima_policy=appraise_tcb panic=-1 loglevel=4" \
+	-drive "file=$tmp/disk.img,format=raw,if=virtio" </dev/null >"$tmp/qemu.out" 2>&1
+qrc=$?
+[ -z "$keep_console" ] || cp "$console" "$keep_console" || die "cannot write $keep_console"
+
+tr -d '\r' <"$results" >"$tmp/results.txt"
+grep '^CHECK ' "$tmp/results.txt"
+status=0
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	echo "vm-check: the VM did not finish within ${timeout_s}s" >&2
+	status=99
+elif grep -q '^HARNESS ERROR' "$tmp/results.txt"; then
+	sed -n 's/^HARNESS ERROR /vm-check: guest setup failed: /p' "$tmp/results.txt" >&2
+	status=99
+elif ! grep -q '^DONE' "$tmp/results.txt"; then
+	echo "vm-check: the checks did not complete (qemu exit $qrc: $(head -c 300 "$tmp/qemu.out"))" >&2
+	status=99
+elif ! grep -q '^CHECK ' "$tmp/results.txt"; then
+	echo "vm-check: the checks script reported no checks" >&2
+	status=99
+elif grep -q '^CHECK [^ ]* FAIL' "$tmp/results.txt"; then
+	status=1
+fi
+if [ $status -ne 0 ]; then
+	cp "$console" "./$name.console.log" 2>/dev/null &&
+		echo "vm-check: guest console kept in $(pwd)/$name.console.log; its tail:" >&2
+	# SeaBIOS paints the screen with escape sequences: keep the tail readable.
+	tr -d '\r' <"$console" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | tail -n 30 >&2
+fi
+exit $status
