@@ -194,6 +194,26 @@ static void test_collect(const char *dir)
 	imastream_evm_input_release(&in);
 	close(fd);
 
+	/* By path with the inode ioctls: the file is opened just for them. */
+	{
+		int err = imastream_evm_collect(-1, path, IMASTREAM_EVM_COLLECT_GENERATION |
+							 IMASTREAM_EVM_COLLECT_UUID, &in, &log_);
+
+		/* FS_IOC_GETFSUUID is Linux 6.5+; older kernels say ENOTTY, in one line. */
+		ASSERT(err == 0 || err == -ENOTTY);
+		if (!err) {
+			ASSERT(in.has_uuid);
+			ASSERT_EQ(in.mode, 0100750);
+			imastream_evm_input_release(&in);
+		}
+	}
+	/* tmpfs-like filesystems have no generation: ENOTTY, said once. procfs has none. */
+	cap.count = 0;
+	ASSERT_EQ(imastream_evm_collect(-1, "/proc/self/stat", IMASTREAM_EVM_COLLECT_GENERATION,
+					&in, &log_), -ENOTTY);
+	ASSERT_EQ(cap.count, 1);
+	ASSERT(strstr(cap.last, "generation"));
+
 	/* A symlink is described as itself, never as its target. */
 	snprintf(link, sizeof(link), "%s/collect-link", dir);
 	ASSERT_EQ(symlink("collect", link), 0);
