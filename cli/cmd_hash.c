@@ -40,6 +40,9 @@ struct hash_job;
 struct worker {
 	struct hash_job *job;
 	struct imastream_hasher *hasher;
+	/* The hasher's log: set up errors go to stderr; once hashing, we name the file. */
+	struct imastream_log log;
+	bool quiet;
 	pthread_t thread;
 };
 
@@ -136,10 +139,12 @@ static void hash_slot(const struct hash_job *job, struct imastream_hasher *hashe
 		goto out;
 	}
 	err = imastream_hasher_digest(hasher, job->algo->algo, &digest, &digest_len);
-	if (!err)
-		err = imastream_ima_digest_encode(job->algo->algo, digest, digest_len, sl->value,
-						  sizeof(sl->value), &sl->len, &cli_log);
-	if (err)
+	if (err) {
+		fprintf(stderr, "imastream: %s: hashing failed: %s\n", sl->path, strerror(-err));
+		goto out;
+	}
+	if (imastream_ima_digest_encode(job->algo->algo, digest, digest_len, sl->value,
+					sizeof(sl->value), &sl->len, &cli_log))
 		goto out;
 	/* On the descriptor: the inode we hashed, whatever happened to the name since. */
 	if (job->write && imastream_xattr_write(&job->writer, sl->fd, sl->path,
@@ -230,6 +235,19 @@ static void submit(struct hash_job *job, int fd)
 	pthread_mutex_unlock(&job->lock);
 }
 
+/*
+ * A read error inside imastream_hash_fd() is reported by the hasher without the file
+ * name (it only has the fd); hash_slot() says it with the name instead, so that each
+ * failure stays one line.
+ */
+static void hasher_log(void *arg, int level, const char *msg)
+{
+	const struct worker *w = arg;
+
+	if (!w->quiet)
+		cli_log.fn(cli_log.arg, level, msg);
+}
+
 /* Creates one hasher per job; starts threads when @jobs > 1. */
 static int start_workers(struct hash_job *job, unsigned int jobs)
 {
@@ -240,10 +258,12 @@ static int start_workers(struct hash_job *job, unsigned int jobs)
 	pthread_cond_init(&job->done, NULL);
 	for (unsigned int i = 0; i < jobs; i++) {
 		job->workers[i].job = job;
-		err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &cli_log,
-					   &job->workers[i].hasher);
+		job->workers[i].log = (struct imastream_log){ hasher_log, &job->workers[i] };
+		err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo),
+					   &job->workers[i].log, &job->workers[i].hasher);
 		if (err)
 			return err; /* the library said why */
+		job->workers[i].quiet = true;
 	}
 	if (jobs == 1)
 		return 0;
