@@ -264,7 +264,8 @@ static void bench_batch(uint8_t *buf)
 {
 	static const struct {
 		size_t len, n;
-	} shapes[] = { { 256, 32 }, { 4096, 2 }, { 4096, 32 }, { 65536, 2 }, { 65536, 8 } };
+	} shapes[] = { { 256, 32 }, { 4096, 1 }, { 4096, 2 }, { 4096, 32 }, { 65536, 1 },
+		       { 65536, 2 }, { 65536, 8 } };
 	struct subject s = { .algo = IMASTREAM_HASH_SHA256, .buf = buf };
 	int err;
 

@@ -479,11 +479,15 @@ static void test_hash_fd(void)
 static const size_t batch_lengths[] = { 0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129,
 					1000, 4095, 4096, 4097, 65536 + 17 };
 
+/* A context forced onto the portable backend: the reference for every other backend. */
+static struct imastream_hasher *portable;
+
 static void check_batch(struct imastream_hasher *h, int algo, const uint8_t *data,
 			const size_t *lens, size_t n)
 {
 	struct imastream_hash_msg msgs[64];
-	uint8_t out[64][IMASTREAM_HASH_MAX_DIGEST], want[IMASTREAM_HASH_MAX_DIGEST];
+	uint8_t out[64][IMASTREAM_HASH_MAX_DIGEST], ref[64][IMASTREAM_HASH_MAX_DIGEST];
+	uint8_t want[IMASTREAM_HASH_MAX_DIGEST];
 	const struct imastream_hash_info *info = imastream_hash_by_algo(algo);
 
 	ASSERT(n <= 64);
@@ -495,9 +499,14 @@ static void check_batch(struct imastream_hasher *h, int algo, const uint8_t *dat
 		msgs[i].digest = out[i];
 	}
 	ASSERT_EQ(imastream_hash_batch(h, algo, msgs, n), 0);
+	/* The portable backend on the same messages, then each digest against one-shot EVP. */
+	for (size_t i = 0; i < n; i++)
+		msgs[i].digest = ref[i];
+	ASSERT_EQ(imastream_hash_batch(portable, algo, msgs, n), 0);
 	for (size_t i = 0; i < n; i++) {
 		evp_oneshot(algo, msgs[i].data, msgs[i].len, want);
-		if (memcmp(out[i], want, info->digest_size) != 0) {
+		ASSERT_MEM_EQ(ref[i], want, info->digest_size);
+		if (memcmp(out[i], ref[i], info->digest_size) != 0) {
 			fprintf(stderr, "%s batch (%s) message %zu of %zu, length %zu: wrong digest\n",
 				info->name, imastream_hash_batch_backend(h, algo), i, n, lens[i]);
 			exit(1);
@@ -538,6 +547,27 @@ static void test_batch_backend(struct imastream_hasher *h, const uint8_t *data)
 	}
 }
 
+/* What cpuid+xgetbv found must agree with the kernel's view of this CPU. */
+static void test_cpu_features(void)
+{
+	unsigned int cpu = ims_cpu_features();
+	char line[8192];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		ASSERT_EQ(!!(cpu & IMS_CPU_SHA), strstr(line, " sha_ni") != NULL);
+		ASSERT_EQ(!!(cpu & IMS_CPU_SSE41), strstr(line, " sse4_1") != NULL);
+		ASSERT_EQ(!!(cpu & IMS_CPU_SSSE3), strstr(line, " ssse3") != NULL);
+		ASSERT_EQ(!!(cpu & IMS_CPU_AVX2), strstr(line, " avx2") != NULL);
+		break;
+	}
+	fclose(f);
+}
+
 static void test_batch(void)
 {
 	const size_t data_len = 70000 + 64 * 7;
@@ -549,11 +579,19 @@ static void test_batch(void)
 	ASSERT(data);
 	fill_random(data, data_len);
 	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &portable), 0);
+	ims_hasher_set_cpu_features(portable, 0);
+	ASSERT(!strcmp(imastream_hash_batch_backend(portable, IMASTREAM_HASH_SHA256), "openssl"));
 
 	/* Every backend this CPU can run, then the portable one forced through the test hook. */
 	printf("batch backends here: sha256 %s, sha1 %s\n",
 	       imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256),
 	       imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA1));
+#ifdef HAVE_SHANI
+	/* Dispatch must pick the fast backend wherever the CPU can run it. */
+	if ((detected & ims_batch_sha256_shani_x2.cpu_needed) == ims_batch_sha256_shani_x2.cpu_needed)
+		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), "shani-2x"));
+#endif
 	test_batch_backend(h, data);
 	ims_hasher_set_cpu_features(h, 0);
 	ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), "openssl"));
@@ -572,6 +610,7 @@ static void test_batch(void)
 	test_unhex(kats[13].digest, want, sizeof(want));
 	expect_digest(h, IMASTREAM_HASH_SHA256, want);
 	imastream_hasher_free(h);
+	imastream_hasher_free(portable);
 
 	/* Misuse: refused before any digest is written. */
 	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
@@ -653,6 +692,7 @@ int main(void)
 	test_no_steady_state_allocation();
 	test_lengths_and_splits();
 	test_hash_fd();
+	test_cpu_features();
 	test_batch();
 	test_stream_past_4gib();
 	printf("ok\n");
