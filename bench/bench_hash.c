@@ -57,7 +57,7 @@ static double openssl_whole(struct subject *s, size_t chunk)
 /* Ours: the same buffer streamed through the engine @chunk bytes at a time. */
 static double engine_stream(struct subject *s, size_t chunk)
 {
-	const uint8_t *d;
+	const uint8_t *d = NULL;
 	int err;
 
 	err = imastream_hasher_reset(s->h);
@@ -90,7 +90,7 @@ static double openssl_messages(struct subject *s, size_t chunk)
 
 static double engine_messages(struct subject *s, size_t chunk)
 {
-	const uint8_t *d;
+	const uint8_t *d = NULL;
 	size_t off;
 	int err = 0;
 
@@ -184,7 +184,7 @@ static double openssl_tiny(struct subject *s, size_t len)
 static double engine_tiny(struct subject *s, size_t len)
 {
 	const size_t files = 100000;
-	const uint8_t *d;
+	const uint8_t *d = NULL;
 	int err = 0;
 
 	for (size_t i = 0; !err && i < files; i++) {
