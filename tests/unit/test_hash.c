@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -418,6 +419,46 @@ static void test_sm3_available(void)
 	imastream_hasher_free(h);
 }
 
+/*
+ * An OpenSSL without the algorithm: a child process whose OpenSSL config activates only the
+ * base provider (no digests at all) must get -EOPNOTSUPP and one line naming the algorithm.
+ */
+static void test_missing_provider(void)
+{
+	static const char conf[] = "openssl_conf = init\n[init]\nproviders = prov\n"
+				   "[prov]\nbase = base\n[base]\nactivate = 1\n";
+	const char *tmpdir = getenv("TMPDIR");
+	char path[4096];
+	int fd, status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/test_hash_conf.XXXXXX", tmpdir ? tmpdir : "/tmp");
+	fd = mkstemp(path);
+	ASSERT(fd >= 0);
+	ASSERT(write(fd, conf, sizeof(conf) - 1) == (ssize_t)(sizeof(conf) - 1));
+	close(fd);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		struct imastream_hasher *h = NULL;
+		int ret;
+
+		/* OpenSSL reads the config on first use, which is after this point here. */
+		setenv("OPENSSL_CONF", path, 1);
+		log_lines = 0;
+		ret = imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SM3), &test_log, &h);
+		if (ret != -EOPNOTSUPP || h || log_lines != 1 || !strstr(log_last, "sm3")) {
+			fprintf(stderr, "without providers: ret %d, %u lines, last \"%s\"\n", ret,
+				log_lines, log_last);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	unlink(path);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* ========== hash_fd ========== */
 
 static void test_hash_fd(void)
@@ -680,6 +721,8 @@ static void test_no_steady_state_allocation(void)
 
 int main(void)
 {
+	/* First, while OpenSSL has not read its config yet in this process. */
+	test_missing_provider();
 	/* Must come before OpenSSL allocates anything. */
 	if (!CRYPTO_set_mem_functions(count_malloc, count_realloc, count_free)) {
 		fprintf(stderr, "cannot install OpenSSL allocation hooks\n");
