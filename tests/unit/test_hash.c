@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -672,6 +673,45 @@ static void test_batch(void)
 	free(data);
 }
 
+/*
+ * No backend reads past a message: each message ends right before an inaccessible page,
+ * so one byte too many is a crash in any build (ASan only sees heap objects).
+ */
+static void test_guard_pages(void)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE), span = 3 * page;
+	static const size_t lens[] = { 0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 4095, 4096, 4097 };
+	uint8_t *map[2], out[2][IMASTREAM_HASH_MAX_DIGEST], want[IMASTREAM_HASH_MAX_DIGEST];
+	struct imastream_hash_msg msgs[2];
+	struct imastream_hasher *h;
+
+	for (int m = 0; m < 2; m++) {
+		map[m] = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			      -1, 0);
+		ASSERT(map[m] != MAP_FAILED);
+		fill_random(map[m], span);
+		ASSERT(mprotect(map[m] + span, page, PROT_NONE) == 0);
+	}
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (size_t j = 0; j < ARRAY_SIZE(lens); j++) {
+			msgs[0] = (struct imastream_hash_msg){ map[0] + span - lens[i], lens[i], out[0] };
+			msgs[1] = (struct imastream_hash_msg){ map[1] + span - lens[j], lens[j], out[1] };
+			ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2), 0);
+			evp_oneshot(IMASTREAM_HASH_SHA256, msgs[0].data, lens[i], want);
+			ASSERT_MEM_EQ(out[0], want, 32);
+			evp_oneshot(IMASTREAM_HASH_SHA256, msgs[1].data, lens[j], want);
+			ASSERT_MEM_EQ(out[1], want, 32);
+		}
+		ASSERT_EQ(imastream_hasher_reset(h), 0);
+		ASSERT_EQ(imastream_hasher_update(h, map[0] + span - lens[i], lens[i]), 0);
+		ASSERT_EQ(imastream_hasher_final(h), 0);
+	}
+	imastream_hasher_free(h);
+	for (int m = 0; m < 2; m++)
+		munmap(map[m], span + page);
+}
+
 /* ========== steady state allocates nothing of ours ========== */
 
 static void test_no_steady_state_allocation(void)
@@ -737,6 +777,7 @@ int main(void)
 	test_hash_fd();
 	test_cpu_features();
 	test_batch();
+	test_guard_pages();
 	test_stream_past_4gib();
 	printf("ok\n");
 	return 0;
