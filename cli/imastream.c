@@ -10,6 +10,7 @@ static int cmd_version(int argc, char **argv);
 
 static const struct cli_command commands[] = {
 	{ "version", cmd_version, "print the version" },
+	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
 };
 
 static int verbosity;
