@@ -28,8 +28,11 @@ static const char usage_text[] =
 	"      --pass-file F   passphrase or PIN: first line of F\n"
 	"      --pass-env VAR  passphrase or PIN: the value of environment variable VAR\n"
 	"      --keyid HEX     use this 32-bit key id instead\n"
-	"  -a, --hashalgo ALGO must be the package's file digest algorithm (checked); files\n"
-	"                      are never re-hashed\n"
+	"  -a, --hashalgo ALGO sign digests in ALGO (md5, sha1, sha224, sha256, sha384,\n"
+	"                      sha512, sm3); by default the package's file digest algorithm,\n"
+	"                      whose digests are signed as the header has them.  Another\n"
+	"                      algorithm decompresses the payload once and hashes each file\n"
+	"                      with both, checking the package's digest before signing\n"
 	"  -o, --outdir DIR    write the signed packages into DIR instead of in place\n"
 	"  -v, --verbose       one line per package on what was signed\n"
 	"  -h, --help          this text\n"
@@ -145,10 +148,11 @@ int cmd_sign_package(int argc, char **argv)
 			continue;
 		}
 		if (verbose)
-			fprintf(stderr, "imastream: %s: %u of %u files signed (%s, key id %08x)%s\n",
+			fprintf(stderr, "imastream: %s: %u of %u files signed (%s, key id %08x)%s%s\n",
 				argv[i], res.signed_files, res.files,
 				imastream_hash_by_algo(res.algo)->name, signer.keyid,
-				res.replaced ? ", previous file signatures replaced" : "");
+				res.replaced ? ", previous file signatures replaced" : "",
+				res.rehashed ? ", contents re-hashed from the payload" : "");
 		if (verbose && res.openpgp)
 			fprintf(stderr, "imastream: %s: OpenPGP signature kept: it covers the header, which is unchanged\n",
 				argv[i]);

@@ -10,6 +10,7 @@
 #include <rpm/header.h>
 
 #include "imastream/common.h"
+#include "imastream/hash.h"
 
 #define RPMPKG_LEAD_SIZE 96
 /* Every header starts with 8e ad e8 01, four reserved bytes, then be32 il and be32 dl. */
@@ -50,6 +51,25 @@ void rpmpkg_close(struct rpmpkg *pkg);
  */
 int rpmpkg_copy_verified(struct rpmpkg *pkg, int out, const char *out_path,
 			 const struct imastream_log *log);
+
+/* File digests recomputed from the payload, indexed like the header's file list. */
+struct rpmpkg_digests {
+	uint8_t *digest; /* n * IMASTREAM_HASH_MAX_DIGEST bytes */
+	uint8_t *have;   /* 1 where the payload held content for that file */
+	unsigned int n;
+};
+
+/*
+ * Decompresses the payload once and hashes every regular file's content with @own (the
+ * package's file digest algorithm) and @want at the same time.  A content whose @own
+ * digest differs from RPMTAG_FILEDIGESTS is refused as corrupt, so only what rpm will
+ * verify at install time gets signed.  Hardlink sets share one content.  Leaves the file
+ * offset at the payload start.  Returns 0, -EINVAL (corrupt payload), -ENOMEM, -EIO.
+ */
+int rpmpkg_rehash(struct rpmpkg *pkg, const struct imastream_hash_info *own,
+		  const struct imastream_hash_info *want, struct rpmpkg_digests *out,
+		  const struct imastream_log *log);
+void rpmpkg_digests_free(struct rpmpkg_digests *d);
 
 /* Lowercase hex of @len bytes into @out (2 * @len + 1 bytes). */
 void rpmpkg_hex(const uint8_t *in, size_t len, char *out);

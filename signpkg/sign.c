@@ -67,12 +67,15 @@ static int check_signable(const struct rpmpkg *pkg, const struct imastream_log *
 	return 0;
 }
 
-/* Picks the signature algorithm: the one the package's file digests use. */
-static int pick_algo(const struct rpmpkg *pkg, int wanted, const struct imastream_hash_info **ret,
-		     const struct imastream_log *log)
+/*
+ * The package's file digest algorithm (@own_ret) and the one to sign with (@want_ret):
+ * the package's unless the caller asked for another.
+ */
+static int pick_algo(const struct rpmpkg *pkg, int wanted, const struct imastream_hash_info **own_ret,
+		     const struct imastream_hash_info **want_ret, const struct imastream_log *log)
 {
 	int rpm_id = (int)headerGetNumber(pkg->h, RPMTAG_FILEDIGESTALGO);
-	const struct imastream_hash_info *hi;
+	const struct imastream_hash_info *hi, *w = NULL;
 
 	if (!rpm_id)
 		rpm_id = RPM_DEFAULT_FILEDIGESTALGO;
@@ -80,13 +83,14 @@ static int pick_algo(const struct rpmpkg *pkg, int wanted, const struct imastrea
 	if (!hi)
 		return ims_err(log, -EINVAL, "%s: unsupported file digest algorithm (rpm id %d)",
 			       pkg->path, rpm_id);
-	if (wanted && wanted != hi->algo) {
-		const struct imastream_hash_info *w = imastream_hash_by_algo(wanted);
-
-		return ims_err(log, -EOPNOTSUPP, "%s: file digests are %s; signing with %s would need the payload re-hashed, which sign-package does not do (omit -a)",
-			       pkg->path, hi->name, w ? w->name : "that algorithm");
+	if (wanted) {
+		w = imastream_hash_by_algo(wanted);
+		if (!w)
+			return ims_err(log, -EINVAL, "%s: unknown hash algorithm id %d", pkg->path,
+				       wanted);
 	}
-	*ret = hi;
+	*own_ret = hi;
+	*want_ret = w ? w : hi;
 	return 0;
 }
 
@@ -145,7 +149,8 @@ static char *file_name(Header h, unsigned int i)
 
 /* One signature per file entry in header order, as rpmsign --signfiles makes them. */
 static int sign_files(const struct rpmpkg *pkg, const struct imastream_signpkg_signer *signer,
-		      const struct imastream_hash_info *hi, struct file_sigs *fs,
+		      const struct imastream_hash_info *own, const struct imastream_hash_info *hi,
+		      const struct rpmpkg_digests *re, struct file_sigs *fs,
 		      const struct imastream_log *log)
 {
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
@@ -180,16 +185,29 @@ static int sign_files(const struct rpmpkg *pkg, const struct imastream_signpkg_s
 				goto nomem;
 			continue;
 		}
-		if (rpmpkg_unhex(dhex, digest, hi->digest_size)) {
+		if (rpmpkg_unhex(dhex, digest, own->digest_size)) {
 			ret = ims_err(log, -EINVAL, "%s: file %u has a malformed %s digest", pkg->path,
-				      i, hi->name);
+				      i, own->name);
 			goto out;
 		}
-		if (is_all_zero(digest, hi->digest_size)) {
+		if (is_all_zero(digest, own->digest_size)) {
 			fs->hex[i] = strdup("");
 			if (!fs->hex[i])
 				goto nomem;
 			continue;
+		}
+		/* Signing with another algorithm: the digest recomputed from the payload. */
+		if (re) {
+			if (i >= re->n || !re->have[i]) {
+				char *name = file_name(pkg->h, i);
+
+				ret = ims_err(log, -EINVAL, "%s: %s has a digest but no content in the payload",
+					      pkg->path, name ? name : "a file");
+				free(name);
+				goto out;
+			}
+			memcpy(digest, re->digest + (size_t)i * IMASTREAM_HASH_MAX_DIGEST,
+			       hi->digest_size);
 		}
 		ret = sign_one(signer, hi, digest, &fs->hex[i], &len, log);
 		if (ret) {
@@ -455,7 +473,8 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 			   struct imastream_signpkg_result *result_ret)
 {
 	const struct imastream_log *log = opts ? opts->log : NULL;
-	const struct imastream_hash_info *hi = NULL;
+	const struct imastream_hash_info *hi = NULL, *own = NULL;
+	struct rpmpkg_digests re = { 0 }, *rehashed = NULL;
 	struct imastream_signpkg_result res = { 0 };
 	struct file_sigs fs = { 0 };
 	struct rpmpkg pkg;
@@ -471,9 +490,14 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 		return ret;
 	ret = check_signable(&pkg, log);
 	if (!ret)
-		ret = pick_algo(&pkg, opts->algo, &hi, log);
+		ret = pick_algo(&pkg, opts->algo, &own, &hi, log);
+	if (!ret && hi != own) {
+		ret = rpmpkg_rehash(&pkg, own, hi, &re, log);
+		if (!ret)
+			rehashed = &re;
+	}
 	if (!ret)
-		ret = sign_files(&pkg, opts->signer, hi, &fs, log);
+		ret = sign_files(&pkg, opts->signer, own, hi, rehashed, &fs, log);
 	if (!ret)
 		ret = build_sig_header(&pkg, &fs, &sig, &sig_len, log);
 	if (ret)
@@ -486,6 +510,7 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	res.files = fs.n;
 	res.signed_files = fs.signed_files;
 	res.algo = hi->algo;
+	res.rehashed = rehashed != NULL;
 	res.max_len = fs.max_len;
 	res.replaced = headerIsEntry(pkg.sigh, IMASTREAM_RPMSIGTAG_FILESIGNATURES);
 	res.openpgp = headerIsEntry(pkg.sigh, RPMSIGTAG_RSA) || headerIsEntry(pkg.sigh, RPMSIGTAG_DSA) ||
@@ -496,6 +521,7 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 out:
 	free(dest);
 	free(sig);
+	rpmpkg_digests_free(&re);
 	file_sigs_free(&fs);
 	rpmpkg_close(&pkg);
 	return ret;

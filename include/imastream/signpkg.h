@@ -49,8 +49,10 @@ struct imastream_signpkg_signer {
  * struct imastream_signpkg_opts - how to sign a package
  * @signer: makes the signatures (required)
  * @algo: kernel hash_algo id the signatures must use; 0 takes the package's file digest
- *        algorithm (RPMTAG_FILEDIGESTALGO).  Another algorithm than the package's is
- *        refused with -EOPNOTSUPP: it would need the payload decompressed and re-hashed.
+ *        algorithm (RPMTAG_FILEDIGESTALGO), whose digests are signed as the header has
+ *        them.  Another algorithm makes signpkg decompress the payload once and hash
+ *        every file with both algorithms in one pass (hashers/): the package's digest
+ *        must match the header before the new one is signed.
  * @outdir: write the signed package into this folder under the same name; NULL replaces
  *          the input in place (temp file in the same folder, then rename)
  * @log: where failures and notices go (may be NULL)
@@ -71,6 +73,8 @@ struct imastream_signpkg_opts {
  * @max_len: longest security.ima value, as stored in RPMSIGTAG_FILESIGNATURELENGTH
  * @replaced: 1 if the package already carried file signatures (they were replaced)
  * @openpgp: 1 if the package carries an OpenPGP signature (still valid: it was kept)
+ * @rehashed: 1 if the file contents were hashed again from the payload (@algo is not the
+ *            package's file digest algorithm)
  */
 struct imastream_signpkg_result {
 	unsigned int files;
@@ -79,6 +83,7 @@ struct imastream_signpkg_result {
 	unsigned int max_len;
 	int replaced;
 	int openpgp;
+	int rehashed;
 };
 
 /**
@@ -96,8 +101,9 @@ struct imastream_signpkg_result {
  *
  * Return: 0; -EINVAL for a malformed, corrupt or unsupported package (not an rpm, a source
  * package, a v3 package, file signatures already in the main header), a digest that does
- * not match, or a bad option; -EOPNOTSUPP for an algorithm other than the package's;
- * -ENOMEM; an -errno of open, read, write or rename (-EACCES for an unwritable folder);
+ * not match (header, payload, or a file's content against its header digest), or a bad
+ * option; -EOPNOTSUPP for an algorithm this OpenSSL cannot compute; -ENOMEM; an -errno
+ * of open, read, write or rename (-EACCES for an unwritable folder);
  * or what the signer returns.  One line naming the package and the cause goes to the log.
  */
 IMASTREAM_API int imastream_sign_package(const char *path, const struct imastream_signpkg_opts *opts,

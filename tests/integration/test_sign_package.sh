@@ -7,7 +7,7 @@ set -eu
 IMASTREAM="$top_builddir/imastream"
 PLUGIN=/usr/lib/x86_64-linux-gnu/rpm-plugins/ima.so
 
-for tool in rpmbuild rpm rpmkeys rpm2cpio rpmsign openssl evmctl getfattr gpg xxd sha256sum; do
+for tool in rpmbuild rpm rpmkeys rpm2cpio cpio rpmsign openssl evmctl getfattr gpg xxd sha256sum; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "SKIP: $tool is not installed"
 		exit 77
@@ -155,6 +155,31 @@ n=$(check_sigs "$tmp/ec.rpm" ec)
 [ "$n" = 6 ] && ok || fail "P-256: $n verified signatures, expected 6"
 rpmkeys --checksig "$tmp/ec.rpm" >/dev/null 2>&1 && ok || fail "rpm -K rejects the P-256 package"
 
+# --- sha512, which the package does not carry: contents re-hashed from the payload.
+cp "$signed_b" "$tmp/sha512.rpm"
+"$IMASTREAM" sign-package --key "$tmp/ec.key" --cert "$tmp/ec.pem" -a sha512 "$tmp/sha512.rpm" &&
+	ok || fail "sign-package -a sha512 failed"
+mkdir "$tmp/x512"
+(cd "$tmp/x512" && rpm2cpio "$tmp/sha512.rpm" | cpio -idm --quiet)
+keyid=$(skid_keyid "$tmp/ec.pem")
+n=0
+rpm -qp --nosignature --qf '[%{FILENAMES} %{FILESIGNATURES}\n]' "$tmp/sha512.rpm" >"$tmp/sigs.txt"
+while read -r path sig; do
+	[ -n "$sig" ] || continue
+	hdr=$(printf '%s' "$sig" | cut -c1-14)
+	[ "$hdr" = "030206$keyid" ] || { fail "$path: sha512 header $hdr"; continue; }
+	printf '%s' "$sig" | cut -c19- | xxd -r -p >"$tmp/sig.raw"
+	openssl dgst -sha512 -binary "$tmp/x512$path" >"$tmp/digest.bin"
+	if openssl pkeyutl -verify -pubin -inkey "$tmp/ec.pub" -in "$tmp/digest.bin" \
+		-sigfile "$tmp/sig.raw" -pkeyopt digest:sha512 >/dev/null 2>&1; then
+		n=$((n + 1))
+	else
+		fail "$path: the sha512 signature does not verify over the content"
+	fi
+done <"$tmp/sigs.txt"
+[ "$n" = 6 ] && ok || fail "sha512: $n verified signatures, expected 6"
+rpmkeys --checksig "$tmp/sha512.rpm" >/dev/null 2>&1 && ok || fail "rpm -K rejects the sha512 package"
+
 # --- rpmsign --addsign afterwards, then sign-package again over the OpenPGP signature.
 export GNUPGHOME="$tmp/gnupg"
 mkdir -m 700 "$GNUPGHOME"
@@ -188,14 +213,15 @@ n=$(check_sigs "$tmp/gpg.rpm" ec)
 [ "$n" = 6 ] && ok || fail "re-signed package: $n verified P-256 signatures, expected 6"
 
 # --- The stock ima plugin installs them; evmctl verifies what it wrote.
-if [ -f "$PLUGIN" ]; then
-	mkdir -p "$tmp/plugins" "$tmp/root"
-	ln -s "$PLUGIN" "$tmp/plugins/ima.so"
-	rpm -i --root "$tmp/root" --nodeps --nosignature --define "__plugindir $tmp/plugins" \
-		"$signed_a" >"$tmp/install.log" 2>&1 && ok || fail "rpm -i failed: $(cat "$tmp/install.log")"
-	rpm -qp --nosignature --qf '[%{FILENAMES} %{FILEFLAGS} %{FILESIGNATURES}\n]' "$signed_a" >"$tmp/sigs.txt"
+# install_check PKG CERT.der: every regular non-%config file gets the package's value.
+install_check() {
+	root="$tmp/root.$(basename "$1")"
+	mkdir -p "$root"
+	rpm -i --root "$root" --nodeps --nosignature --define "__plugindir $tmp/plugins" \
+		"$1" >"$tmp/install.log" 2>&1 && ok || fail "rpm -i $1 failed: $(cat "$tmp/install.log")"
+	rpm -qp --nosignature --qf '[%{FILENAMES} %{FILEFLAGS} %{FILESIGNATURES}\n]' "$1" >"$tmp/isigs.txt"
 	while read -r path flags sig; do
-		f="$tmp/root$path"
+		f="$root$path"
 		[ -f "$f" ] && [ ! -L "$f" ] || continue
 		got=$(getfattr --absolute-names -n security.ima -e hex "$f" 2>/dev/null |
 			sed -n 's/^security.ima=0x//p')
@@ -205,9 +231,17 @@ if [ -f "$PLUGIN" ]; then
 			continue
 		fi
 		[ "$got" = "$sig" ] && ok || fail "$path: security.ima '$got' is not the package's '$sig'"
-		evmctl ima_verify --key "$tmp/rsa.der" "$f" >/dev/null 2>&1 && ok ||
+		evmctl ima_verify --key "$2" "$f" >/dev/null 2>&1 && ok ||
 			fail "$path: evmctl ima_verify rejects the installed signature"
-	done <"$tmp/sigs.txt"
+	done <"$tmp/isigs.txt"
+}
+if [ -f "$PLUGIN" ]; then
+	# Only the stock ima.so: the folder's other plugins (selinux, systemd_inhibit...)
+	# have nothing to do with this test.
+	mkdir -p "$tmp/plugins"
+	ln -s "$PLUGIN" "$tmp/plugins/ima.so"
+	install_check "$signed_a" "$tmp/rsa.der"
+	install_check "$tmp/sha512.rpm" "$tmp/ec.der"
 else
 	echo "note: $PLUGIN not found, install check skipped"
 fi
@@ -244,8 +278,8 @@ expect_error "missing output folder" 'temporary file' "$tmp/bad/ok.rpm" \
 	--key "$tmp/rsa.key" -o "$tmp/nonexistent" "$tmp/bad/ok.rpm"
 expect_error "read-only output folder" 'temporary file' "$tmp/bad/ok.rpm" \
 	--key "$tmp/rsa.key" -o /proc/sys "$tmp/bad/ok.rpm"
-expect_error "other algorithm" 're-hashed' "$tmp/bad/ok.rpm" \
-	--key "$tmp/rsa.key" -a sha512 "$tmp/bad/ok.rpm"
+expect_error "unknown algorithm" 'unknown hash algorithm' "$tmp/bad/ok.rpm" \
+	--key "$tmp/rsa.key" -a sha3 "$tmp/bad/ok.rpm"
 openssl pkey -in "$tmp/rsa.key" -aes256 -passout pass:right -out "$tmp/enc.key"
 chmod 600 "$tmp/enc.key"
 export SIGNPKG_PASS=wrong

@@ -161,20 +161,43 @@ static char *build_package(void)
 	return pkg;
 }
 
-/* Checks every file signature of @path against @key; returns the number of signatures. */
-static unsigned int check_signatures(const char *path, EVP_PKEY *key, uint32_t keyid)
+/* Digest of a file extracted under @root, computed here with OpenSSL. */
+static void digest_extracted(const char *root, const char *name, const EVP_MD *md, uint8_t *out)
 {
+	char *path;
+	size_t len;
+	uint8_t *buf;
+
+	ASSERT(asprintf(&path, "%s%s", root, name) > 0);
+	buf = slurp(path, &len);
+	ASSERT(EVP_Digest(buf, len, out, NULL, md, NULL));
+	free(buf);
+	free(path);
+}
+
+/*
+ * Checks every file signature of @path against @key.  With @root (the payload extracted
+ * by rpm2cpio) the signed digest is recomputed from the content in @algo; otherwise it is
+ * the header's.  Returns the number of signatures.
+ */
+static unsigned int check_signatures(const char *path, EVP_PKEY *key, uint32_t keyid, int algo,
+				     const char *root)
+{
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(algo);
+	const EVP_MD *md = EVP_get_digestbyname(hi->openssl_name);
 	struct rpmpkg pkg;
-	struct rpmtd_s sigs, digests;
-	const char *sighex, *dhex;
+	struct rpmtd_s sigs, digests, names;
+	const char *sighex, *dhex, *name;
 	unsigned int n = 0, max = 0;
 
 	ASSERT_EQ(rpmpkg_open(&pkg, path, &test_log), 0);
 	ASSERT(headerGet(pkg.sigh, IMASTREAM_RPMSIGTAG_FILESIGNATURES, &sigs, HEADERGET_RAW));
 	ASSERT(headerGet(pkg.h, RPMTAG_FILEDIGESTS, &digests, HEADERGET_RAW));
+	ASSERT(headerGet(pkg.h, RPMTAG_FILENAMES, &names, HEADERGET_EXT));
 	ASSERT_EQ(sigs.count, digests.count);
-	while ((sighex = rpmtdNextString(&sigs)) && (dhex = rpmtdNextString(&digests))) {
-		uint8_t value[1024], digest[32];
+	while ((sighex = rpmtdNextString(&sigs)) && (dhex = rpmtdNextString(&digests)) &&
+	       (name = rpmtdNextString(&names))) {
+		uint8_t value[1024], digest[IMASTREAM_HASH_MAX_DIGEST];
 		size_t len = strlen(sighex) / 2;
 		EVP_PKEY_CTX *ctx;
 
@@ -184,16 +207,19 @@ static unsigned int check_signatures(const char *path, EVP_PKEY *key, uint32_t k
 		}
 		ASSERT(len > 9 && len <= sizeof(value));
 		ASSERT_EQ(rpmpkg_unhex(sighex, value, len), 0);
-		ASSERT_EQ(rpmpkg_unhex(dhex, digest, 32), 0);
+		if (root)
+			digest_extracted(root, name, md, digest);
+		else
+			ASSERT_EQ(rpmpkg_unhex(dhex, digest, hi->digest_size), 0);
 		ASSERT_EQ(value[0], 3);
 		ASSERT_EQ(value[1], 2);
-		ASSERT_EQ(value[2], IMASTREAM_HASH_SHA256);
+		ASSERT_EQ(value[2], algo);
 		ASSERT_EQ((uint32_t)value[3] << 24 | value[4] << 16 | value[5] << 8 | value[6], keyid);
 		ASSERT_EQ(value[7] << 8 | value[8], len - 9);
 		ctx = EVP_PKEY_CTX_new(key, NULL);
 		ASSERT(ctx && EVP_PKEY_verify_init(ctx) > 0);
-		ASSERT(EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) > 0);
-		ASSERT_EQ(EVP_PKEY_verify(ctx, value + 9, len - 9, digest, 32), 1);
+		ASSERT(EVP_PKEY_CTX_set_signature_md(ctx, md) > 0);
+		ASSERT_EQ(EVP_PKEY_verify(ctx, value + 9, len - 9, digest, hi->digest_size), 1);
 		EVP_PKEY_CTX_free(ctx);
 		if (len > max)
 			max = (unsigned int)len;
@@ -202,6 +228,7 @@ static unsigned int check_signatures(const char *path, EVP_PKEY *key, uint32_t k
 	ASSERT_EQ(headerGetNumber(pkg.sigh, IMASTREAM_RPMSIGTAG_FILESIGNATURELENGTH), max);
 	rpmtdFreeData(&sigs);
 	rpmtdFreeData(&digests);
+	rpmtdFreeData(&names);
 	rpmpkg_close(&pkg);
 	return n;
 }
@@ -277,7 +304,7 @@ int main(void)
 	ASSERT_EQ(res.algo, IMASTREAM_HASH_SHA256);
 	ASSERT_EQ(res.max_len, 9 + 256);
 	ASSERT_EQ(res.replaced, 0);
-	ASSERT_EQ(check_signatures(out, rsa, 0x1234abcd), 5);
+	ASSERT_EQ(check_signatures(out, rsa, 0x1234abcd, IMASTREAM_HASH_SHA256, NULL), 5);
 	check_same_body(pkg, out);
 	ASSERT_EQ(count_hidden(outdir), 0);
 	ASSERT(stat(out, &st) == 0 && (st.st_mode & 07777) == 0644);
@@ -290,15 +317,34 @@ int main(void)
 	opts.outdir = NULL;
 	ASSERT_EQ(imastream_sign_package(out, &opts, &res), 0);
 	ASSERT_EQ(res.replaced, 1);
-	ASSERT_EQ(check_signatures(out, ec, 0x949fb16a), 5);
+	ASSERT_EQ(check_signatures(out, ec, 0x949fb16a, IMASTREAM_HASH_SHA256, NULL), 5);
 	check_same_body(pkg, out);
 	ASSERT_EQ(count_hidden(outdir), 0);
 
 	/* Error paths, each on a scratch copy. */
 	bad = path_in("work/bad.rpm");
 	copy_file(pkg, bad);
+	/* Another algorithm: contents re-hashed from the payload, checked with rpm2cpio's. */
 	opts.algo = IMASTREAM_HASH_SHA512;
-	expect_failure(bad, &opts, -EOPNOTSUPP, work, "re-hashed");
+	ASSERT_EQ(imastream_sign_package(out, &opts, &res), 0);
+	ASSERT_EQ(res.rehashed, 1);
+	ASSERT_EQ(res.algo, IMASTREAM_HASH_SHA512);
+	ASSERT_EQ(res.signed_files, 5);
+	{
+		char *root = path_in("root");
+
+		ASSERT(mkdir(root, 0755) == 0);
+		ASSERT(asprintf(&cmd, "cd %s && rpm2cpio %s | cpio -idm --quiet", root, pkg) > 0);
+		ASSERT_EQ(run(cmd), 0);
+		free(cmd);
+		ASSERT_EQ(check_signatures(out, ec, 0x949fb16a, IMASTREAM_HASH_SHA512, root), 5);
+		opts.signer = &rsa_signer;
+		opts.algo = IMASTREAM_HASH_SHA384;
+		ASSERT_EQ(imastream_sign_package(out, &opts, &res), 0);
+		ASSERT_EQ(check_signatures(out, rsa, 0x1234abcd, IMASTREAM_HASH_SHA384, root), 5);
+		free(root);
+	}
+	check_same_body(pkg, out);
 	opts.algo = 0;
 
 	opts.signer = &bad_signer;
@@ -324,6 +370,10 @@ int main(void)
 		rpmpkg_close(&p);
 		flip_byte(bad, p.payload_off + 1000);
 		expect_failure(bad, &opts, -EINVAL, work, "corrupt package");
+		/* The same with re-hashing: found while decompressing, before any signing. */
+		opts.algo = IMASTREAM_HASH_SHA512;
+		expect_failure(bad, &opts, -EINVAL, work, "corrupt package");
+		opts.algo = 0;
 
 		/* Truncated in the payload, and in the header. */
 		copy_file(pkg, bad);
