@@ -142,7 +142,9 @@ static const char spec[] =
 	"chmod 755 %{buildroot}/opt/sp/run.sh\n"
 	"echo conf=1 > %{buildroot}/etc/sptest.conf\n"
 	"ln -s small %{buildroot}/opt/sp/link\n"
-	"%files\n/opt/sp\n%config(noreplace) /etc/sptest.conf\n";
+	"ln %{buildroot}/opt/sp/big %{buildroot}/opt/sp/big.hardlink\n"
+	"%files\n/opt/sp\n%config(noreplace) /etc/sptest.conf\n"
+	"%package empty\nSummary: no files\n%description empty\nno files\n%files empty\n";
 
 static char *build_package(void)
 {
@@ -297,14 +299,14 @@ int main(void)
 	opts.outdir = outdir;
 	opts.log = &test_log;
 	ASSERT_EQ(imastream_sign_package(pkg, &opts, &res), 0);
-	/* /etc/sptest.conf, /opt/sp, big, dir, empty, link, run.sh, small */
-	ASSERT_EQ(res.files, 8);
-	/* Regular files, %config and the empty one included; dirs and the symlink not. */
-	ASSERT_EQ(res.signed_files, 5);
+	/* /etc/sptest.conf, /opt/sp, big, big.hardlink, dir, empty, link, run.sh, small */
+	ASSERT_EQ(res.files, 9);
+	/* Regular files, %config, the empty one and both hardlinks; not dirs or symlinks. */
+	ASSERT_EQ(res.signed_files, 6);
 	ASSERT_EQ(res.algo, IMASTREAM_HASH_SHA256);
 	ASSERT_EQ(res.max_len, 9 + 256);
 	ASSERT_EQ(res.replaced, 0);
-	ASSERT_EQ(check_signatures(out, rsa, 0x1234abcd, IMASTREAM_HASH_SHA256, NULL), 5);
+	ASSERT_EQ(check_signatures(out, rsa, 0x1234abcd, IMASTREAM_HASH_SHA256, NULL), 6);
 	check_same_body(pkg, out);
 	ASSERT_EQ(count_hidden(outdir), 0);
 	ASSERT(stat(out, &st) == 0 && (st.st_mode & 07777) == 0644);
@@ -317,9 +319,30 @@ int main(void)
 	opts.outdir = NULL;
 	ASSERT_EQ(imastream_sign_package(out, &opts, &res), 0);
 	ASSERT_EQ(res.replaced, 1);
-	ASSERT_EQ(check_signatures(out, ec, 0x949fb16a, IMASTREAM_HASH_SHA256, NULL), 5);
+	ASSERT_EQ(check_signatures(out, ec, 0x949fb16a, IMASTREAM_HASH_SHA256, NULL), 6);
 	check_same_body(pkg, out);
 	ASSERT_EQ(count_hidden(outdir), 0);
+
+	/* A package without files is written back with its signature header unchanged. */
+	{
+		char *empty = path_in("RPMS/noarch/sptest-empty-1.0-1.noarch.rpm");
+		char *empty_out = path_in("out/sptest-empty-1.0-1.noarch.rpm");
+		size_t la, lb;
+		uint8_t *a, *b;
+
+		opts.outdir = outdir;
+		ASSERT_EQ(imastream_sign_package(empty, &opts, &res), 0);
+		ASSERT_EQ(res.files, 0);
+		a = slurp(empty, &la);
+		b = slurp(empty_out, &lb);
+		ASSERT_EQ(la, lb);
+		ASSERT_MEM_EQ(a, b, la);
+		opts.outdir = NULL;
+		free(a);
+		free(b);
+		free(empty);
+		free(empty_out);
+	}
 
 	/* Error paths, each on a scratch copy. */
 	bad = path_in("work/bad.rpm");
@@ -329,7 +352,7 @@ int main(void)
 	ASSERT_EQ(imastream_sign_package(out, &opts, &res), 0);
 	ASSERT_EQ(res.rehashed, 1);
 	ASSERT_EQ(res.algo, IMASTREAM_HASH_SHA512);
-	ASSERT_EQ(res.signed_files, 5);
+	ASSERT_EQ(res.signed_files, 6);
 	{
 		char *root = path_in("root");
 
@@ -337,11 +360,11 @@ int main(void)
 		ASSERT(asprintf(&cmd, "cd %s && rpm2cpio %s | cpio -idm --quiet", root, pkg) > 0);
 		ASSERT_EQ(run(cmd), 0);
 		free(cmd);
-		ASSERT_EQ(check_signatures(out, ec, 0x949fb16a, IMASTREAM_HASH_SHA512, root), 5);
+		ASSERT_EQ(check_signatures(out, ec, 0x949fb16a, IMASTREAM_HASH_SHA512, root), 6);
 		opts.signer = &rsa_signer;
 		opts.algo = IMASTREAM_HASH_SHA384;
 		ASSERT_EQ(imastream_sign_package(out, &opts, &res), 0);
-		ASSERT_EQ(check_signatures(out, rsa, 0x1234abcd, IMASTREAM_HASH_SHA384, root), 5);
+		ASSERT_EQ(check_signatures(out, rsa, 0x1234abcd, IMASTREAM_HASH_SHA384, root), 6);
 		free(root);
 	}
 	check_same_body(pkg, out);
