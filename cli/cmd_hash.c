@@ -76,14 +76,14 @@ static const char usage_text[] =
 	"byte for byte as 'evmctl ima_hash' does: type 01 for md5 and sha1, type 04 (with\n"
 	"the algorithm byte) otherwise. Prints each value in hex, one line per file.\n"
 	"\n"
-	"  -r, --recursive     walk directories; symlinks are never followed, and\n"
-	"                      anything but regular files and directories is skipped\n"
+	"  -r, --recursive     walk directories; symlinks are skipped, never followed;\n"
+	"                      a FIFO, device or socket is reported as a failure\n"
 	"  -a, --hashalgo ALGO md5, sha1, sha224, sha256 (default), sha384, sha512, sm3\n"
 	"      --xattr-user    write user.ima instead of security.ima (no privilege needed)\n"
 	"  -n, --dry-run       print the values, write nothing\n"
 	"  -j, --jobs N        hash N files at a time (default: one per CPU); the output\n"
 	"                      order does not change\n"
-	"  -v, --verbose       also name what a walk skips\n"
+	"  -v, --verbose       also name the symlinks a walk skips\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: 0 if every file was done, 1 if any failed (each failure is one line\n"
@@ -398,18 +398,32 @@ static void walk_dir(struct hash_job *job, int fd)
 			/* Some filesystems do not fill d_type: ask, still without following. */
 			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue; /* gone since readdir */
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+			type = IFTODT(st.st_mode);
 		}
 		if (path_set(job, base, de->d_name)) {
 			cli_error("out of memory");
 			job->failed++;
 			break;
 		}
-		if (type != DT_DIR && type != DT_REG) {
-			/* Symlinks, FIFOs, devices, sockets: skipped, like evmctl -r does. */
+		if (type == DT_LNK) {
+			/* Never followed; what it points to is hashed where it lives. */
 			if (job->verbose)
-				fprintf(stderr, "imastream: %s: skipped (not a regular file)\n",
+				fprintf(stderr, "imastream: %s: skipped (symbolic link)\n",
 					job->path);
+			continue;
+		}
+		if (type != DT_DIR && type != DT_REG) {
+			/*
+			 * A FIFO, device or socket in a tree that is meant to be appraised is
+			 * worth a failure, not silence; it is never opened (opening a device
+			 * can have effects).
+			 */
+			cli_error("%s: not a regular file (%s), not hashed", job->path,
+				  type == DT_FIFO ? "FIFO" :
+				  type == DT_CHR ? "character device" :
+				  type == DT_BLK ? "block device" :
+				  type == DT_SOCK ? "socket" : "special file");
+			job->failed++;
 			continue;
 		}
 		if (type == DT_DIR)

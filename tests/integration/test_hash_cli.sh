@@ -33,11 +33,9 @@ for size in 0 1 55 56 63 64 65 127 128 129 4095 4096 4097 65535 65536 65537 \
 	head -c "$size" /dev/urandom >"$dir/f$size"
 	i=$((i + 1))
 done
-# Things a walk must skip, as evmctl does: symlinks (to a file and to a dir), a FIFO, a device.
+# Symlinks (to a file and to a dir) a walk must skip without following, as evmctl does.
 ln -s f0 "$tree/link-to-file"
 ln -s sub "$tree/link-to-dir"
-mkfifo "$tree/sub/fifo"
-mknod "$tree/sub/null-dev" c 1 3 2>/dev/null || true
 files=$(find "$tree" -type f | sort)
 
 for mode in user security; do
@@ -132,6 +130,24 @@ expect_one_error "directory without -r" "is a directory" "$ok1" "$ok2" -- \
 clear_attr "$work" user.ima
 expect_one_error "symlink argument" "symbolic link" "$ok1" "$ok2" -- \
 	"$bin" hash --xattr-user "$ok1" "$tree/link-to-file" "$ok2"
+
+# A FIFO or a device inside a walked tree: one line each, exit 1, regular files done.
+special=$work/special
+mkdir -p "$special/d"
+echo a >"$special/a"
+echo b >"$special/d/b"
+mkfifo "$special/d/fifo"
+mknod "$special/null-dev" c 1 3
+"$bin" hash -r --xattr-user "$special" >"$work/sp.out" 2>"$work/sp.err"
+rc=$?
+[ $rc -eq 1 ] || fail "walk with a FIFO and a device: exit $rc, expected 1"
+[ "$(wc -l <"$work/sp.err")" -eq 2 ] || fail "walk with specials: stderr: $(cat "$work/sp.err")"
+grep -q "d/fifo: not a regular file (FIFO)" "$work/sp.err" || fail "FIFO in a walk not named"
+grep -q "null-dev: not a regular file (character device)" "$work/sp.err" ||
+	fail "device in a walk not named"
+for f in "$special/a" "$special/d/b"; do
+	[ "$(hexattr user.ima "$f")" != - ] || fail "walk with specials: $f was not done"
+done
 
 # procfs: a readable regular file on a filesystem without any xattr support.
 clear_attr "$work" user.ima
