@@ -252,13 +252,12 @@ static int region_size(Header h, size_t *size_ret)
 static int adjust_reserved_space(Header nh, size_t orig_size)
 {
 	struct rpmtd_s td;
+	rpm_count_t count;
+	rpmTagType type;
 	size_t new_size;
 	uint8_t *zeros;
 	long long left;
 	int ret;
-
-	rpm_count_t count;
-	rpmTagType type;
 
 	if (!headerGet(nh, RPMSIGTAG_RESERVEDSPACE, &td, HEADERGET_RAW | HEADERGET_MINMEM))
 		return 0;
