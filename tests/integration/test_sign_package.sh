@@ -32,6 +32,7 @@ fail() {
 # file, a symlink and a directory.
 build_pkg() {
 	name=$1
+	payload=${2:-w9.gzdio}
 	mkdir -p "$tmp/top/SPECS"
 	cat >"$tmp/top/SPECS/$name.spec" <<EOF
 Name: $name
@@ -56,7 +57,8 @@ ln -s small %{buildroot}/opt/$name/link
 /opt/$name
 %config(noreplace) /etc/$name.conf
 EOF
-	rpmbuild -bb --quiet --define "_topdir $tmp/top" "$tmp/top/SPECS/$name.spec" >"$tmp/rpmbuild.log" 2>&1 ||
+	rpmbuild -bb --quiet --define "_topdir $tmp/top" --define "_binary_payload $payload" \
+		"$tmp/top/SPECS/$name.spec" >"$tmp/rpmbuild.log" 2>&1 ||
 		{ cat "$tmp/rpmbuild.log" >&2; echo "ERROR: rpmbuild failed" >&2; exit 99; }
 	echo "$tmp/top/RPMS/noarch/$name-1.0-1.noarch.rpm"
 }
@@ -155,30 +157,42 @@ n=$(check_sigs "$tmp/ec.rpm" ec)
 [ "$n" = 6 ] && ok || fail "P-256: $n verified signatures, expected 6"
 rpmkeys --checksig "$tmp/ec.rpm" >/dev/null 2>&1 && ok || fail "rpm -K rejects the P-256 package"
 
-# --- sha512, which the package does not carry: contents re-hashed from the payload.
+# --- sha512, which the packages do not carry: contents re-hashed from the payload, for
+# each payload compressor; checked over rpm2cpio's content with openssl.
+check_rehashed() {
+	pkg=$1
+	x="$tmp/x.$(basename "$pkg")"
+	mkdir "$x"
+	(cd "$x" && rpm2cpio "$pkg" | cpio -idm --quiet)
+	keyid=$(skid_keyid "$tmp/ec.pem")
+	n=0
+	rpm -qp --nosignature --qf '[%{FILENAMES} %{FILESIGNATURES}\n]' "$pkg" >"$tmp/sigs.txt"
+	while read -r path sig; do
+		[ -n "$sig" ] || continue
+		hdr=$(printf '%s' "$sig" | cut -c1-14)
+		[ "$hdr" = "030206$keyid" ] || { fail "$path: sha512 header $hdr"; continue; }
+		printf '%s' "$sig" | cut -c19- | xxd -r -p >"$tmp/sig.raw"
+		openssl dgst -sha512 -binary "$x$path" >"$tmp/digest.bin"
+		if openssl pkeyutl -verify -pubin -inkey "$tmp/ec.pub" -in "$tmp/digest.bin" \
+			-sigfile "$tmp/sig.raw" -pkeyopt digest:sha512 >/dev/null 2>&1; then
+			n=$((n + 1))
+		else
+			fail "$path: the sha512 signature does not verify over the content"
+		fi
+	done <"$tmp/sigs.txt"
+	[ "$n" = 6 ] && ok || fail "$pkg: $n verified sha512 signatures, expected 6"
+	rpmkeys --checksig "$pkg" >/dev/null 2>&1 && ok || fail "rpm -K rejects $pkg"
+}
 cp "$signed_b" "$tmp/sha512.rpm"
 "$IMASTREAM" sign-package --key "$tmp/ec.key" --cert "$tmp/ec.pem" -a sha512 "$tmp/sha512.rpm" &&
 	ok || fail "sign-package -a sha512 failed"
-mkdir "$tmp/x512"
-(cd "$tmp/x512" && rpm2cpio "$tmp/sha512.rpm" | cpio -idm --quiet)
-keyid=$(skid_keyid "$tmp/ec.pem")
-n=0
-rpm -qp --nosignature --qf '[%{FILENAMES} %{FILESIGNATURES}\n]' "$tmp/sha512.rpm" >"$tmp/sigs.txt"
-while read -r path sig; do
-	[ -n "$sig" ] || continue
-	hdr=$(printf '%s' "$sig" | cut -c1-14)
-	[ "$hdr" = "030206$keyid" ] || { fail "$path: sha512 header $hdr"; continue; }
-	printf '%s' "$sig" | cut -c19- | xxd -r -p >"$tmp/sig.raw"
-	openssl dgst -sha512 -binary "$tmp/x512$path" >"$tmp/digest.bin"
-	if openssl pkeyutl -verify -pubin -inkey "$tmp/ec.pub" -in "$tmp/digest.bin" \
-		-sigfile "$tmp/sig.raw" -pkeyopt digest:sha512 >/dev/null 2>&1; then
-		n=$((n + 1))
-	else
-		fail "$path: the sha512 signature does not verify over the content"
-	fi
-done <"$tmp/sigs.txt"
-[ "$n" = 6 ] && ok || fail "sha512: $n verified signatures, expected 6"
-rpmkeys --checksig "$tmp/sha512.rpm" >/dev/null 2>&1 && ok || fail "rpm -K rejects the sha512 package"
+check_rehashed "$tmp/sha512.rpm"
+for payload in w6.xzdio w3.zstdio; do
+	p=$(build_pkg "sp${payload%%dio}" "$payload")
+	"$IMASTREAM" sign-package --key "$tmp/ec.key" --cert "$tmp/ec.pem" -a sha512 "$p" &&
+		ok || fail "sign-package -a sha512 failed on a $payload payload"
+	check_rehashed "$p"
+done
 
 # --- rpmsign --addsign afterwards, then sign-package again over the OpenPGP signature.
 export GNUPGHOME="$tmp/gnupg"
