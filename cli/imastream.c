@@ -10,6 +10,7 @@ static int cmd_version(int argc, char **argv);
 
 static const struct cli_command commands[] = {
 	{ "version", cmd_version, "print the version" },
+	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
 };
 
 static int verbosity;
