@@ -24,6 +24,18 @@ cp "$keys/rsa2048.pem" open.pem; chmod 644 open.pem
 [ "$("$imastream" keys id --key key.pem)" = 890c1f83 ] || fail "key id of the test key"
 [ "$("$imastream" keys id --cert "$keys/rsa2048-forced.crt")" = 12345678 ] || fail "forced SKID"
 [ "$(PASS=test\ passphrase "$imastream" keys id --key enc.pem --pass-env PASS)" = 890c1f83 ] || fail "encrypted key"
+# DER private keys: PKCS#8, traditional RSA, encrypted PKCS#8, SEC1 EC.
+(umask 077
+ openssl pkey -in key.pem -outform DER -out p8.der
+ openssl rsa -in key.pem -outform DER -traditional -out trad.der 2>/dev/null
+ openssl pkcs8 -topk8 -in key.pem -outform DER -passout pass:pw -out enc.der
+ openssl ec -in "$keys/ec-p256.pem" -outform DER -out ec.der 2>/dev/null
+ echo pw >pw)
+for f in p8.der trad.der enc.der; do
+	[ "$("$imastream" keys id --key $f --pass-file pw)" = 890c1f83 ] || fail "DER key $f"
+done
+[ "$("$imastream" keys id --key ec.der)" = 205aa15d ] || fail "DER EC key"
+expect 1 "enc.der: wrong passphrase" id --key enc.der --pass-file badpass
 expect 1 "open.pem: private key is readable or writable by group or others (mode 0644)" id --key open.pem
 expect 1 "wrong passphrase" id --key enc.pem --pass-file badpass
 expect 1 "private key is encrypted: give its passphrase" id --key enc.pem
