@@ -9,5 +9,7 @@
 
 extern const struct imastream_plugin_ops ims_trace_plugin;
 extern const struct imastream_plugin_ops ims_selinux_plugin;
+extern const struct imastream_plugin_ops ims_ima_plugin;
+extern const struct imastream_plugin_ops ims_evm_plugin;
 
 #endif /* IMASTREAM_PLUGIN_PLUGINS_H */
