@@ -146,3 +146,18 @@ must_fail_init "untrusted key" "does not verify" --define "_imastream_key $T/rsa
 	--define "_imastream_trust $T/ec.pem"
 must_fail_init "evm before ima" "must come before" --define "_imastream_key $T/rsa.key" \
 	--define "_imastream_plugins evm,ima"
+
+echo "== a write failing in the middle of a package: rpm rolls back, nothing is left"
+# user.* xattrs are not allowed on symlinks: labelling tool-link fails after other files of
+# the package were written and given their attributes under temporary names.
+printf '/opt/imstest/tool-link\t-l\tsystem_u:object_r:link_t:s0\n' >"$T/fc.link"
+new_root "$root"
+if irpm "$root" --define "_imastream_xattr_namespace user" --define "_imastream_plugins selinux,ima" \
+	--define "_imastream_file_contexts $T/fc.link" -i "$v1"; then
+	fail "rpm succeeded although a label could not be set"
+fi
+grep -q '^error: imastream: /opt/imstest/tool-link: cannot set user.selinux' "$T/rpm.stderr" ||
+	fail "no line naming the file and the attribute"
+left=$(find "$root/opt" "$root/etc" ! -type d 2>/dev/null)
+[ -z "$left" ] || fail "left behind: $left"
+echo "ok: failed install left no file at a final path and no temporary file"
