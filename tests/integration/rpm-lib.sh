@@ -39,7 +39,9 @@ build_pkg() {
 
 # new_root DIR: a scratch root whose scriptlets can run (busybox as /bin/sh).
 new_root() {
-	rm -rf "$1"
+	# Emptied rather than removed: it may be a mount point.
+	mkdir -p "$1"
+	find "$1" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 	mkdir -p "$1/bin"
 	if [ -x /bin/busybox ]; then
 		cp /bin/busybox "$1/bin/busybox"
