@@ -55,8 +55,9 @@ int imastream_evm_sign_portable(struct imastream_signer *s, const struct imastre
 }
 
 int imastream_evm_sign_file(struct imastream_signer *s, int fd, const char *path,
-			    unsigned int flags, int algo, uint8_t *buf, size_t buf_size,
-			    size_t *len_ret, const struct imastream_log *log)
+			    unsigned int flags, const void *ima, size_t ima_len, int algo,
+			    uint8_t *buf, size_t buf_size, size_t *len_ret,
+			    const struct imastream_log *log)
 {
 	struct imastream_evm_input in;
 	unsigned int cflags = 0;
@@ -68,6 +69,10 @@ int imastream_evm_sign_file(struct imastream_signer *s, int fd, const char *path
 	err = imastream_evm_collect(fd, path, cflags, &in, log);
 	if (err)
 		return err;
+	if (ima) {
+		in.xattrs[IMASTREAM_EVM_IMA].value = ima;
+		in.xattrs[IMASTREAM_EVM_IMA].len = ima_len;
+	}
 	if (!in.xattrs[IMASTREAM_EVM_IMA].value) {
 		err = ims_err(log, -ENODATA, "%s: no %s to cover with a portable EVM signature",
 			      path ? path : "file",

@@ -71,16 +71,20 @@ enum {
  * @path: the file, never followed; names it in messages (may be NULL with an @fd)
  * @flags: IMASTREAM_FILESIG_USER: hash user.ima in the place of security.ima, as evmctl
  *         --xattr-user --portable does (other labels are always read as security.*)
+ * @ima: the security.ima value the file is about to get, when it is not written yet
+ *       (so that both values exist before either is written); NULL: the one on the file
+ * @ima_len: its length
  * @algo, @buf, @buf_size, @len_ret, @log: as for imastream_evm_sign_portable()
  *
- * Write security.ima (and every label) before calling this: the value covers them.
- * Return: 0; -ENODATA (one line naming the file) when the file has no security.ima;
+ * Write every label (and security.ima, unless @ima is given) before calling this: the
+ * value covers them, and security.evm must be written last.
+ * Return: 0; -ENODATA (one line naming the file) when there is no security.ima;
  * the errors of imastream_evm_collect() and imastream_evm_sign_portable().
  */
 IMASTREAM_API int imastream_evm_sign_file(struct imastream_signer *s, int fd, const char *path,
-					  unsigned int flags, int algo, uint8_t *buf,
-					  size_t buf_size, size_t *len_ret,
-					  const struct imastream_log *log);
+					  unsigned int flags, const void *ima, size_t ima_len,
+					  int algo, uint8_t *buf, size_t buf_size,
+					  size_t *len_ret, const struct imastream_log *log);
 
 /* ========== verification ========== */
 
