@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# imastream sign refuses bad keys, passphrases, certificates and algorithms in one line, writing nothing.
+set -euo pipefail
+: "${top_builddir:?}" "${top_srcdir:?}"
+imastream="$top_builddir/imastream"
+command -v getfattr >/dev/null || { echo "SKIP: getfattr (attr) is not installed"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: writing security.* xattrs needs root"; exit 77; }
+work=$(mktemp -d /tmp/test_sign_errors.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+checks=0
+
+mkdir -p tree/sub
+for i in 1 2 3; do echo "file $i" >"tree/f$i"; echo "sub $i" >"tree/sub/g$i"; done
+keys="$top_srcdir/tests/keys"
+(umask 077
+	cp "$keys/rsa2048.pem" good.pem
+	cp "$keys/rsa2048-enc.pem" enc.pem
+	head -c 600 /dev/urandom >garbage.pem
+	printf -- '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n' >damaged.pem
+	echo "not the passphrase" >wrong.pass
+	echo "test passphrase" >right.pass)
+cp "$keys/rsa2048.pem" open.pem
+chmod 0644 open.pem
+
+# expect NAME WANT ARGS...: exit non-zero, exactly one line on stderr containing WANT,
+# nothing on stdout, and no xattr at all on any file of the tree.
+expect() {
+	local name=$1 want=$2 rc=0; shift 2
+	"$imastream" sign -r "$@" tree >out 2>err || rc=$?
+	[ "$rc" != 0 ] || fail "$name: exit status 0"
+	[ "$(wc -l <err)" = 1 ] || fail "$name: $(wc -l <err) lines on stderr: $(cat err)"
+	grep -qi -- "$want" err || fail "$name: stderr '$(cat err)' does not say '$want'"
+	[ ! -s out ] || fail "$name: something on stdout"
+	[ -z "$(getfattr -R -d -m - --absolute-names tree 2>/dev/null)" ] ||
+		fail "$name: an xattr was written"
+	checks=$((checks + 1))
+}
+
+expect "bad key file" "garbage.pem" --key garbage.pem
+expect "damaged PEM key" "damaged.pem" --key damaged.pem
+expect "missing key file" "nothere.pem" --key nothere.pem
+expect "group-readable key" "open.pem" --key open.pem
+expect "encrypted key, no passphrase" "passphrase" --key enc.pem
+expect "wrong passphrase (file)" "wrong passphrase" --key enc.pem --pass-file wrong.pass
+WRONG_PASS="nope" expect "wrong passphrase (env)" "wrong passphrase" --key enc.pem --pass-env WRONG_PASS
+expect "certificate of another key" "does not match" --key good.pem --cert "$keys/ec-p256.crt"
+expect "not a certificate" "certificate" --key good.pem --cert garbage.pem
+expect "unknown algorithm" "unknown hash algorithm 'sha3000'" --key good.pem -a sha3000
+expect "md5" "unknown hash algorithm 'md5'" --key good.pem -a md5
+expect "bad --evm" "--evm" --key good.pem --evm hmac
+expect "bad --keyid" "--keyid" --key good.pem --keyid xyz
+expect "no key" "no --key" -a sha256
+
+# And the same key with its passphrase works: the failures above were about the inputs.
+"$imastream" sign -r --key enc.pem --pass-file right.pass tree >out 2>err || fail "good passphrase: $(cat err)"
+[ "$(wc -l <out)" = 12 ] || fail "good passphrase: not two lines per file"
+checks=$((checks + 1))
+
+echo "PASS: $checks checks"
