@@ -156,8 +156,11 @@ IMASTREAM_API void imastream_trust_free(struct imastream_trust *t);
  * imastream_trust_add_path - add certificates from a file or a directory
  * @path: a PEM file (one or more certificates) or a DER file, or a directory whose
  *        regular files are read that way (not recursively; hidden files skipped)
- * Return: 0 when at least one certificate was added; -EINVAL when a file holds no
- * certificate or a certificate's key is unusable; -errno of open/read/opendir.
+ * Certificates whose key cannot verify IMA signatures (Ed25519, DSA, small RSA) are
+ * kept, so that verify() can say so instead of "unknown key id".  In a directory,
+ * files that hold no certificate are skipped (logged at INFO level).
+ * Return: 0 when at least one certificate was added; -EINVAL when a file (or every file
+ * of a directory) holds no certificate; -ENOMEM; -errno of stat/open/read/opendir.
  */
 IMASTREAM_API int imastream_trust_add_path(struct imastream_trust *t, const char *path);
 /* Adds the certificates of one PEM or DER buffer.  Return: as for add_path(). */
