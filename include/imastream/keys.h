@@ -94,8 +94,8 @@ IMASTREAM_API int imastream_signer_new(const struct imastream_key_opts *opts,
  * reference-counted and safe to sign with from several threads, each with its own
  * context; a kernel key is just a serial).  Each handle has its own signing contexts, so
  * each may be used by one thread at a time.
- * Return: 0; -EOPNOTSUPP for a pkcs11 engine key (an engine session is not safe to share
- * across threads: sign from one thread); -ENOMEM.
+ * Return: 0; -EOPNOTSUPP, without a message, for a pkcs11 engine key (an engine session
+ * is not safe to share across threads: sign from one thread); -ENOMEM.
  */
 IMASTREAM_API int imastream_signer_dup(const struct imastream_signer *s,
 				       struct imastream_signer **ret);
