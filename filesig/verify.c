@@ -285,6 +285,7 @@ static int verify_evm_digsig(struct imastream_verifier *v, int fd, const char *p
 			break;
 		}
 		memset(one->detail, 0, sizeof(one->detail));
+		one->undecided = false;
 		check_signature(v, info, digest, digest_len, IMASTREAM_VERIFY_METADATA_CHANGED,
 				one);
 		if (one->result != IMASTREAM_VERIFY_METADATA_CHANGED &&
