@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 
 #include "cli/cli.h"
 #include "cli/walk.h"
@@ -85,6 +86,36 @@ static void print_hex(const uint8_t *v, size_t len)
 	fwrite(line, 1, n, stdout);
 }
 
+/*
+ * Writes security.ima, then security.evm. Should the second write fail, the first is
+ * undone (the old value put back, or removed if there was none), so that a file never
+ * keeps a new security.ima that its security.evm does not cover.
+ */
+static int write_both(const struct sign_job *job, const struct cli_item *it,
+		      const struct sign_result *res)
+{
+	const char *ima_name = imastream_xattr_writer_name(&job->writer, IMASTREAM_ATTR_IMA);
+	uint8_t old[IMASTREAM_SIG_HDR_SIZE + IMASTREAM_SIG_MAX];
+	ssize_t old_len = -1;
+	int err;
+
+	if (job->evm)
+		old_len = fgetxattr(it->fd, ima_name, old, sizeof(old));
+	err = imastream_xattr_write(&job->writer, it->fd, it->path, IMASTREAM_ATTR_IMA, res->ima,
+				    res->ima_len, NULL);
+	if (err || !job->evm)
+		return err;
+	err = imastream_xattr_write(&job->writer, it->fd, it->path, IMASTREAM_ATTR_EVM, res->evm,
+				    res->evm_len, NULL);
+	if (!err)
+		return 0;
+	if (old_len >= 0 ? fsetxattr(it->fd, ima_name, old, (size_t)old_len, 0) :
+	    fremovexattr(it->fd, ima_name))
+		fprintf(stderr, "imastream: %s: cannot undo the new %s either: %s\n", it->path,
+			ima_name, strerror(errno));
+	return err;
+}
+
 /* Worker: hashes, signs both values, then writes security.ima and security.evm last. */
 static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
 {
@@ -114,15 +145,8 @@ static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
 						res->evm, sizeof(res->evm), &res->evm_len,
 						&cli_log))
 		return; /* the library named the file */
-	if (job->write) {
-		if (imastream_xattr_write(&job->writer, it->fd, it->path, IMASTREAM_ATTR_IMA,
-					  res->ima, res->ima_len, NULL))
-			return;
-		if (job->evm && imastream_xattr_write(&job->writer, it->fd, it->path,
-						      IMASTREAM_ATTR_EVM, res->evm, res->evm_len,
-						      NULL))
-			return;
-	}
+	if (job->write && write_both(job, it, res))
+		return;
 	it->ok = true;
 }
 
