@@ -14,6 +14,7 @@ static const struct cli_command commands[] = {
 	{ "sign", cmd_sign, "write IMA and EVM portable signatures (like evmctl ima_sign + sign)" },
 	{ "verify", cmd_verify, "check security.ima and security.evm against trusted certificates" },
 	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
+	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
 };
 
 static int verbosity;

@@ -74,8 +74,9 @@ struct imastream_signer;
  *
  * Private key bytes read from files are zeroed as soon as they are parsed.
  *
- * Return: 0; -EINVAL for a bad option, an unreadable or damaged key, a certificate
- * that is not a certificate; -EPERM for a key file readable by group or others;
+ * Return: 0; -EINVAL for a bad option, a damaged key, an encrypted key without a
+ * passphrase, a certificate that is not a certificate; -EFBIG for a file over 1 MiB;
+ * -EPERM for a key or passphrase file readable or writable by group or others;
  * -EKEYREJECTED for a wrong passphrase or a certificate that does not match the key;
  * -EOPNOTSUPP for a key type, size or curve the kernel cannot verify, or a key source
  * this system cannot reach (no pkcs11 engine, no provider for a URI scheme, no
@@ -219,7 +220,8 @@ IMASTREAM_API int imastream_trust_signed_digest(const struct imastream_trust *t,
  * imastream_keyring_resolve - find (or create, for '_' names) a keyring
  * @create: create a missing '_' keyring under @u
  * Return: 0; -ENOKEY when it does not exist (and may not or could not be created);
- * -EINVAL for a malformed name; -errno of keyctl(2).
+ * -ENOTDIR when a serial names a key that is not a keyring; -EINVAL for a malformed
+ * name; -errno of keyctl(2).
  */
 IMASTREAM_API int imastream_keyring_resolve(const char *ring, bool create,
 					    const struct imastream_log *log,
