@@ -291,13 +291,20 @@ out:
 /* Explains a failure of rpm's archive reader, with the decompressor's own words. */
 static int payload_err(struct pkgread *r, FD_t pfd, int rc, const char *where)
 {
-	char *msg = rpmfileStrerror(rc);
 	const char *zerr = Ferror(pfd) ? Fstrerror(pfd) : NULL;
+	char *msg = NULL, detail[512] = "";
 	int err;
 
-	err = ims_err(r->log, -EBADMSG, "%s: %s%scorrupted or truncated payload (%s%s%s)", r->name,
-		      where ? where : "", where ? ": " : "", msg ? msg : "?", zerr && *zerr ? ", " : "",
-		      zerr && *zerr ? zerr : "");
+	if (rc != RPMERR_READ_FAILED) {
+		/* rpm appends errno to some codes; here it would be stale, so clear it. */
+		errno = 0;
+		msg = rpmfileStrerror(rc);
+	}
+	if (msg || (zerr && *zerr))
+		snprintf(detail, sizeof(detail), " (%s%s%s)", msg ? msg : "",
+			 msg && zerr && *zerr ? ", " : "", zerr && *zerr ? zerr : "");
+	err = ims_err(r->log, -EBADMSG, "%s: %s%scorrupted or truncated payload%s", r->name,
+		      where ? where : "", where ? ": " : "", detail);
 	free(msg);
 	return err;
 }
@@ -362,6 +369,8 @@ static int extract_payload(struct pkgread *r, FD_t pfd)
 
 		if (fx == RPMERR_ITER_SKIP)
 			continue;
+		if (fx == RPMERR_MISSING_FILE)
+			break; /* named below */
 		if (fx < 0) {
 			err = payload_err(r, pfd, fx, NULL);
 			goto out;
