@@ -90,7 +90,9 @@ IMASTREAM_API uint64_t imastream_hasher_length(const struct imastream_hasher *h)
  * imastream_hash_fd - hash a whole file from its current offset in large reads
  * @h: a context; it is reset first and final on success
  * @fd: a readable descriptor
- * Return: 0, -errno of read(2), or an update() error.
+ *
+ * Reads go through a buffer owned by @h, allocated on the first call and kept.
+ * Return: 0, -errno of read(2), -ENOMEM for that buffer, or an update() error.
  */
 IMASTREAM_API int imastream_hash_fd(struct imastream_hasher *h, int fd);
 
@@ -108,11 +110,17 @@ struct imastream_hash_msg {
 
 /**
  * imastream_hash_batch - digest @n independent messages with @algo
- * Return: 0, -EINVAL for an unknown algorithm or a NULL message, -ENOMEM, -EIO.
+ * @h: a context whose mask includes @algo; its stream (update/final state) is untouched
+ * @msgs: @n messages; each digest buffer receives digest_size bytes
+ *
+ * Every message is checked before any digest is written.
+ * Return: 0, -EINVAL for an algorithm not in @h's mask, a NULL @msgs with @n > 0, or a
+ * message with NULL data (and len > 0) or a NULL digest; -ENOMEM, -EIO.
  */
 IMASTREAM_API int imastream_hash_batch(struct imastream_hasher *h, int algo,
 				       struct imastream_hash_msg *msgs, size_t n);
-/* Name of the batch backend this context uses for @algo ("openssl", "shani-2x", ...). */
+/* Name of the batch backend this context uses for @algo ("openssl", "shani-2x", ...),
+ * or NULL when @algo is not in the context's mask.  The string is static. */
 IMASTREAM_API const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int algo);
 
 #ifdef __cplusplus

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Internal layout of the multi-digest context, shared by the engine, batch and backend files. */
+#ifndef IMASTREAM_HASHERS_PRIVATE_H
+#define IMASTREAM_HASHERS_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/evp.h>
+
+#include "imastream/hash.h"
+
+/* Kernel ids are below 32 (one mask bit each); the table has at most this many rows. */
+#define IMS_HASH_MAX_ID 32
+#define IMS_HASH_MAX_LANES 8
+
+/* hash_fd() reads this much at a time: large enough to amortise read(2), small enough for L2. */
+#define IMS_HASH_READ_CHUNK (256u * 1024)
+
+/* CPU features the batch dispatcher cares about (hashers/cpu.c). */
+enum ims_cpu_feature {
+	IMS_CPU_SSSE3 = 1u << 0,
+	IMS_CPU_SSE41 = 1u << 1,
+	IMS_CPU_SHA = 1u << 2,  /* SHA-NI: sha1rnds4, sha256rnds2 */
+	IMS_CPU_AVX2 = 1u << 3, /* with the OS saving YMM state */
+};
+
+struct imastream_hasher;
+struct ims_hash_lane;
+
+/*
+ * One way to digest a batch of independent messages with one algorithm.  @hash gets
+ * messages already validated (non-NULL data when len > 0, non-NULL digest).
+ */
+struct ims_batch_backend {
+	const char *name;
+	int algo;                /* the algorithm it implements, or 0 for any */
+	unsigned int cpu_needed; /* every one of these features must be present */
+	int (*hash)(struct imastream_hasher *h, struct ims_hash_lane *lane,
+		    struct imastream_hash_msg *msgs, size_t n);
+};
+
+/* Everything one algorithm needs, fetched and allocated once at imastream_hasher_new(). */
+struct ims_hash_lane {
+	const struct imastream_hash_info *info;
+	EVP_MD *md;
+	EVP_MD_CTX *ctx;       /* the stream */
+	EVP_MD_CTX *batch_ctx; /* batch messages: a batch never disturbs the stream */
+	const struct ims_batch_backend *batch;
+	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+};
+
+enum ims_hasher_state {
+	IMS_HASHER_OPEN,   /* accepting update() */
+	IMS_HASHER_FINAL,  /* digests ready; update()/final() refused until reset() */
+	IMS_HASHER_FAILED, /* OpenSSL failed mid-stream; only reset() helps */
+};
+
+struct imastream_hasher {
+	struct imastream_log log;
+	uint32_t mask;
+	enum ims_hasher_state state;
+	uint64_t length;
+	unsigned int cpu; /* enum ims_cpu_feature bits, read once at new() */
+	unsigned int nlanes;
+	int8_t lane_of[IMS_HASH_MAX_ID]; /* kernel id -> index in lanes[], -1 if absent */
+	uint8_t *readbuf;                /* hash_fd()'s buffer, allocated on first use */
+	struct ims_hash_lane lanes[IMS_HASH_MAX_LANES];
+};
+
+/* The lane of @algo, or NULL when it is not in the context's mask. */
+static inline struct ims_hash_lane *ims_hasher_lane(const struct imastream_hasher *h, int algo)
+{
+	if (algo < 0 || algo >= IMS_HASH_MAX_ID || h->lane_of[algo] < 0)
+		return NULL;
+	return (struct ims_hash_lane *)&h->lanes[h->lane_of[algo]];
+}
+
+/* cpu.c: the features of this CPU that the OS has enabled. */
+unsigned int ims_cpu_features(void);
+
+/* batch.c: picks every lane's batch backend for the features in @cpu. */
+void ims_hasher_pick_batch(struct imastream_hasher *h, unsigned int cpu);
+
+/*
+ * Test hook: re-runs the dispatch as if the CPU had only @cpu (0 = the portable
+ * backend everywhere), so tests can compare every backend on one machine.
+ */
+void ims_hasher_set_cpu_features(struct imastream_hasher *h, unsigned int cpu);
+
+#endif /* IMASTREAM_HASHERS_PRIVATE_H */
