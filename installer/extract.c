@@ -661,7 +661,7 @@ static int end_regular(struct imastream_extract *x)
 		if (err)
 			return entry_err(x, err, "hashing failed");
 		if (memcmp(digest, x->cur.digest, hi->digest_size))
-			return entry_err(x, -EBADMSG, "%s digest mismatch: the content is not what the header says",
+			return entry_err(x, -EBADMSG, "%s digest mismatch: the content is not what the package declares",
 					 hi->name);
 	}
 	/* rpm's order: chown clears setuid bits and capabilities, so it comes first. */
