@@ -58,6 +58,7 @@ struct imastream_extract {
 	struct imastream_entry cur;
 	char *cur_path;
 	void *cur_ctx;
+	bool cur_sink_open; /* the sink saw entry_begin and not yet entry_end */
 	int cur_fd;
 	int cur_dir;
 	int cur_pend;
@@ -379,6 +380,7 @@ static int sink_end(struct imastream_extract *x, int fd, int dirfd, const char *
 		return 0;
 	err = x->sink.entry_end(x->sink.arg, x->cur_ctx, &x->cur, fd, dirfd, name, digest);
 	x->cur_ctx = NULL;
+	x->cur_sink_open = false;
 	if (err)
 		return entry_err(x, err, "the hook chain failed: %s", strerror(-err));
 	return 0;
@@ -449,8 +451,10 @@ static int begin_nondir(struct imastream_extract *x, int dir, const char *base)
 	x->cur_pend = pend;
 	x->cur_dir = dir;
 
+	/* The inode is complete (its first link had content, metadata and attributes):
+	 * the chain only learns the new name. */
 	if (x->cur.flags & IMASTREAM_ENTRY_HARDLINK)
-		return 0; /* the inode is complete: its first link had content and metadata */
+		return sink_end(x, -1, dfd, tmp, NULL);
 	if (type == S_IFREG) {
 		x->cur_left = x->cur.size;
 		/* Reserve the space now: a full filesystem shows before any byte is written. */
@@ -517,6 +521,7 @@ int imastream_extract_entry_begin(struct imastream_extract *x, const struct imas
 	x->cur.digest = NULL;
 	x->cur_path = strdup(e->path ? e->path : "(null)");
 	x->cur_ctx = NULL;
+	x->cur_sink_open = false;
 	x->cur_fd = -1;
 	x->cur_pend = -1;
 	x->cur_left = 0;
@@ -561,6 +566,7 @@ int imastream_extract_entry_begin(struct imastream_extract *x, const struct imas
 		err = x->sink.entry_begin(x->sink.arg, &x->cur, &x->cur_ctx);
 		if (err)
 			return entry_err(x, err, "the hook chain refused it: %s", strerror(-err));
+		x->cur_sink_open = true;
 	}
 	if (S_ISDIR(e->mode))
 		return begin_dir(x, rel);
@@ -719,7 +725,7 @@ void imastream_extract_abort(struct imastream_extract *x, int err)
 	if (!x || !x->open)
 		return;
 	if (x->in_entry) {
-		if (x->cur_ctx && x->sink.entry_abort)
+		if (x->cur_sink_open && x->sink.entry_abort)
 			x->sink.entry_abort(x->sink.arg, x->cur_ctx, err);
 		x->cur_ctx = NULL;
 		finish_entry(x);

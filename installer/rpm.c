@@ -207,8 +207,10 @@ static int check_header_files(struct pkgread *r, int rootfd, uint64_t *total_ret
 					int l = links[i];
 
 					if (l < 0 || l >= r->fc || !S_ISREG(rpmfilesFMode(r->files, l)) ||
-					    rpmfilesFSize(r->files, l) != size || is_ghost(r, l))
-						return file_err(r, fx, -EBADMSG, "inconsistent hard-link set");
+					    rpmfilesFSize(r->files, l) != size || is_ghost(r, l)) {
+						err = file_err(r, fx, -EBADMSG, "inconsistent hard-link set");
+						goto out;
+					}
 				}
 				if (links[0] != fx)
 					break;

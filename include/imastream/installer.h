@@ -120,8 +120,11 @@ struct imastream_entry {
  *	devices and FIFOs (use @dirfd and @name).  @name is the temp name in @dirfd (the
  *	final name for directories).  @digest is the verified content digest in the
  *	entry's algorithm (NULL if none was checked); this is where labels, security.ima
- *	and security.evm go on the inode.  Not called again for further hard links.
- * @entry_abort: the entry failed between begin and end (release *entry_ctx)
+ *	and security.evm go on the inode.  For a further hard link
+ *	(IMASTREAM_ENTRY_HARDLINK) the inode is already complete with its attributes:
+ *	@fd is -1 and the chain only learns the new name.
+ * @entry_abort: the entry failed after entry_begin and before entry_end returned 0
+ *	(release *entry_ctx)
  * @end_package: after commit (@status 0) or abort (@status < 0, the error)
  */
 struct imastream_entry_sink {

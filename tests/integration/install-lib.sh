@@ -55,6 +55,7 @@ echo "linked content" > \$d/hl-a
 ln \$d/hl-a \$d/hl-b
 ln \$d/hl-a \$d/sub/deeper/hl-c
 echo owned > \$d/owned
+echo "not installed" > \$d/ghost.log
 echo conf=1 > %{buildroot}/etc/$name/main.conf
 echo x=2 > %{buildroot}/etc/$name/other.conf
 %files
@@ -71,6 +72,7 @@ echo x=2 > %{buildroot}/etc/$name/other.conf
 /opt/$name/hl-a
 /opt/$name/hl-b
 %attr(0640,imsuser,imsgrp) /opt/$name/owned
+%ghost /opt/$name/ghost.log
 %dir %attr(0750,imsuser,root) /etc/$name
 %config(noreplace) /etc/$name/main.conf
 %config /etc/$name/other.conf

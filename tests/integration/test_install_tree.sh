@@ -53,12 +53,18 @@ trace=$work/trace
 if grep '^entry_end' "$trace" | grep -v 'mode=040' | grep -v 'name=temp'; then
 	fail "a non-directory reached the sink under its final name"
 fi
-if grep '^entry_end' "$trace" | grep 'mode=0100' | grep -v 'digest=verified'; then
+if grep '^entry_end' "$trace" | grep 'mode=0100' | grep -v 'fd=no' | grep -v 'digest=verified'; then
 	fail "a regular file reached the sink without a verified digest"
 fi
 grep -q 'entry_end /opt/imstest-zstd/sub/size-1048579 name=temp fd=yes chunks=[1-9][0-9]* bytes=1048579 ' "$trace" ||
 	fail "the 1 MiB file did not stream in chunks: $(grep size-1048579 "$trace")"
 [ "$(grep -c 'entry_begin .*hardlink' "$trace")" -eq 6 ] || fail "expected 6 further hard links in the trace"
+[ "$(grep -c '^entry_end .*hl-.* fd=no .*digest=none' "$trace")" -eq 6 ] ||
+	fail "further hard links must reach the sink with no fd: $(grep 'entry_end .*hl-' "$trace")"
+[ "$(grep -c '^entry_begin' "$trace")" -eq "$(grep -c '^entry_end' "$trace")" ] ||
+	fail "every entry_begin needs its entry_end"
+grep -q ghost "$trace" && fail "a %ghost entry reached the sink"
+[ ! -e "$ours/opt/imstest-gz/ghost.log" ] || fail "a %ghost file was created"
 grep -q 'entry_begin /opt unowned\|entry_begin /opt mode=040755 unowned' "$trace" || fail "unowned /opt not shown to the sink"
 n=$(grep -c '^entry_end' "$trace")
 echo "PASS: 3 packages (gzip, xz, zstd), $(wc -l <"$work/ours.list") objects identical to rpm -i; $n sink entries checked"
