@@ -20,7 +20,7 @@
 /* A directory the package touched: created (and so removed on abort) or already there. */
 struct dir {
 	char *rel;     /* relative to the root, "" for the root itself */
-	int fd;        /* O_RDONLY|O_DIRECTORY, opened without following symlinks */
+	int fd;        /* O_RDONLY|O_DIRECTORY without following symlinks; -1 when evicted */
 	int parent;    /* index in dirs[], -1 for the root */
 	bool created;  /* by this package: removed on abort */
 	bool has_mtime;
@@ -48,6 +48,7 @@ struct imastream_extract {
 	struct dir *dirs;
 	size_t ndirs, adirs;
 	struct ims_strmap dir_index;  /* rel → index in dirs[] */
+	unsigned int nopen;           /* directory fds held, besides the root's */
 	struct pending *pend;
 	size_t npend, apend;
 	struct ims_strmap seen;       /* every entry path of the package → pending index or -1 */
@@ -131,6 +132,7 @@ static void reset_package(struct imastream_extract *x)
 	x->dirs = NULL;
 	x->pend = NULL;
 	x->ndirs = x->adirs = x->npend = x->apend = 0;
+	x->nopen = 0;
 	ims_strmap_clear(&x->dir_index);
 	ims_strmap_clear(&x->seen);
 	free(x->pkg);
@@ -206,6 +208,52 @@ static int add_dir(struct imastream_extract *x, const char *rel, int fd, int par
 	return (int)x->ndirs++;
 }
 
+/*
+ * Directory fds are cached, but a package may have thousands of directories and the
+ * fd limit is often 1024: past DIR_FD_CACHE, every cached fd is closed at a point where
+ * no caller holds one (the start of an entry, each step of commit and abort), and
+ * dir_fd() reopens on demand, component by component and never following a symlink.
+ */
+#define DIR_FD_CACHE 256
+
+static void evict_dir_fds(struct imastream_extract *x)
+{
+	if (x->nopen < DIR_FD_CACHE)
+		return;
+	for (size_t i = 1; i < x->ndirs; i++)
+		if (x->dirs[i].fd >= 0) {
+			close(x->dirs[i].fd);
+			x->dirs[i].fd = -1;
+		}
+	x->nopen = 0;
+}
+
+static const char *dir_name(const struct dir *d)
+{
+	const char *slash = strrchr(d->rel, '/');
+
+	return slash ? slash + 1 : d->rel;
+}
+
+/* Returns the fd of directory @idx, reopening it below its parent if it was evicted. */
+static int dir_fd(struct imastream_extract *x, int idx)
+{
+	struct dir *d = &x->dirs[idx];
+	int pfd, fd;
+
+	if (d->fd >= 0)
+		return d->fd;
+	pfd = dir_fd(x, d->parent);
+	if (pfd < 0)
+		return pfd;
+	fd = openat(pfd, dir_name(d), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return ims_err(x->log, -errno, "%s: cannot reopen directory '%s': %m", x->pkg, d->rel);
+	d->fd = fd;
+	x->nopen++;
+	return fd;
+}
+
 /* Explains why a path component could not be opened as a directory. */
 static int dir_open_error(struct imastream_extract *x, int dirfd, const char *name, const char *rel,
 			  int err)
@@ -235,6 +283,8 @@ static int get_dir(struct imastream_extract *x, const char *rel, size_t len, boo
 	int idx, parent, fd, err;
 	bool created = false;
 
+	int pfd;
+
 	if (len >= sizeof(buf))
 		return entry_err(x, -ENAMETOOLONG, "path too long");
 	memcpy(buf, rel, len);
@@ -253,32 +303,36 @@ static int get_dir(struct imastream_extract *x, const char *rel, size_t len, boo
 	}
 	if (parent < 0)
 		return parent;
+	pfd = dir_fd(x, parent);
+	if (pfd < 0)
+		return pfd;
 
 	/* A symlink or file of this package waits under a temp name: refuse to make a
 	 * directory at its path (the symlink-then-file trick) rather than fail in commit. */
 	if (ims_strmap_get(&x->seen, buf) >= 0)
 		return entry_err(x, -ENOTDIR, "'%s' is a non-directory entry of this package; refusing to use it as a directory",
 				 buf);
-	fd = openat(x->dirs[parent].fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		if (mkdirat(x->dirs[parent].fd, name, 0700))
+		if (mkdirat(pfd, name, 0700))
 			return entry_err(x, -errno, "cannot create directory '%s': %m", buf);
 		created = true;
-		fd = openat(x->dirs[parent].fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0) {
 		err = -errno;
 		if (created)
-			unlinkat(x->dirs[parent].fd, name, AT_REMOVEDIR);
-		return dir_open_error(x, x->dirs[parent].fd, name, buf, err);
+			unlinkat(pfd, name, AT_REMOVEDIR);
+		return dir_open_error(x, pfd, name, buf, err);
 	}
 	idx = add_dir(x, buf, fd, parent, created);
 	if (idx < 0) {
 		close(fd);
 		if (created)
-			unlinkat(x->dirs[parent].fd, name, AT_REMOVEDIR);
+			unlinkat(pfd, name, AT_REMOVEDIR);
 		return idx;
 	}
+	x->nopen++;
 	if (created && unowned_ok) {
 		/* A parent the package does not list: what rpm gives it, and the chain sees it. */
 		if (!(x->flags & IMASTREAM_EXTRACT_NO_CHOWN) && fchown(fd, 0, 0))
@@ -301,7 +355,7 @@ static int get_dir(struct imastream_extract *x, const char *rel, size_t len, boo
 							 buf, strerror(-err));
 			}
 			if (x->sink.entry_end) {
-				err = x->sink.entry_end(x->sink.arg, ctx, &e, fd, x->dirs[parent].fd,
+				err = x->sink.entry_end(x->sink.arg, ctx, &e, fd, pfd,
 							name, NULL);
 				if (err)
 					return entry_err(x, err, "hook chain failed on directory '%s': %s",
@@ -391,29 +445,36 @@ static int begin_dir(struct imastream_extract *x, const char *rel)
 	struct dir *d;
 	int idx, err;
 
+	int fd, pfd;
+
 	idx = get_dir(x, rel, strlen(rel), false);
 	if (idx < 0)
 		return idx;
 	d = &x->dirs[idx];
-	if (!(x->flags & IMASTREAM_EXTRACT_NO_CHOWN) && fchown(d->fd, x->cur.uid, x->cur.gid))
+	fd = dir_fd(x, idx);
+	pfd = fd < 0 ? fd : dir_fd(x, d->parent);
+	if (pfd < 0)
+		return pfd;
+	if (!(x->flags & IMASTREAM_EXTRACT_NO_CHOWN) && fchown(fd, x->cur.uid, x->cur.gid))
 		return entry_err(x, -errno, "chown: %m");
-	if (fchmod(d->fd, x->cur.mode & 07777))
+	if (fchmod(fd, x->cur.mode & 07777))
 		return entry_err(x, -errno, "chmod: %m");
 	d->has_mtime = true;
 	d->mtime = x->cur.mtime;
-	err = sink_end(x, d->fd, d->parent >= 0 ? x->dirs[d->parent].fd : x->rootfd,
-		       strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel, NULL);
+	err = sink_end(x, fd, pfd, dir_name(d), NULL);
 	return err;
 }
 
 /* Creates the temp object of a non-directory entry in directory @dir. */
 static int begin_nondir(struct imastream_extract *x, int dir, const char *base)
 {
-	int dfd = x->dirs[dir].fd, err = 0, pend, src;
+	int dfd = dir_fd(x, dir), sfd, err = 0, pend, src;
 	mode_t type = x->cur.mode & S_IFMT;
 	char tmp[64];
 	struct stat st;
 
+	if (dfd < 0)
+		return dfd;
 	/* Fail early rather than in commit: a directory cannot be renamed over. */
 	if (!fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode))
 		return entry_err(x, -EEXIST, "a directory exists at its path");
@@ -428,7 +489,10 @@ static int begin_nondir(struct imastream_extract *x, int dir, const char *base)
 			if (src < 0)
 				return entry_err(x, -EINVAL, "hard link to '%s', which is not an earlier file of the package",
 						 x->cur.link_target);
-			err = linkat(x->dirs[x->pend[src].dir].fd, x->pend[src].tmp, dfd, tmp, 0);
+			sfd = dir_fd(x, x->pend[src].dir);
+			if (sfd < 0)
+				return sfd;
+			err = linkat(sfd, x->pend[src].tmp, dfd, tmp, 0);
 		} else if (type == S_IFREG) {
 			x->cur_fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 					   0600);
@@ -516,6 +580,7 @@ int imastream_extract_entry_begin(struct imastream_extract *x, const struct imas
 	if (!x->open || x->in_entry)
 		return ims_err(x->log, -EINVAL, "%s: entry '%s' begins out of order",
 			       x->pkg ? x->pkg : "(no package)", e->path ? e->path : "?");
+	evict_dir_fds(x);
 	x->cur = *e;
 	x->cur.link_target = x->cur.caps = NULL;
 	x->cur.digest = NULL;
@@ -653,7 +718,10 @@ static int end_regular(struct imastream_extract *x)
 {
 	const struct imastream_hash_info *hi;
 	const uint8_t *digest = NULL;
-	int dfd = x->dirs[x->cur_dir].fd, err;
+	int dfd = dir_fd(x, x->cur_dir), err;
+
+	if (dfd < 0)
+		return dfd;
 
 	if (x->cur_left)
 		return entry_err(x, -EPIPE, "truncated: %llu of %llu bytes arrived",
@@ -703,18 +771,33 @@ int imastream_extract_entry_end(struct imastream_extract *x)
 	return 0;
 }
 
-/* Removes every temp object and every directory this package created, deepest first. */
-static void remove_all(struct imastream_extract *x, size_t from)
+/* Removes the temp objects from pending entry @from on. */
+static void remove_all_temps(struct imastream_extract *x, size_t from)
 {
-	for (size_t i = from; i < x->npend; i++)
-		if (unlinkat(x->dirs[x->pend[i].dir].fd, x->pend[i].tmp, 0) && errno != ENOENT)
+	for (size_t i = from; i < x->npend; i++) {
+		int dfd;
+
+		evict_dir_fds(x);
+		dfd = dir_fd(x, x->pend[i].dir);
+		if (dfd < 0 || (unlinkat(dfd, x->pend[i].tmp, 0) && errno != ENOENT))
 			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: cannot remove temp file %s/%s: %m",
 				 x->pkg, x->dirs[x->pend[i].dir].rel, x->pend[i].tmp);
+	}
+}
+
+/* Removes every temp object and every directory this package created, deepest first. */
+static void remove_all(struct imastream_extract *x)
+{
+	remove_all_temps(x, 0);
 	for (size_t i = x->ndirs; i-- > 1;) {
 		struct dir *d = &x->dirs[i];
-		const char *name = strrchr(d->rel, '/') ? strrchr(d->rel, '/') + 1 : d->rel;
+		int pfd;
 
-		if (d->created && unlinkat(x->dirs[d->parent].fd, name, AT_REMOVEDIR))
+		if (!d->created)
+			continue;
+		evict_dir_fds(x);
+		pfd = dir_fd(x, d->parent);
+		if (pfd < 0 || unlinkat(pfd, dir_name(d), AT_REMOVEDIR))
 			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: cannot remove directory %s: %m",
 				 x->pkg, d->rel);
 	}
@@ -730,7 +813,7 @@ void imastream_extract_abort(struct imastream_extract *x, int err)
 		x->cur_ctx = NULL;
 		finish_entry(x);
 	}
-	remove_all(x, 0);
+	remove_all(x);
 	if (x->sink.end_package)
 		x->sink.end_package(x->sink.arg, err ? err : -ECANCELED);
 	reset_package(x);
@@ -747,26 +830,34 @@ int imastream_extract_commit(struct imastream_extract *x)
 	/* Every object is complete with its attributes before the first rename. */
 	for (i = 0; i < x->npend; i++) {
 		struct pending *p = &x->pend[i];
-		int dfd = x->dirs[p->dir].fd;
+		int dfd;
 
-		if (renameat(dfd, p->tmp, dfd, p->base)) {
-			err = -errno;
+		evict_dir_fds(x);
+		dfd = dir_fd(x, p->dir);
+		if (dfd < 0 || renameat(dfd, p->tmp, dfd, p->base)) {
+			err = dfd < 0 ? dfd : -errno;
 			ims_err(x->log, err, "%s: %s%s%s: cannot rename into place: %m (%zu of %zu files were already renamed)",
 				x->pkg, x->dirs[p->dir].rel, *x->dirs[p->dir].rel ? "/" : "", p->base,
 				i, x->npend);
-			for (size_t j = i; j < x->npend; j++)
-				unlinkat(x->dirs[x->pend[j].dir].fd, x->pend[j].tmp, 0);
+			remove_all_temps(x, i);
 			goto out;
 		}
 	}
 	/* Directory mtimes last: the renames above changed them. */
 	for (i = 0; i < x->ndirs; i++) {
 		struct dir *d = &x->dirs[i];
+		int fd;
 
-		if (d->has_mtime && set_mtime_fd(d->fd, d->mtime))
+		if (!d->has_mtime && !(x->flags & IMASTREAM_EXTRACT_FSYNC))
+			continue;
+		evict_dir_fds(x);
+		fd = dir_fd(x, (int)i);
+		if (fd < 0)
+			continue;
+		if (d->has_mtime && set_mtime_fd(fd, d->mtime))
 			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: %s: cannot set mtime: %m", x->pkg,
 				 d->rel);
-		if ((x->flags & IMASTREAM_EXTRACT_FSYNC) && fsync(d->fd))
+		if ((x->flags & IMASTREAM_EXTRACT_FSYNC) && fsync(fd))
 			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: %s: fsync: %m", x->pkg, d->rel);
 	}
 	x->stats.packages++;

@@ -321,6 +321,59 @@ static void test_sink_veto(void)
 	close(rootfd);
 }
 
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ASSERT(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* More directories than the fd cache holds: fds stay bounded, commit and abort still work. */
+static void test_many_dirs(bool commit)
+{
+	struct imastream_extract *x;
+	char root[PATH_MAX], path[64], p[PATH_MAX + 64];
+	struct stat sa, sb;
+	int rootfd = new_root(root, sizeof(root)), fds = count_fds();
+
+	ASSERT_EQ(imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN, NULL, &log_capture, &x), 0);
+	ASSERT_EQ(imastream_extract_begin(x, "many"), 0);
+	for (int i = 0; i < 700; i++) {
+		snprintf(path, sizeof(path), "/d%03d/sub/f", i);
+		ASSERT_EQ(put_file(x, path, "content", NULL), 0);
+		ASSERT(count_fds() < fds + 300);
+	}
+	{
+		/* A hard link to a file whose directory fd was evicted long ago. */
+		struct imastream_entry hard = { .path = "/d699/sub/link", .mode = S_IFREG | 0644,
+						.flags = IMASTREAM_ENTRY_HARDLINK,
+						.link_target = "/d000/sub/f" };
+
+		ASSERT_EQ(imastream_extract_entry_begin(x, &hard), 0);
+		ASSERT_EQ(imastream_extract_entry_end(x), 0);
+	}
+	if (commit) {
+		ASSERT_EQ(imastream_extract_commit(x), 0);
+		ASSERT_EQ(count_tree(root), 700 * 3 + 1);
+		snprintf(p, sizeof(p), "%s/d000/sub/f", root);
+		ASSERT(stat(p, &sa) == 0);
+		snprintf(p, sizeof(p), "%s/d699/sub/link", root);
+		ASSERT(stat(p, &sb) == 0);
+		ASSERT_EQ(sa.st_ino, sb.st_ino);
+	} else {
+		imastream_extract_abort(x, -EINTR);
+		ASSERT_EQ(count_tree(root), 0);
+	}
+	imastream_extract_free(x);
+	ASSERT(count_fds() <= fds);
+	close(rootfd);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/imastream-test-extract.XXXXXX";
@@ -341,6 +394,8 @@ int main(void)
 	expect_rollback("bad-hardlink", -EINVAL, seq_bad_hardlink, NULL);
 	expect_rollback("socket", -EINVAL, seq_socket, NULL);
 	test_sink_veto();
+	test_many_dirs(true);
+	test_many_dirs(false);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
 	ASSERT(system(cmd) == 0);
 	return 0;
