@@ -326,142 +326,329 @@ static const char *rpmio_mode(const char *compressor)
 	return NULL;
 }
 
-/* Streams one entry's content from the archive into the extractor. */
-static int stream_content(struct pkgread *r, rpmfi fi, FD_t pfd, uint64_t size, uint8_t *buf)
+/*
+ * The payload loop runs as a pipeline on two threads: a reader thread decompresses
+ * and walks the archive (rpmfiNext, rpmfiArchiveRead) into a few large buffers, and
+ * the calling thread hashes, writes and drives the chain (the extractor and its sink
+ * are only ever called from the caller's thread).  Decompression is the longest stage
+ * (perf-anchors §2.6), so hashing and writing hide behind it on a second core.
+ * IMASTREAM_INSTALL_ONE_THREAD runs the same stages in turn, for comparison.
+ */
+enum ev_type { EV_ENTRY, EV_DATA, EV_END, EV_DONE, EV_ERROR };
+
+struct event {
+	enum ev_type type;
+	int fx;      /* EV_ENTRY, EV_ERROR (the entry being read, or -1) */
+	int buf;     /* EV_DATA: index in pipeline.bufs */
+	size_t len;  /* EV_DATA */
+	int rc;      /* EV_ERROR: an RPMERR_* code */
+};
+
+#define NBUFS 6
+#define QLEN 32
+
+struct pipeline {
+	struct pkgread *r;
+	rpmfi fi;
+	FD_t pfd;
+	bool threaded;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct event q[QLEN];
+	unsigned int head, count;
+	uint8_t *bufs[NBUFS];
+	bool buf_busy[NBUFS];
+	bool stop; /* the consumer gave up: the reader ends at its next step */
+	/* the reader's position: the entry being read and the content left of it */
+	int fx;
+	rpm_loff_t left;
+	/* one-thread mode: the events of the current step (at most two) */
+	struct event pending[2];
+	unsigned int npending, next;
+};
+
+/* Queues an event; false when the consumer has stopped. */
+static bool push(struct pipeline *pl, struct event ev)
 {
-	while (size) {
-		size_t want = size > CHUNK_SIZE ? CHUNK_SIZE : (size_t)size;
-		ssize_t n = rpmfiArchiveRead(fi, buf, want);
-		int err;
+	bool ok;
 
-		if (n <= 0 || Ferror(pfd)) {
-			char *fn = rpmfiFN(fi) ? strdup(rpmfiFN(fi)) : NULL;
-
-			err = payload_err(r, pfd, RPMERR_READ_FAILED, fn);
-			free(fn);
-			return err;
-		}
-		err = imastream_extract_entry_data(r->x, buf, (size_t)n);
-		if (err)
-			return err;
-		size -= (uint64_t)n;
+	if (!pl->threaded) {
+		pl->pending[pl->npending++] = ev;
+		return true;
 	}
-	return 0;
+	pthread_mutex_lock(&pl->lock);
+	while (pl->count == QLEN && !pl->stop)
+		pthread_cond_wait(&pl->cond, &pl->lock);
+	ok = !pl->stop;
+	if (ok) {
+		pl->q[(pl->head + pl->count) % QLEN] = ev;
+		pl->count++;
+		pthread_cond_broadcast(&pl->cond);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	return ok;
+}
+
+/* A free buffer for the reader, or -1 when the consumer has stopped. */
+static int get_buf(struct pipeline *pl)
+{
+	int b = -1;
+
+	if (!pl->threaded)
+		return 0;
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		for (int i = 0; i < NBUFS && b < 0; i++)
+			if (!pl->buf_busy[i])
+				b = i;
+		if (b >= 0 || pl->stop)
+			break;
+		pthread_cond_wait(&pl->cond, &pl->lock);
+	}
+	if (b >= 0 && !pl->stop)
+		pl->buf_busy[b] = true;
+	else
+		b = -1;
+	pthread_mutex_unlock(&pl->lock);
+	return b;
+}
+
+static void put_buf(struct pipeline *pl, int b)
+{
+	if (!pl->threaded)
+		return;
+	pthread_mutex_lock(&pl->lock);
+	pl->buf_busy[b] = false;
+	pthread_cond_broadcast(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+/*
+ * One step of the reader: the next archive entry, or the next chunk of the current
+ * one.  Returns false after the last event (done, error, or the consumer stopped).
+ */
+static bool read_step(struct pipeline *pl)
+{
+	struct pkgread *r = pl->r;
+	size_t want;
+	ssize_t n;
+	int fx, b;
+
+	if (!pl->left) {
+		do
+			fx = rpmfiNext(pl->fi);
+		while (fx == RPMERR_ITER_SKIP);
+		if (fx == RPMERR_ITER_END || fx == RPMERR_MISSING_FILE) {
+			/* (missing entries are named by the consumer, which knows the ghosts) */
+			push(pl, (struct event){ .type = EV_DONE });
+			return false;
+		}
+		if (fx < 0 || fx >= r->fc) {
+			push(pl, (struct event){ .type = EV_ERROR, .fx = -1,
+						 .rc = fx < 0 ? fx : RPMERR_UNMAPPED_FILE });
+			return false;
+		}
+		pl->fx = fx;
+		pl->left = rpmfiArchiveHasContent(pl->fi) ? rpmfilesFSize(r->files, fx) : 0;
+		if (!push(pl, (struct event){ .type = EV_ENTRY, .fx = fx }))
+			return false;
+		return pl->left ? true : push(pl, (struct event){ .type = EV_END });
+	}
+	want = pl->left > CHUNK_SIZE ? CHUNK_SIZE : (size_t)pl->left;
+	b = get_buf(pl);
+	if (b < 0)
+		return false;
+	n = rpmfiArchiveRead(pl->fi, pl->bufs[b], want);
+	if (n <= 0 || Ferror(pl->pfd)) {
+		put_buf(pl, b);
+		push(pl, (struct event){ .type = EV_ERROR, .fx = pl->fx, .rc = RPMERR_READ_FAILED });
+		return false;
+	}
+	pl->left -= (rpm_loff_t)n;
+	if (!push(pl, (struct event){ .type = EV_DATA, .buf = b, .len = (size_t)n }))
+		return false;
+	return pl->left ? true : push(pl, (struct event){ .type = EV_END });
+}
+
+static void *reader_thread(void *arg)
+{
+	struct pipeline *pl = arg;
+
+	while (read_step(pl))
+		;
+	return NULL;
+}
+
+static struct event pop(struct pipeline *pl)
+{
+	struct event ev;
+
+	if (!pl->threaded) {
+		if (pl->next == pl->npending) {
+			pl->npending = pl->next = 0;
+			read_step(pl);
+		}
+		return pl->pending[pl->next++];
+	}
+	pthread_mutex_lock(&pl->lock);
+	while (!pl->count)
+		pthread_cond_wait(&pl->cond, &pl->lock);
+	ev = pl->q[pl->head];
+	pl->head = (pl->head + 1) % QLEN;
+	pl->count--;
+	pthread_cond_broadcast(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+	return ev;
+}
+
+/* The consumer's side of an entry: checks, then the extractor.  *open_ret: an entry
+ * awaits content and its end (not for ghosts and further hard links, complete at once). */
+static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
+{
+	struct imastream_entry e = { 0 };
+	const int *links;
+	uint32_t nlinks;
+	const uint8_t *digest;
+	size_t dlen;
+	char *fn;
+	int err;
+
+	*open_ret = false;
+	if (r->delivered[fx])
+		return file_err(r, fx, -EBADMSG, "duplicate entry in the payload");
+	r->delivered[fx] = 1;
+	if (is_ghost(r, fx))
+		return 0;
+
+	fn = rpmfilesFN(r->files, fx);
+	if (!fn)
+		return -ENOMEM;
+	e.path = fn;
+	e.mode = rpmfilesFMode(r->files, fx);
+	e.uid = resolve_id(r, &r->users, rpmfilesFUser(r->files, fx), "user");
+	e.gid = resolve_id(r, &r->groups, rpmfilesFGroup(r->files, fx), "group");
+	e.mtime = rpmfilesFMtime(r->files, fx);
+	e.rdev = rpmfilesFRdev(r->files, fx);
+	e.index = (unsigned int)fx;
+	if (rpmfilesFFlags(r->files, fx) & RPMFILE_CONFIG)
+		e.flags |= IMASTREAM_ENTRY_CONFIG;
+	if (rpmfilesFFlags(r->files, fx) & (RPMFILE_DOC | RPMFILE_LICENSE))
+		e.flags |= IMASTREAM_ENTRY_DOC;
+	e.caps = rpmfilesFCaps(r->files, fx);
+	if (S_ISLNK(e.mode))
+		e.link_target = rpmfilesFLink(r->files, fx);
+
+	nlinks = S_ISREG(e.mode) ? rpmfilesFLinks(r->files, fx, &links) : 1;
+	if (S_ISREG(e.mode) && nlinks > 1 && links[0] != fx) {
+		/* Content-first order: the set's first link came with the content. */
+		char *target;
+
+		if (*first != links[0]) {
+			err = file_err(r, fx, -EBADMSG, "hard link out of order in the payload");
+			goto out;
+		}
+		target = rpmfilesFN(r->files, links[0]);
+		e.flags |= IMASTREAM_ENTRY_HARDLINK;
+		e.link_target = target;
+		err = target ? imastream_extract_entry_begin(r->x, &e) : -ENOMEM;
+		if (!err)
+			err = imastream_extract_entry_end(r->x);
+		free(target);
+		goto out;
+	}
+	if (S_ISREG(e.mode)) {
+		*first = fx;
+		e.size = rpmfilesFSize(r->files, fx);
+		digest = rpmfilesFDigest(r->files, fx, NULL, &dlen);
+		if (r->digest_algo && digest && !(e.size == 0 && all_zero(digest, dlen))) {
+			e.digest = digest;
+			e.digest_algo = r->digest_algo;
+		} else if (r->digest_algo && e.size) {
+			err = file_err(r, fx, -EBADMSG, "no file digest in the header");
+			goto out;
+		}
+	}
+	err = imastream_extract_entry_begin(r->x, &e);
+	*open_ret = !err;
+out:
+	free(fn);
+	return err;
 }
 
 static int extract_payload(struct pkgread *r, FD_t pfd)
 {
-	rpmfi fi = NULL;
-	uint8_t *buf = NULL;
+	struct pipeline pl = { .r = r, .pfd = pfd, .threaded = !(r->flags & IMASTREAM_INSTALL_ONE_THREAD) };
+	bool started = false, open = false;
 	int err = 0, fx, first = -1;
+	pthread_t reader;
 
-	buf = malloc(CHUNK_SIZE);
-	fi = rpmfiNewArchiveReader(pfd, r->files, RPMFI_ITER_READ_ARCHIVE_CONTENT_FIRST);
-	if (!buf || !fi) {
-		err = fi ? -ENOMEM : ims_err(r->log, -EBADMSG, "%s: cannot open the payload", r->name);
-		goto out;
-	}
-	while ((fx = rpmfiNext(fi)) != RPMERR_ITER_END) {
-		struct imastream_entry e = { 0 };
-		const int *links;
-		uint32_t nlinks;
-		const uint8_t *digest;
-		size_t dlen;
-		char *fn;
-
-		if (fx == RPMERR_ITER_SKIP)
-			continue;
-		if (fx == RPMERR_MISSING_FILE)
-			break; /* named below */
-		if (fx < 0) {
-			err = payload_err(r, pfd, fx, NULL);
-			goto out;
-		}
-		if (fx >= r->fc) {
-			err = ims_err(r->log, -EBADMSG, "%s: payload entry %d is not in the header",
-				      r->name, fx);
-			goto out;
-		}
-		if (r->delivered[fx]) {
-			err = file_err(r, fx, -EBADMSG, "duplicate entry in the payload");
-			goto out;
-		}
-		r->delivered[fx] = 1;
-		if (is_ghost(r, fx))
-			continue;
-
-		fn = rpmfilesFN(r->files, fx);
-		e.path = fn;
-		e.mode = rpmfilesFMode(r->files, fx);
-		e.uid = resolve_id(r, &r->users, rpmfilesFUser(r->files, fx), "user");
-		e.gid = resolve_id(r, &r->groups, rpmfilesFGroup(r->files, fx), "group");
-		e.mtime = rpmfilesFMtime(r->files, fx);
-		e.rdev = rpmfilesFRdev(r->files, fx);
-		e.index = (unsigned int)fx;
-		if (rpmfilesFFlags(r->files, fx) & RPMFILE_CONFIG)
-			e.flags |= IMASTREAM_ENTRY_CONFIG;
-		if (rpmfilesFFlags(r->files, fx) & (RPMFILE_DOC | RPMFILE_LICENSE))
-			e.flags |= IMASTREAM_ENTRY_DOC;
-		e.caps = rpmfilesFCaps(r->files, fx);
-		if (S_ISLNK(e.mode))
-			e.link_target = rpmfilesFLink(r->files, fx);
-
-		nlinks = S_ISREG(e.mode) ? rpmfilesFLinks(r->files, fx, &links) : 1;
-		if (S_ISREG(e.mode) && nlinks > 1 && links[0] != fx) {
-			/* Content-first order: the set's first link came with the content. */
-			if (first != links[0]) {
-				err = file_err(r, fx, -EBADMSG, "hard link out of order in the payload");
-				free(fn);
-				goto out;
-			}
-			char *target = rpmfilesFN(r->files, links[0]);
-
-			e.flags |= IMASTREAM_ENTRY_HARDLINK;
-			e.link_target = target;
-			err = target ? imastream_extract_entry_begin(r->x, &e) : -ENOMEM;
-			if (!err)
-				err = imastream_extract_entry_end(r->x);
-			free(target);
-			free(fn);
-			if (err)
-				goto out;
-			continue;
-		}
-		if (S_ISREG(e.mode)) {
-			first = fx;
-			e.size = rpmfilesFSize(r->files, fx);
-			digest = rpmfilesFDigest(r->files, fx, NULL, &dlen);
-			if (r->digest_algo && digest && !(e.size == 0 && all_zero(digest, dlen))) {
-				e.digest = digest;
-				e.digest_algo = r->digest_algo;
-			} else if (r->digest_algo && e.size) {
-				err = file_err(r, fx, -EBADMSG, "no file digest in the header");
-				free(fn);
-				goto out;
-			}
-		}
-		err = imastream_extract_entry_begin(r->x, &e);
-		if (!err && S_ISREG(e.mode))
-			err = stream_content(r, fi, pfd, e.size, buf);
-		if (!err)
-			err = imastream_extract_entry_end(r->x);
-		free(fn);
+	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.cond, NULL);
+	for (int i = 0; i < (pl.threaded ? NBUFS : 1); i++)
+		if (!(pl.bufs[i] = malloc(CHUNK_SIZE)))
+			err = -ENOMEM;
+	pl.fi = rpmfiNewArchiveReader(pfd, r->files, RPMFI_ITER_READ_ARCHIVE_CONTENT_FIRST);
+	if (!pl.fi && !err)
+		err = ims_err(r->log, -EBADMSG, "%s: cannot open the payload", r->name);
+	if (!err && pl.threaded) {
+		err = -pthread_create(&reader, NULL, reader_thread, &pl);
+		started = !err;
 		if (err)
-			goto out;
+			ims_err(r->log, err, "%s: cannot start the reader thread: %s", r->name, strerror(-err));
 	}
-	/* The reader checks this too, but not for entries it skipped while looking for a
-	 * hard-link set's content. */
-	for (fx = 0; fx < r->fc; fx++)
-		if (!r->delivered[fx] && !is_ghost(r, fx)) {
-			err = file_err(r, fx, -EBADMSG, "missing from the payload");
-			goto out;
+	while (!err) {
+		struct event ev = pop(&pl);
+
+		if (ev.type == EV_DONE)
+			break;
+		switch (ev.type) {
+		case EV_ENTRY:
+			err = on_entry(r, ev.fx, &first, &open);
+			break;
+		case EV_DATA:
+			if (open)
+				err = imastream_extract_entry_data(r->x, pl.bufs[ev.buf], ev.len);
+			put_buf(&pl, ev.buf);
+			break;
+		case EV_END:
+			if (open)
+				err = imastream_extract_entry_end(r->x);
+			open = false;
+			break;
+		case EV_ERROR: {
+			char *fn = ev.fx >= 0 ? rpmfilesFN(r->files, ev.fx) : NULL;
+
+			err = payload_err(r, pfd, ev.rc, fn);
+			free(fn);
+			break;
 		}
-out:
-	if (fi) {
-		rpmfiArchiveClose(fi);
-		rpmfiFree(fi);
+		default:
+			break;
+		}
 	}
-	free(buf);
+	/* The reader must be done with the archive before anyone else touches it. */
+	pthread_mutex_lock(&pl.lock);
+	pl.stop = true;
+	pthread_cond_broadcast(&pl.cond);
+	pthread_mutex_unlock(&pl.lock);
+	if (started)
+		pthread_join(reader, NULL);
+	if (!err) {
+		/* The reader finished with EV_DONE: everything delivered must be accounted for. */
+		for (fx = 0; fx < r->fc; fx++)
+			if (!r->delivered[fx] && !is_ghost(r, fx)) {
+				err = file_err(r, fx, -EBADMSG, "missing from the payload");
+				break;
+			}
+	}
+	if (pl.fi) {
+		rpmfiArchiveClose(pl.fi);
+		rpmfiFree(pl.fi);
+	}
+	for (int i = 0; i < NBUFS; i++)
+		free(pl.bufs[i]);
+	pthread_cond_destroy(&pl.cond);
+	pthread_mutex_destroy(&pl.lock);
 	return err;
 }
 
@@ -480,7 +667,8 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 	int err = 0, rootfd = ims_extract_rootfd(x);
 
 	r.log = ims_extract_log(x);
-	if (flags & ~(IMASTREAM_INSTALL_NO_HEADER_DIGEST | IMASTREAM_INSTALL_NO_FILE_DIGEST))
+	if (flags & ~(IMASTREAM_INSTALL_NO_HEADER_DIGEST | IMASTREAM_INSTALL_NO_FILE_DIGEST |
+		      IMASTREAM_INSTALL_ONE_THREAD))
 		return ims_err(r.log, -EINVAL, "%s: unknown install flags 0x%x", r.name, flags);
 	pthread_once(&rpm_config_once, read_rpm_config);
 	if (rpm_config_rc)

@@ -223,6 +223,8 @@ enum imastream_install_flag {
 	IMASTREAM_INSTALL_NO_HEADER_DIGEST = 1u << 0,
 	/* Skip the per-file content digest check (rpm's --nofiledigest). */
 	IMASTREAM_INSTALL_NO_FILE_DIGEST = 1u << 1,
+	/* Decompress on the calling thread too, instead of a reader thread (for comparison). */
+	IMASTREAM_INSTALL_ONE_THREAD = 1u << 2,
 };
 
 /**
@@ -240,8 +242,11 @@ enum imastream_install_flag {
  * group names are resolved in the root's etc/passwd and etc/group ("root" is 0; an
  * unknown name becomes 0 with a warning, as rpm does).  %ghost entries are not created.
  *
- * Uses librpm's process-wide state: its configuration is read once, and its log is
- * redirected to @x's log while the package is read; do not call from several threads.
+ * The payload is decompressed on a reader thread while the calling thread hashes,
+ * writes and calls the sink (the sink is only ever called from the calling thread; the
+ * log may also be called from the reader thread).  Uses librpm's process-wide state:
+ * its configuration is read once, and its log is redirected to @x's log while the
+ * package is read; do not call from several threads at once.
  *
  * Return: 0; -EBADMSG for a malformed or corrupted package (bad header, header digest,
  * corrupted or truncated payload, file digest mismatch, entries missing, duplicated or

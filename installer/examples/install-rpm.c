@@ -4,7 +4,7 @@
  * optional tracing entry sink that shows where a hook chain plugs in.  The tests and the
  * benchmark drive the library through it until `imastream install` has its chain.
  *
- *   install-rpm [--trace] [--no-chown] [--no-header-digest] [--no-file-digest] ROOT PKG.rpm...
+ *   install-rpm [--trace] [--no-chown] [--no-header-digest] [--no-file-digest] [--one-thread] ROOT PKG.rpm...
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -105,11 +105,13 @@ int main(int argc, char **argv)
 			iflags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;
 		else if (!strcmp(argv[i], "--no-file-digest"))
 			iflags |= IMASTREAM_INSTALL_NO_FILE_DIGEST;
+		else if (!strcmp(argv[i], "--one-thread"))
+			iflags |= IMASTREAM_INSTALL_ONE_THREAD;
 		else
 			break;
 	}
 	if (argc - i < 2) {
-		fprintf(stderr, "usage: install-rpm [--trace] [--no-chown] [--no-header-digest] [--no-file-digest] ROOT PKG.rpm...\n");
+		fprintf(stderr, "usage: install-rpm [--trace] [--no-chown] [--no-header-digest] [--no-file-digest] [--one-thread] ROOT PKG.rpm...\n");
 		return 2;
 	}
 	rootfd = open(argv[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -53,7 +53,7 @@ expect_refused() {
 	local name=$1 pkg=$2 regex=$3 root=${4:-$work/root-$1} before after
 	[ -d "$root" ] || make_root "$root"
 	before=$(cd "$root" && find . -printf '%p %y %m %s\n' | sort)
-	if "$INSTALL_RPM" "$root" "$pkg" >"$work/out" 2>"$work/err"; then
+	if "$INSTALL_RPM" ${ONE_THREAD:+--one-thread} "$root" "$pkg" >"$work/out" 2>"$work/err"; then
 		fail "$name: the install succeeded"
 	fi
 	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "$name: expected one line on stderr"; }
@@ -97,6 +97,9 @@ for c in zstd gzip; do
 	cmp -s "$p" "$work/flip-$c.rpm" && { echo "ERROR: the byte flip did not happen"; exit 99; }
 	expect_refused "truncated-$c" "$work/trunc-$c.rpm" 'corrupted or truncated payload'
 	expect_refused "flipped-$c" "$work/flip-$c.rpm" 'corrupted or truncated payload|digest mismatch'
+	# The same on one thread: the pipeline must not change what is refused, or how.
+	ONE_THREAD=1 expect_refused "truncated-$c-1t" "$work/trunc-$c.rpm" 'corrupted or truncated payload'
+	ONE_THREAD=1 expect_refused "flipped-$c-1t" "$work/flip-$c.rpm" 'corrupted or truncated payload|digest mismatch'
 done
 expect_refused digest-mismatch "$(hostile digest flip-content /opt/h/b)" '/opt/h/b: sha256 digest mismatch'
 head -c 2000 "$zst" >"$work/header-only.rpm"
@@ -119,6 +122,7 @@ expect_refused root-symlink "$zst" "'opt/h' is a symlink; refusing to follow it"
 # Entries that lie.
 expect_refused dup-header "$(hostile dup-header rename /opt/h/b /opt/h/a)" 'duplicate entry in the header'
 expect_refused dup-payload "$(hostile dup-payload dup-payload /opt/h/b)" '/opt/h/b: duplicate entry in the payload'
+ONE_THREAD=1 expect_refused dup-payload-1t "$work/dup-payload.rpm" '/opt/h/b: duplicate entry in the payload'
 expect_refused missing "$(hostile missing drop-payload /opt/h/b)" 'Missing file|missing from the payload'
 expect_refused huge-size "$(hostile huge set-size /opt/h/a 4000000000)" 'declares [0-9]+ bytes of files in a payload of [0-9]+ bytes'
 expect_refused huge-symlink "$(hostile huge-link set-size /opt/h/link 4000000000)" '/opt/h/link: symlink size 4000000000 does not match its target'

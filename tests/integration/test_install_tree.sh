@@ -35,6 +35,11 @@ list_tree "$theirs" >"$work/theirs.list"
 if ! diff -u "$work/theirs.list" "$work/ours.list"; then
 	fail "the trees differ (- rpm -i, + ours)"
 fi
+# The same stages in turn on one thread give the same tree.
+make_root "$work/ours1"
+"$INSTALL_RPM" --one-thread "$work/ours1" "${pkgs[@]}" || fail "install-rpm --one-thread failed"
+list_tree "$work/ours1" >"$work/ours1.list"
+diff -u "$work/ours.list" "$work/ours1.list" || fail "one-thread and pipelined installs differ"
 link_groups "$ours" >"$work/ours.links"
 link_groups "$theirs" >"$work/theirs.links"
 diff -u "$work/theirs.links" "$work/ours.links" || fail "hard-link sets differ"
