@@ -30,6 +30,9 @@ static const struct ims_batch_backend backend_openssl = {
 
 /* Best first; the portable backend ends every search. */
 static const struct ims_batch_backend *const backends[] = {
+#ifdef HAVE_SHANI
+	&ims_batch_sha256_shani_x2,
+#endif
 	&backend_openssl,
 };
 

@@ -59,6 +59,12 @@ int imastream_hasher_new(uint32_t algo_mask, const struct imastream_log *log,
 	for (unsigned int i = 0; (info = imastream_hash_info_at(i)) != NULL; i++) {
 		if (!(algo_mask & IMASTREAM_HASH_BIT(info->algo)))
 			continue;
+		if (h->nlanes == IMS_HASH_MAX_LANES) {
+			/* The table grew past lanes[]: raise IMS_HASH_MAX_LANES. */
+			err = ims_err(log, -EINVAL, "hasher: more than %d algorithms",
+				      IMS_HASH_MAX_LANES);
+			goto out;
+		}
 		err = lane_setup(h, &h->lanes[h->nlanes], info);
 		h->lane_of[info->algo] = (int8_t)h->nlanes++;
 		if (err)

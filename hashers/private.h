@@ -77,6 +77,11 @@ static inline struct ims_hash_lane *ims_hasher_lane(const struct imastream_hashe
 	return (struct ims_hash_lane *)&h->lanes[h->lane_of[algo]];
 }
 
+#ifdef HAVE_SHANI
+/* sha256_shani.c, built with -msse4.1 -msha: two SHA-256 messages interleaved. */
+extern const struct ims_batch_backend ims_batch_sha256_shani_x2;
+#endif
+
 /* cpu.c: the features of this CPU that the OS has enabled. */
 unsigned int ims_cpu_features(void);
 

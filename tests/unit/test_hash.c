@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -418,6 +420,46 @@ static void test_sm3_available(void)
 	imastream_hasher_free(h);
 }
 
+/*
+ * An OpenSSL without the algorithm: a child process whose OpenSSL config activates only the
+ * base provider (no digests at all) must get -EOPNOTSUPP and one line naming the algorithm.
+ */
+static void test_missing_provider(void)
+{
+	static const char conf[] = "openssl_conf = init\n[init]\nproviders = prov\n"
+				   "[prov]\nbase = base\n[base]\nactivate = 1\n";
+	const char *tmpdir = getenv("TMPDIR");
+	char path[4096];
+	int fd, status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/test_hash_conf.XXXXXX", tmpdir ? tmpdir : "/tmp");
+	fd = mkstemp(path);
+	ASSERT(fd >= 0);
+	ASSERT(write(fd, conf, sizeof(conf) - 1) == (ssize_t)(sizeof(conf) - 1));
+	close(fd);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		struct imastream_hasher *h = NULL;
+		int ret;
+
+		/* OpenSSL reads the config on first use, which is after this point here. */
+		setenv("OPENSSL_CONF", path, 1);
+		log_lines = 0;
+		ret = imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SM3), &test_log, &h);
+		if (ret != -EOPNOTSUPP || h || log_lines != 1 || !strstr(log_last, "sm3")) {
+			fprintf(stderr, "without providers: ret %d, %u lines, last \"%s\"\n", ret,
+				log_lines, log_last);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	unlink(path);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* ========== hash_fd ========== */
 
 static void test_hash_fd(void)
@@ -479,11 +521,15 @@ static void test_hash_fd(void)
 static const size_t batch_lengths[] = { 0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129,
 					1000, 4095, 4096, 4097, 65536 + 17 };
 
+/* A context forced onto the portable backend: the reference for every other backend. */
+static struct imastream_hasher *portable;
+
 static void check_batch(struct imastream_hasher *h, int algo, const uint8_t *data,
 			const size_t *lens, size_t n)
 {
 	struct imastream_hash_msg msgs[64];
-	uint8_t out[64][IMASTREAM_HASH_MAX_DIGEST], want[IMASTREAM_HASH_MAX_DIGEST];
+	uint8_t out[64][IMASTREAM_HASH_MAX_DIGEST], ref[64][IMASTREAM_HASH_MAX_DIGEST];
+	uint8_t want[IMASTREAM_HASH_MAX_DIGEST];
 	const struct imastream_hash_info *info = imastream_hash_by_algo(algo);
 
 	ASSERT(n <= 64);
@@ -495,9 +541,14 @@ static void check_batch(struct imastream_hasher *h, int algo, const uint8_t *dat
 		msgs[i].digest = out[i];
 	}
 	ASSERT_EQ(imastream_hash_batch(h, algo, msgs, n), 0);
+	/* The portable backend on the same messages, then each digest against one-shot EVP. */
+	for (size_t i = 0; i < n; i++)
+		msgs[i].digest = ref[i];
+	ASSERT_EQ(imastream_hash_batch(portable, algo, msgs, n), 0);
 	for (size_t i = 0; i < n; i++) {
 		evp_oneshot(algo, msgs[i].data, msgs[i].len, want);
-		if (memcmp(out[i], want, info->digest_size) != 0) {
+		ASSERT_MEM_EQ(ref[i], want, info->digest_size);
+		if (memcmp(out[i], ref[i], info->digest_size) != 0) {
 			fprintf(stderr, "%s batch (%s) message %zu of %zu, length %zu: wrong digest\n",
 				info->name, imastream_hash_batch_backend(h, algo), i, n, lens[i]);
 			exit(1);
@@ -538,6 +589,27 @@ static void test_batch_backend(struct imastream_hasher *h, const uint8_t *data)
 	}
 }
 
+/* What cpuid+xgetbv found must agree with the kernel's view of this CPU. */
+static void test_cpu_features(void)
+{
+	unsigned int cpu = ims_cpu_features();
+	char line[8192];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		ASSERT_EQ(!!(cpu & IMS_CPU_SHA), strstr(line, " sha_ni") != NULL);
+		ASSERT_EQ(!!(cpu & IMS_CPU_SSE41), strstr(line, " sse4_1") != NULL);
+		ASSERT_EQ(!!(cpu & IMS_CPU_SSSE3), strstr(line, " ssse3") != NULL);
+		ASSERT_EQ(!!(cpu & IMS_CPU_AVX2), strstr(line, " avx2") != NULL);
+		break;
+	}
+	fclose(f);
+}
+
 static void test_batch(void)
 {
 	const size_t data_len = 70000 + 64 * 7;
@@ -549,11 +621,19 @@ static void test_batch(void)
 	ASSERT(data);
 	fill_random(data, data_len);
 	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &portable), 0);
+	ims_hasher_set_cpu_features(portable, 0);
+	ASSERT(!strcmp(imastream_hash_batch_backend(portable, IMASTREAM_HASH_SHA256), "openssl"));
 
 	/* Every backend this CPU can run, then the portable one forced through the test hook. */
 	printf("batch backends here: sha256 %s, sha1 %s\n",
 	       imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256),
 	       imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA1));
+#ifdef HAVE_SHANI
+	/* Dispatch must pick the fast backend wherever the CPU can run it. */
+	if ((detected & ims_batch_sha256_shani_x2.cpu_needed) == ims_batch_sha256_shani_x2.cpu_needed)
+		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), "shani-2x"));
+#endif
 	test_batch_backend(h, data);
 	ims_hasher_set_cpu_features(h, 0);
 	ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), "openssl"));
@@ -572,6 +652,7 @@ static void test_batch(void)
 	test_unhex(kats[13].digest, want, sizeof(want));
 	expect_digest(h, IMASTREAM_HASH_SHA256, want);
 	imastream_hasher_free(h);
+	imastream_hasher_free(portable);
 
 	/* Misuse: refused before any digest is written. */
 	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
@@ -590,6 +671,45 @@ static void test_batch(void)
 	ASSERT(!imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA1));
 	imastream_hasher_free(h);
 	free(data);
+}
+
+/*
+ * No backend reads past a message: each message ends right before an inaccessible page,
+ * so one byte too many is a crash in any build (ASan only sees heap objects).
+ */
+static void test_guard_pages(void)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE), span = 3 * page;
+	static const size_t lens[] = { 0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 4095, 4096, 4097 };
+	uint8_t *map[2], out[2][IMASTREAM_HASH_MAX_DIGEST], want[IMASTREAM_HASH_MAX_DIGEST];
+	struct imastream_hash_msg msgs[2];
+	struct imastream_hasher *h;
+
+	for (int m = 0; m < 2; m++) {
+		map[m] = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			      -1, 0);
+		ASSERT(map[m] != MAP_FAILED);
+		fill_random(map[m], span);
+		ASSERT(mprotect(map[m] + span, page, PROT_NONE) == 0);
+	}
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (size_t j = 0; j < ARRAY_SIZE(lens); j++) {
+			msgs[0] = (struct imastream_hash_msg){ map[0] + span - lens[i], lens[i], out[0] };
+			msgs[1] = (struct imastream_hash_msg){ map[1] + span - lens[j], lens[j], out[1] };
+			ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2), 0);
+			evp_oneshot(IMASTREAM_HASH_SHA256, msgs[0].data, lens[i], want);
+			ASSERT_MEM_EQ(out[0], want, 32);
+			evp_oneshot(IMASTREAM_HASH_SHA256, msgs[1].data, lens[j], want);
+			ASSERT_MEM_EQ(out[1], want, 32);
+		}
+		ASSERT_EQ(imastream_hasher_reset(h), 0);
+		ASSERT_EQ(imastream_hasher_update(h, map[0] + span - lens[i], lens[i]), 0);
+		ASSERT_EQ(imastream_hasher_final(h), 0);
+	}
+	imastream_hasher_free(h);
+	for (int m = 0; m < 2; m++)
+		munmap(map[m], span + page);
 }
 
 /* ========== steady state allocates nothing of ours ========== */
@@ -641,6 +761,8 @@ static void test_no_steady_state_allocation(void)
 
 int main(void)
 {
+	/* First, while OpenSSL has not read its config yet in this process. */
+	test_missing_provider();
 	/* Must come before OpenSSL allocates anything. */
 	if (!CRYPTO_set_mem_functions(count_malloc, count_realloc, count_free)) {
 		fprintf(stderr, "cannot install OpenSSL allocation hooks\n");
@@ -653,7 +775,9 @@ int main(void)
 	test_no_steady_state_allocation();
 	test_lengths_and_splits();
 	test_hash_fd();
+	test_cpu_features();
 	test_batch();
+	test_guard_pages();
 	test_stream_past_4gib();
 	printf("ok\n");
 	return 0;

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Fills an EVM input from a file: protected xattr values, owner, mode, inode identity. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <linux/fs.h>
+
+#include "common/private.h"
+#include "imastream/xattr.h"
+
+/* Linux 6.5+ has FS_IOC_GETFSUUID; Debian 12's headers (6.1) do not define it yet. */
+#ifndef FS_IOC_GETFSUUID
+struct fsuuid2 {
+	uint8_t len;
+	uint8_t uuid[16];
+};
+#define FS_IOC_GETFSUUID _IOR(0x15, 0, struct fsuuid2)
+#endif
+
+/* Where to read each slot from: fd or path (never followed). */
+struct source {
+	int fd;
+	const char *path;
+	const char *what; /* for messages */
+};
+
+static ssize_t get_xattr(const struct source *src, const char *name, void *buf, size_t size)
+{
+	if (src->fd >= 0)
+		return fgetxattr(src->fd, name, buf, size);
+	return lgetxattr(src->path, name, buf, size);
+}
+
+static const char *slot_name(int slot, unsigned int flags)
+{
+	if (slot == IMASTREAM_EVM_IMA && (flags & IMASTREAM_EVM_COLLECT_USER_IMA))
+		return "user.ima";
+	return imastream_evm_xattr_name(slot);
+}
+
+/*
+ * Reads every protected value into one allocation.  Sizes are probed first; if a value
+ * grows between probe and read (ERANGE), the whole read is retried a few times.
+ */
+static int read_values(const struct source *src, unsigned int flags,
+		       struct imastream_evm_input *in, const struct imastream_log *log)
+{
+	ssize_t sizes[IMASTREAM_EVM_NR_XATTRS];
+	uint8_t *store = NULL;
+	int err = 0;
+
+	for (int attempt = 0; attempt < 4; attempt++) {
+		size_t total = 0, off = 0;
+		bool again = false;
+
+		for (int i = 0; i < IMASTREAM_EVM_NR_XATTRS; i++) {
+			sizes[i] = get_xattr(src, slot_name(i, flags), NULL, 0);
+			if (sizes[i] < 0) {
+				/* Absent, or a filesystem without xattrs: nothing to hash. */
+				if (errno == ENODATA || errno == ENOTSUP)
+					continue;
+				return ims_err(log, -errno, "%s: cannot read %s: %s", src->what,
+					       slot_name(i, flags), strerror(errno));
+			}
+			total += sizes[i];
+		}
+		free(store);
+		store = malloc(total ? total : 1);
+		if (!store)
+			return ims_err(log, -ENOMEM, "%s: out of memory for xattr values", src->what);
+		for (int i = 0; i < IMASTREAM_EVM_NR_XATTRS && !again; i++) {
+			ssize_t n;
+
+			in->xattrs[i].value = NULL;
+			in->xattrs[i].len = 0;
+			if (sizes[i] < 0)
+				continue;
+			n = sizes[i] ? get_xattr(src, slot_name(i, flags), store + off, sizes[i]) : 0;
+			if (n < 0 && (errno == ERANGE || errno == ENODATA)) {
+				again = true; /* changed under us */
+				continue;
+			}
+			if (n < 0) {
+				err = ims_err(log, -errno, "%s: cannot read %s: %s", src->what,
+					      slot_name(i, flags), strerror(errno));
+				goto fail;
+			}
+			in->xattrs[i].value = store + off;
+			in->xattrs[i].len = n;
+			off += n;
+		}
+		if (!again) {
+			in->owned = store;
+			return 0;
+		}
+	}
+	err = ims_err(log, -EAGAIN, "%s: xattrs keep changing while being read", src->what);
+fail:
+	free(store);
+	memset(in->xattrs, 0, sizeof(in->xattrs));
+	return err;
+}
+
+static int read_inode_ids(int fd, unsigned int flags, struct imastream_evm_input *in,
+			  const char *what, const struct imastream_log *log)
+{
+	if (flags & IMASTREAM_EVM_COLLECT_GENERATION) {
+		/* The kernel ABI says long, but every filesystem copies an int. */
+		int gen = 0;
+
+		if (ioctl(fd, FS_IOC_GETVERSION, &gen) < 0)
+			return ims_err(log, -errno, "%s: cannot read the inode generation: %s",
+				       what, strerror(errno));
+		in->generation = (uint32_t)gen;
+	}
+	if (flags & IMASTREAM_EVM_COLLECT_UUID) {
+		struct fsuuid2 u = { 0 };
+
+		if (ioctl(fd, FS_IOC_GETFSUUID, &u) < 0)
+			return ims_err(log, -errno, "%s: cannot read the filesystem UUID: %s",
+				       what, strerror(errno));
+		if (u.len != sizeof(in->uuid))
+			return ims_err(log, -EINVAL, "%s: filesystem UUID of %u bytes, not 16",
+				       what, u.len);
+		memcpy(in->uuid, u.uuid, sizeof(in->uuid));
+		in->has_uuid = true;
+	}
+	return 0;
+}
+
+int imastream_evm_collect(int fd, const char *path, unsigned int flags,
+			  struct imastream_evm_input *in_ret, const struct imastream_log *log)
+{
+	struct source src = { fd, path, path ? path : "(fd)" };
+	struct imastream_evm_input in = { 0 };
+	struct stat st;
+	int own_fd = -1, err;
+
+	if (!in_ret || (fd < 0 && !path))
+		return ims_err(log, -EINVAL, "EVM collect: no file given");
+	if ((fd >= 0 ? fstat(fd, &st) : lstat(path, &st)) < 0)
+		return ims_err(log, -errno, "%s: cannot stat: %s", src.what, strerror(errno));
+	in.ino = st.st_ino;
+	in.uid = st.st_uid;
+	in.gid = st.st_gid;
+	in.mode = st.st_mode;
+	in.misc_layout = IMASTREAM_EVM_MISC_64;
+	err = read_values(&src, flags, &in, log);
+	if (err)
+		return err;
+	if (flags & (IMASTREAM_EVM_COLLECT_GENERATION | IMASTREAM_EVM_COLLECT_UUID)) {
+		if (fd < 0) {
+			/* O_NONBLOCK: a FIFO must not hang us; O_NOFOLLOW: never leave the path. */
+			own_fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			if (own_fd < 0) {
+				err = ims_err(log, -errno, "%s: cannot open for inode ioctls: %s",
+					      path, strerror(errno));
+				goto out;
+			}
+		}
+		err = read_inode_ids(fd >= 0 ? fd : own_fd, flags, &in, src.what, log);
+	}
+out:
+	if (own_fd >= 0)
+		close(own_fd);
+	if (err) {
+		imastream_evm_input_release(&in);
+		return err;
+	}
+	*in_ret = in;
+	return 0;
+}
+
+void imastream_evm_input_release(struct imastream_evm_input *in)
+{
+	if (!in)
+		return;
+	if (in->owned) {
+		memset(in->xattrs, 0, sizeof(in->xattrs));
+		free(in->owned);
+		in->owned = NULL;
+	}
+}
