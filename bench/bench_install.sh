@@ -7,7 +7,9 @@
 #   small: IMASTREAM_BENCH_SMALL files (default 5000) of 16 KiB
 # with IMASTREAM_BENCH_PAYLOAD (default w19.zstdio, Fedora's), then times, best of
 # IMASTREAM_BENCH_RUNS (default 3), each into a fresh root on /dev/shm:
-#   ours       installer/examples/install-rpm ROOT PKG (no hook chain yet)
+#   ours       installer/examples/install-rpm ROOT PKG (no hook chain yet): decompression
+#              on a reader thread, SHA-256 check and writes on the caller's
+#   ours-1t    the same with --one-thread: the stages in turn
 #   cpio       rpm2cpio PKG | cpio -idm
 #   rpm        rpm -i --noplugins --nodeps --noscripts --root ROOT
 #   decomp     rpm2cpio PKG >/dev/null             (rpmio decompression alone)
@@ -88,6 +90,7 @@ best() {
 }
 
 run_ours() { "$ours" "$fresh" "$1"; }
+run_ours1() { "$ours" --one-thread "$fresh" "$1"; }
 run_cpio() { (cd "$fresh" && rpm2cpio "$1" | cpio -idm --quiet); }
 run_rpm() { rpm -i --noplugins --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb' "$1"; }
 run_decomp() { rpm2cpio "$1" >/dev/null; }
@@ -96,7 +99,7 @@ run_zstd_sha() { zstd -dc "$1" | openssl dgst -sha256 >/dev/null; }
 
 report() {
 	local label=$1 t=$2 base=$3
-	printf '  %-10s %8.3f s  x%.2f of ours\n' "$label" "$t" "$(echo "$t / $base" | bc -l)"
+	printf '  %-10s %8.3f s  ours x%.2f faster\n' "$label" "$t" "$(echo "$t / $base" | bc -l)"
 }
 
 echo "bench-install: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores"
@@ -108,6 +111,7 @@ for spec in "big $((mb / 4 > 0 ? mb / 4 : 1)) 4194304" "small $nsmall 16384"; do
 	echo "$1: $files files, $((bytes / 1048576)) MiB installed, $(($(stat -c %s "$pkg") / 1048576)) MiB package"
 	t_ours=$(best run_ours "$pkg")
 	printf '  %-10s %8.3f s  (%.0f MB/s)\n' ours "$t_ours" "$(echo "$bytes / $t_ours / 1000000" | bc -l)"
+	report ours-1t "$(best run_ours1 "$pkg")" "$t_ours"
 	report cpio "$(best run_cpio "$pkg")" "$t_ours"
 	report "rpm -i" "$(best run_rpm "$pkg")" "$t_ours"
 	report decomp "$(best run_decomp "$pkg")" "$t_ours"
