@@ -15,7 +15,8 @@
 #   decomp     rpm2cpio PKG >/dev/null             (rpmio decompression alone)
 #   zstd       zstd -dc PAYLOAD >/dev/null          (the raw payload; zstd payloads only)
 #   zstd+sha   zstd -dc PAYLOAD | openssl sha256   (the physical limit of issue 5, 2 cores)
-# and prints each time with its ratio to ours.  Needs root (rpm --root, chown).
+# and prints each time with its ratio to ours (above 1: ours is faster).  Needs root.
+# The machine is shared: a busy second core hides what the reader thread buys.
 set -euo pipefail
 top_builddir=${top_builddir:-$(pwd)}
 ours=$top_builddir/installer/examples/install-rpm
@@ -99,7 +100,7 @@ run_zstd_sha() { zstd -dc "$1" | openssl dgst -sha256 >/dev/null; }
 
 report() {
 	local label=$1 t=$2 base=$3
-	printf '  %-10s %8.3f s  ours x%.2f faster\n' "$label" "$t" "$(echo "$t / $base" | bc -l)"
+	printf '  %-10s %8.3f s  x%.2f of ours\n' "$label" "$t" "$(echo "$t / $base" | bc -l)"
 }
 
 echo "bench-install: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores"
