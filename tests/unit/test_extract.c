@@ -137,7 +137,9 @@ static void test_commit(void)
 	struct stat sa, sb;
 	int rootfd = new_root(root, sizeof(root));
 
-	ASSERT_EQ(imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN, NULL, &log_capture, &x), 0);
+	/* (with fsync, which must not change anything else) */
+	ASSERT_EQ(imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN | IMASTREAM_EXTRACT_FSYNC,
+					NULL, &log_capture, &x), 0);
 	ASSERT_EQ(imastream_extract_begin(x, "made-up"), 0);
 	ASSERT_EQ(imastream_extract_entry_begin(x, &dir), 0);
 	ASSERT_EQ(imastream_extract_entry_end(x), 0);
@@ -321,6 +323,18 @@ static void test_sink_veto(void)
 	close(rootfd);
 }
 
+static void test_bad_args(void)
+{
+	struct imastream_extract *x;
+	int fd = open("/dev/null", O_RDONLY), dir = open(base, O_RDONLY | O_DIRECTORY);
+
+	ASSERT_EQ(imastream_extract_new(fd, 0, NULL, NULL, &x), -ENOTDIR);
+	ASSERT_EQ(imastream_extract_new(-1, 0, NULL, NULL, &x), -EBADF);
+	ASSERT_EQ(imastream_extract_new(dir, 1u << 30, NULL, NULL, &x), -EINVAL);
+	close(fd);
+	close(dir);
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -382,6 +396,7 @@ int main(void)
 	ASSERT(mkdtemp(tmpl));
 	snprintf(base, sizeof(base), "%s", tmpl);
 	test_paths();
+	test_bad_args();
 	test_commit();
 	expect_rollback("traversal", -EINVAL, seq_traversal, NULL);
 	expect_rollback("duplicate", -EEXIST, seq_duplicate, NULL);
