@@ -272,50 +272,29 @@ static int sink_end(struct imastream_extract *x, int fd, int dirfd, const char *
 		    const uint8_t *digest);
 
 /*
- * Returns the index of directory @rel (no leading or trailing slash), opening each
- * component below the root with O_NOFOLLOW and creating missing ones (mode 0700; an
- * unowned parent then gets root:root 0755 like rpm gives it, and passes the sink).
+ * Opens (or creates, mode 0700) directory @name below directory @parent, never following
+ * a symlink; @path is its path relative to the root.  A directory created here that the
+ * package does not list (@unowned) gets root:root 0755 like rpm gives it, and passes the
+ * sink.  Returns its index in dirs[].
  */
-static int get_dir(struct imastream_extract *x, const char *rel, size_t len, bool unowned_ok)
+static int open_child_dir(struct imastream_extract *x, int parent, const char *path,
+			  const char *name, bool unowned)
 {
-	char buf[PATH_MAX];
-	const char *name;
-	int idx, parent, fd, err;
 	bool created = false;
+	int idx, fd, pfd, err;
 
-	int pfd;
-
-	if (len >= sizeof(buf))
-		return entry_err(x, -ENAMETOOLONG, "path too long");
-	memcpy(buf, rel, len);
-	buf[len] = 0;
-	idx = ims_strmap_get(&x->dir_index, buf);
-	if (idx >= 0)
-		return idx;
-
-	name = strrchr(buf, '/');
-	if (name) {
-		parent = get_dir(x, buf, (size_t)(name - buf), true);
-		name++;
-	} else {
-		parent = 0;
-		name = buf;
-	}
-	if (parent < 0)
-		return parent;
 	pfd = dir_fd(x, parent);
 	if (pfd < 0)
 		return pfd;
-
 	/* A symlink or file of this package waits under a temp name: refuse to make a
 	 * directory at its path (the symlink-then-file trick) rather than fail in commit. */
-	if (ims_strmap_get(&x->seen, buf) >= 0)
+	if (ims_strmap_get(&x->seen, path) >= 0)
 		return entry_err(x, -ENOTDIR, "'%s' is a non-directory entry of this package; refusing to use it as a directory",
-				 buf);
+				 path);
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		if (mkdirat(pfd, name, 0700))
-			return entry_err(x, -errno, "cannot create directory '%s': %m", buf);
+			return entry_err(x, -errno, "cannot create directory '%s': %m", path);
 		created = true;
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
@@ -323,9 +302,9 @@ static int get_dir(struct imastream_extract *x, const char *rel, size_t len, boo
 		err = -errno;
 		if (created)
 			unlinkat(pfd, name, AT_REMOVEDIR);
-		return dir_open_error(x, pfd, name, buf, err);
+		return dir_open_error(x, pfd, name, path, err);
 	}
-	idx = add_dir(x, buf, fd, parent, created);
+	idx = add_dir(x, path, fd, parent, created);
 	if (idx < 0) {
 		close(fd);
 		if (created)
@@ -333,35 +312,75 @@ static int get_dir(struct imastream_extract *x, const char *rel, size_t len, boo
 		return idx;
 	}
 	x->nopen++;
-	if (created && unowned_ok) {
-		/* A parent the package does not list: what rpm gives it, and the chain sees it. */
-		if (!(x->flags & IMASTREAM_EXTRACT_NO_CHOWN) && fchown(fd, 0, 0))
-			return entry_err(x, -errno, "chown of directory '%s': %m", buf);
-		if (fchmod(fd, 0755))
-			return entry_err(x, -errno, "chmod of directory '%s': %m", buf);
-		if (x->sink.entry_begin || x->sink.entry_end) {
-			char abs[PATH_MAX + 1];
-			struct imastream_entry e = {
-				.path = abs, .mode = S_IFDIR | 0755, .flags = IMASTREAM_ENTRY_UNOWNED,
-				.index = (unsigned int)-1,
-			};
-			void *ctx = NULL;
+	if (!created || !unowned)
+		return idx;
 
-			snprintf(abs, sizeof(abs), "/%s", buf);
-			if (x->sink.entry_begin) {
-				err = x->sink.entry_begin(x->sink.arg, &e, &ctx);
-				if (err)
-					return entry_err(x, err, "hook chain refused directory '%s': %s",
-							 buf, strerror(-err));
-			}
-			if (x->sink.entry_end) {
-				err = x->sink.entry_end(x->sink.arg, ctx, &e, fd, pfd,
-							name, NULL);
-				if (err)
-					return entry_err(x, err, "hook chain failed on directory '%s': %s",
-							 buf, strerror(-err));
-			}
+	if (!(x->flags & IMASTREAM_EXTRACT_NO_CHOWN) && fchown(fd, 0, 0))
+		return entry_err(x, -errno, "chown of directory '%s': %m", path);
+	if (fchmod(fd, 0755))
+		return entry_err(x, -errno, "chmod of directory '%s': %m", path);
+	if (x->sink.entry_begin || x->sink.entry_end) {
+		char abs[PATH_MAX + 1];
+		struct imastream_entry e = {
+			.path = abs, .mode = S_IFDIR | 0755, .flags = IMASTREAM_ENTRY_UNOWNED,
+			.index = (unsigned int)-1,
+		};
+		void *ctx = NULL;
+
+		snprintf(abs, sizeof(abs), "/%s", path);
+		if (x->sink.entry_begin) {
+			err = x->sink.entry_begin(x->sink.arg, &e, &ctx);
+			if (err)
+				return entry_err(x, err, "hook chain refused directory '%s': %s", path,
+						 strerror(-err));
 		}
+		if (x->sink.entry_end) {
+			err = x->sink.entry_end(x->sink.arg, ctx, &e, fd, pfd, name, NULL);
+			if (err)
+				return entry_err(x, err, "hook chain failed on directory '%s': %s", path,
+						 strerror(-err));
+		}
+	}
+	return idx;
+}
+
+/*
+ * Returns the index of directory @rel[0..len) (no leading or trailing slash), walking
+ * from the deepest directory already known, one component at a time (iteratively: a
+ * path may have hundreds of components).  Missing intermediate directories are unowned;
+ * the last one is unowned only if @unowned_last.
+ */
+static int get_dir(struct imastream_extract *x, const char *rel, size_t len, bool unowned_last)
+{
+	char buf[PATH_MAX];
+	size_t end;
+	int idx = 0;
+
+	if (len >= sizeof(buf))
+		return entry_err(x, -ENAMETOOLONG, "path too long");
+	memcpy(buf, rel, len);
+	buf[len] = 0;
+	if (!len)
+		return 0;
+	idx = ims_strmap_get(&x->dir_index, buf);
+	if (idx >= 0)
+		return idx;
+	idx = 0;
+	for (end = 0; end < len; end++) {
+		size_t start = end;
+		int next;
+
+		while (end < len && buf[end] != '/')
+			end++;
+		buf[end] = 0;
+		next = ims_strmap_get(&x->dir_index, buf);
+		if (next < 0)
+			next = open_child_dir(x, idx, buf, buf + start, end < len || unowned_last);
+		if (end < len)
+			buf[end] = '/';
+		if (next < 0)
+			return next;
+		idx = next;
 	}
 	return idx;
 }

@@ -47,28 +47,32 @@ static int new_root(char *root, size_t size)
 	return fd;
 }
 
-/* Counts the entries below @dir, recursively (not following symlinks). */
-static int count_tree(const char *dir)
+/* Counts the entries below directory fd @dfd (closed), recursively, without following
+ * symlinks; small frames, so that very deep trees are fine. */
+static int count_at(int dfd)
 {
-	DIR *d = opendir(dir);
+	DIR *d = fdopendir(dfd);
 	struct dirent *de;
 	int n = 0;
 
 	ASSERT(d);
 	while ((de = readdir(d))) {
-		char sub[PATH_MAX * 2];
 		struct stat st;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		n++;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-		ASSERT(lstat(sub, &st) == 0);
+		ASSERT(fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0);
 		if (S_ISDIR(st.st_mode))
-			n += count_tree(sub);
+			n += count_at(openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
 	}
 	closedir(d);
 	return n;
+}
+
+static int count_tree(const char *dir)
+{
+	return count_at(open(dir, O_RDONLY | O_DIRECTORY));
 }
 
 static void sha256(const void *p, size_t n, uint8_t out[32])
@@ -323,6 +327,30 @@ static void test_sink_veto(void)
 	close(rootfd);
 }
 
+/* A path of 1000 components: walked iteratively, committed, then rolled back. */
+static void test_deep_path(void)
+{
+	static char path[2048];
+	struct imastream_extract *x;
+	char root[PATH_MAX];
+	int rootfd = new_root(root, sizeof(root));
+
+	for (int i = 0; i < 1000; i++)
+		memcpy(path + 2 * i, "/a", 2);
+	memcpy(path + 2000, "/f", 3);
+	ASSERT_EQ(imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN, NULL, &log_capture, &x), 0);
+	ASSERT_EQ(imastream_extract_begin(x, "deep"), 0);
+	ASSERT_EQ(put_file(x, path, "deep", NULL), 0);
+	imastream_extract_abort(x, -EINTR);
+	ASSERT_EQ(count_tree(root), 0);
+	ASSERT_EQ(imastream_extract_begin(x, "deep"), 0);
+	ASSERT_EQ(put_file(x, path, "deep", NULL), 0);
+	ASSERT_EQ(imastream_extract_commit(x), 0);
+	ASSERT_EQ(count_tree(root), 1001);
+	imastream_extract_free(x);
+	close(rootfd);
+}
+
 static void test_bad_args(void)
 {
 	struct imastream_extract *x;
@@ -410,6 +438,7 @@ int main(void)
 	expect_rollback("socket", -EINVAL, seq_socket, NULL);
 	test_sink_veto();
 	test_many_dirs(true);
+	test_deep_path();
 	test_many_dirs(false);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
 	ASSERT(system(cmd) == 0);
