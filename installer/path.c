@@ -9,6 +9,7 @@
 int ims_path_relative(const char *path, const char **rel_ret, const char **why_ret)
 {
 	const char *p = path, *comp;
+	unsigned int depth = 0;
 	size_t len;
 
 	if (!path || !*path) {
@@ -28,6 +29,11 @@ int ims_path_relative(const char *path, const char **rel_ret, const char **why_r
 	}
 	*rel_ret = p;
 	for (comp = p; ; comp += len + 1) {
+		/* Each level may hold a directory fd while an entry is created. */
+		if (++depth > IMS_PATH_MAX_DEPTH) {
+			*why_ret = "more than " IMS_STR(IMS_PATH_MAX_DEPTH) " path components";
+			return -EINVAL;
+		}
 		len = strcspn(comp, "/");
 		if (len == 0) {
 			*why_ret = comp[0] ? "empty path component" : "trailing slash";

@@ -7,10 +7,15 @@
 
 #include "imastream/common.h"
 
+/* Deeper paths are refused: real packages stay far below, and each level may hold an fd. */
+#define IMS_PATH_MAX_DEPTH 512
+#define IMS_STR_(x) #x
+#define IMS_STR(x) IMS_STR_(x)
+
 /*
  * Checks a package path and returns its form relative to the root: leading slashes
- * are dropped; an empty path, empty ("//"), "." and ".." components, and over-long
- * names are refused.  *why_ret says what is wrong (a static string).
+ * are dropped; an empty path, empty ("//"), "." and ".." components, over-long names
+ * and more than IMS_PATH_MAX_DEPTH components are refused.  *why_ret says what is wrong (a static string).
  * Return: 0 or -EINVAL.
  */
 int ims_path_relative(const char *path, const char **rel_ret, const char **why_ret);
