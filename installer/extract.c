@@ -410,6 +410,8 @@ static int add_pending(struct imastream_extract *x, int dir, const char *tmp, co
 	return (int)x->npend++;
 }
 
+#define FALLOCATE_MIN (1024 * 1024)
+
 /* Makes a fresh temp name; callers create it with O_EXCL semantics and retry on EEXIST. */
 static void temp_name(struct imastream_extract *x, char *buf, size_t size)
 {
@@ -540,8 +542,11 @@ static int begin_nondir(struct imastream_extract *x, int dir, const char *base)
 		return sink_end(x, -1, dfd, tmp, NULL);
 	if (type == S_IFREG) {
 		x->cur_left = x->cur.size;
-		/* Reserve the space now: a full filesystem shows before any byte is written. */
-		if (x->cur.size > 0) {
+		/* Reserve the space of large files now: a full filesystem shows before their
+		 * bytes are written, and they are laid out in one piece.  (Small files are not
+		 * worth the system call; the package's total was checked against the free
+		 * space before the first entry.) */
+		if (x->cur.size >= FALLOCATE_MIN) {
 			err = posix_fallocate(x->cur_fd, 0, (off_t)x->cur.size);
 			if (err == ENOSPC || err == EFBIG)
 				return entry_err(x, -err, "%llu bytes do not fit: %s",
