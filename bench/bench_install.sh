@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Extraction speed of the installer library against rpm2cpio|cpio, rpm -i and bare decompression.
+#
+# Builds two packages from this machine's binaries (so they compress like real ones):
+#   big:   IMASTREAM_BENCH_MB MiB (default 96) in files of 4 MiB or less
+#   small: IMASTREAM_BENCH_SMALL files (default 5000) of 16 KiB
+# with IMASTREAM_BENCH_PAYLOAD (default w19.zstdio, Fedora's), then times, best of
+# IMASTREAM_BENCH_RUNS (default 3), each into a fresh root on /dev/shm:
+#   ours       installer/examples/install-rpm ROOT PKG (no hook chain yet): decompression
+#              on a reader thread, SHA-256 check and writes on the caller's
+#   ours-1t    the same with --one-thread: the stages in turn
+#   cpio       rpm2cpio PKG | cpio -idm
+#   rpm        rpm -i --noplugins --nodeps --noscripts --root ROOT
+#   decomp     rpm2cpio PKG >/dev/null             (rpmio decompression alone)
+#   zstd       zstd -dc PAYLOAD >/dev/null          (the raw payload; zstd payloads only)
+#   zstd+sha   zstd -dc PAYLOAD | openssl sha256   (the physical limit of issue 5, 2 cores)
+# and prints each time with its ratio to ours (above 1: ours is faster).  Needs root.
+# The machine is shared: a busy second core hides what the reader thread buys.
+set -euo pipefail
+top_builddir=${top_builddir:-$(pwd)}
+ours=$top_builddir/installer/examples/install-rpm
+[ -x "$ours" ] || { echo "bench-install: build first ($ours missing)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench-install: needs root" >&2; exit 1; }
+mb=${IMASTREAM_BENCH_MB:-96}
+nsmall=${IMASTREAM_BENCH_SMALL:-5000}
+payload=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}
+runs=${IMASTREAM_BENCH_RUNS:-3}
+
+work=$(mktemp -d /dev/shm/imastream-bench-install.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# Content: concatenated binaries and libraries, cut into files.
+corpus=$work/corpus
+find /usr/lib/x86_64-linux-gnu /usr/bin -type f -size +16k 2>/dev/null | sort |
+	while read -r f; do cat "$f"; done 2>/dev/null | head -c $((mb * 1024 * 1024)) >"$corpus" || true
+
+# make_spec NAME FILES SIZE: a package whose files are consecutive slices of the corpus.
+build() {
+	local name=$1 count=$2 size=$3 dir=$work/src-$1
+	mkdir -p "$dir"
+	split -b "$size" -a 5 -d "$corpus" "$dir/f" 2>/dev/null
+	find "$dir" -type f | sort | tail -n +$((count + 1)) | xargs -r rm -f
+	cat >"$work/$name.spec" <<SPEC
+Name: $name
+Version: 1
+Release: 1
+Summary: bench
+License: MIT
+BuildArch: noarch
+%description
+bench
+%install
+mkdir -p %{buildroot}/opt/$name
+cp -a $dir/. %{buildroot}/opt/$name/
+%files
+/opt/$name
+SPEC
+	rpmbuild -bb --quiet --define "_topdir $work/top" --define "_binary_payload $payload" \
+		--define '_build_id_links none' --define '__os_install_post %{nil}' \
+		"$work/$name.spec" >"$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; exit 1; }
+	echo "$work/top/RPMS/noarch/$name-1-1.noarch.rpm"
+}
+
+# payload_of PKG OUT: the compressed payload bytes (after lead, signature and header).
+payload_of() {
+	local pkg=$1 off=96 n hs
+	be32() { od -An -tu1 -j "$1" -N4 "$pkg" | awk '{ print ($1 * 16777216) + ($2 * 65536) + ($3 * 256) + $4 }'; }
+	n=$(be32 $((off + 8))); hs=$(be32 $((off + 12)))
+	off=$((off + 16 + 16 * n + hs)); off=$(((off + 7) / 8 * 8))
+	n=$(be32 $((off + 8))); hs=$(be32 $((off + 12)))
+	off=$((off + 16 + 16 * n + hs))
+	tail -c +$((off + 1)) "$pkg" >"$2"
+}
+
+# best CMD...: the best wall time of $runs runs, in seconds; $fresh is a new empty root.
+best() {
+	local b="" t s e
+	for _ in $(seq "$runs"); do
+		fresh=$work/root.$RANDOM$RANDOM
+		mkdir -p "$fresh"
+		sync
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; echo "bench-install: '$*' failed" >&2; exit 1; }
+		e=$(date +%s.%N)
+		rm -rf "$fresh"
+		t=$(echo "$e - $s" | bc)
+		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
+	done
+	echo "$b"
+}
+
+run_ours() { "$ours" "$fresh" "$1"; }
+run_ours1() { "$ours" --one-thread "$fresh" "$1"; }
+run_cpio() { (cd "$fresh" && rpm2cpio "$1" | cpio -idm --quiet); }
+run_rpm() { rpm -i --noplugins --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb' "$1"; }
+run_decomp() { rpm2cpio "$1" >/dev/null; }
+run_zstd() { zstd -dc "$1" >/dev/null; }
+run_zstd_sha() { zstd -dc "$1" | openssl dgst -sha256 >/dev/null; }
+
+report() {
+	local label=$1 t=$2 base=$3
+	printf '  %-10s %8.3f s  x%.2f of ours\n' "$label" "$t" "$(echo "$t / $base" | bc -l)"
+}
+
+echo "bench-install: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores"
+for spec in "big $((mb / 4 > 0 ? mb / 4 : 1)) 4194304" "small $nsmall 16384"; do
+	set -- $spec
+	pkg=$(build "$1" "$2" "$3")
+	files=$(rpm -qpl "$pkg" | wc -l)
+	bytes=$(rpm -qp --qf '%{LONGSIZE}' "$pkg")
+	echo "$1: $files files, $((bytes / 1048576)) MiB installed, $(($(stat -c %s "$pkg") / 1048576)) MiB package"
+	t_ours=$(best run_ours "$pkg")
+	printf '  %-10s %8.3f s  (%.0f MB/s)\n' ours "$t_ours" "$(echo "$bytes / $t_ours / 1000000" | bc -l)"
+	report ours-1t "$(best run_ours1 "$pkg")" "$t_ours"
+	report cpio "$(best run_cpio "$pkg")" "$t_ours"
+	report "rpm -i" "$(best run_rpm "$pkg")" "$t_ours"
+	report decomp "$(best run_decomp "$pkg")" "$t_ours"
+	if [ "$(rpm -qp --qf '%{PAYLOADCOMPRESSOR}' "$pkg")" = zstd ]; then
+		payload_of "$pkg" "$work/payload.zst"
+		report zstd "$(best run_zstd "$work/payload.zst")" "$t_ours"
+		report zstd+sha "$(best run_zstd_sha "$work/payload.zst")" "$t_ours"
+	fi
+done

@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* rpm packages into the extractor: header via librpm, payload via rpmio and rpm's archive reader. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmarchive.h>
+#include <rpm/rpmfiles.h>
+#include <rpm/rpmfi.h>
+#include <rpm/rpmio.h>
+#include <rpm/rpmkeyring.h>
+#include <rpm/rpmlib.h>
+#include <rpm/rpmlog.h>
+#include <rpm/rpmts.h>
+
+#include "common/private.h"
+#include "imastream/hash.h"
+#include "imastream/installer.h"
+#include "installer/private.h"
+
+/*
+ * Why rpm's own archive reader rather than a cpio parser of ours: in an rpm package the
+ * header, not the cpio entry, is the authority for every path and attribute (the cpio
+ * metadata is never used by rpm), the payload may be in rpm's "stripped" cpio format
+ * (07070X, packages with files over 4 GiB) that only indexes header entries, and hard
+ * links are tied together by the header's inode numbers.  rpmfiNewArchiveReader() maps
+ * archive entries to header entries exactly as rpm -i does and streams content through
+ * rpmfiArchiveRead() in chunks of our size, so the tree we write matches rpm's.  What
+ * it does not do, we do around it, before any byte is written: every header entry is
+ * checked (paths, types, sizes, hard-link sets, duplicates, non-directories used as
+ * directories), because the reader trusts the header (a symlink's declared size is
+ * malloc'ed as is); and every entry the reader returns is checked against duplicates and
+ * the set of entries still expected, because the reader does not notice a repeated one.
+ */
+
+#define CHUNK_SIZE (256 * 1024)
+
+/* librpm's configuration is process-wide; read it once. */
+static pthread_once_t rpm_config_once = PTHREAD_ONCE_INIT;
+static int rpm_config_rc;
+
+static void read_rpm_config(void)
+{
+	rpm_config_rc = rpmReadConfigFiles(NULL, NULL);
+}
+
+/* What one package read needs: the package, its header data and owner lookups. */
+struct pkgread {
+	struct imastream_extract *x;
+	const struct imastream_log *log;
+	const char *name;
+	unsigned int flags;
+	Header h;
+	rpmfiles files;
+	int fc;
+	int digest_algo;          /* kernel id, 0 when file digests are not checked */
+	struct ims_strmap users, groups;
+	struct ims_strmap unknown; /* names already warned about */
+	uint8_t *delivered;       /* per header entry: returned by the archive reader */
+	char last_rpm_msg[256];   /* librpm's last message, to explain its failures */
+};
+
+/* Routes librpm's messages to our log instead of stderr while a package is read. */
+static int rpmlog_to_ours(rpmlogRec rec, rpmlogCallbackData data)
+{
+	struct pkgread *r = data;
+	const char *msg = rpmlogRecMessage(rec);
+	size_t len = strlen(msg);
+
+	while (len && msg[len - 1] == '\n')
+		len--;
+	snprintf(r->last_rpm_msg, sizeof(r->last_rpm_msg), "%.*s", (int)len, msg);
+	ims_logf(r->log, IMASTREAM_LOG_DEBUG, "%s: librpm: %s", r->name, r->last_rpm_msg);
+	return 0;
+}
+
+/* Reads the root's etc/passwd or etc/group (never following a symlink) into @map. */
+static void load_ids(struct pkgread *r, int rootfd, const char *file, struct ims_strmap *map)
+{
+	int etc, fd;
+	FILE *f;
+
+	etc = openat(rootfd, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (etc < 0)
+		return;
+	fd = openat(etc, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(etc);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	if (map == &r->users) {
+		struct passwd *pw;
+
+		while ((pw = fgetpwent(f)))
+			ims_strmap_add(map, pw->pw_name, (int)pw->pw_uid);
+	} else {
+		struct group *gr;
+
+		while ((gr = fgetgrent(f)))
+			ims_strmap_add(map, gr->gr_name, (int)gr->gr_gid);
+	}
+	fclose(f);
+}
+
+/* rpm's rule: a name the root does not know is root, with a warning. */
+static unsigned int resolve_id(struct pkgread *r, struct ims_strmap *map, const char *name,
+			       const char *what)
+{
+	int id;
+
+	if (!name || !strcmp(name, "root"))
+		return 0;
+	id = ims_strmap_get(map, name);
+	if (id >= 0)
+		return (unsigned int)id;
+	if (ims_strmap_add(&r->unknown, name, 0) == 0)
+		ims_logf(r->log, IMASTREAM_LOG_WARNING, "%s: %s %s does not exist in the root - using root",
+			 r->name, what, name);
+	return 0;
+}
+
+static bool is_ghost(struct pkgread *r, int fx)
+{
+	return rpmfilesFFlags(r->files, fx) & RPMFILE_GHOST;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* One line about header entry @fx, as every policy refusal is reported. */
+#define file_err(r, fx, err, fmt, ...)                                                        \
+	({                                                                                    \
+		char *fn_ = rpmfilesFN((r)->files, (fx));                                     \
+		int e_ = ims_err((r)->log, (err), "%s: %s: " fmt, (r)->name, fn_ ? fn_ : "?", \
+				 ##__VA_ARGS__);                                              \
+		free(fn_);                                                                    \
+		e_;                                                                           \
+	})
+
+/* Checks every header entry before anything is written; returns the content total. */
+static int check_header_files(struct pkgread *r, int rootfd, uint64_t *total_ret)
+{
+	struct ims_strmap paths = { 0 };
+	uint64_t total = 0, archive_size;
+	struct statvfs vfs;
+	int err = 0, fx;
+
+	for (fx = 0; fx < r->fc; fx++) {
+		char *fn = rpmfilesFN(r->files, fx);
+		const char *rel, *why;
+
+		if (!fn) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = ims_path_relative(fn, &rel, &why);
+		if (!err)
+			err = ims_strmap_add(&paths, rel, fx);
+		free(fn);
+		if (err == -EINVAL) {
+			err = file_err(r, fx, -EINVAL, "refused: %s", why);
+			goto out;
+		}
+		if (err == -EEXIST) {
+			err = file_err(r, fx, -EBADMSG, "duplicate entry in the header");
+			goto out;
+		}
+		if (err)
+			goto out;
+	}
+
+	for (fx = 0; fx < r->fc; fx++) {
+		mode_t mode = rpmfilesFMode(r->files, fx);
+		rpm_loff_t size = rpmfilesFSize(r->files, fx);
+		const char *link = rpmfilesFLink(r->files, fx);
+		const int *links;
+		uint32_t nlinks;
+		char *fn;
+
+		if (is_ghost(r, fx))
+			continue;
+		switch (mode & S_IFMT) {
+		case S_IFREG:
+			nlinks = rpmfilesFLinks(r->files, fx, &links);
+			/* A hard-link set carries its content once, on one of its links. */
+			if (nlinks > 1) {
+				for (uint32_t i = 0; i < nlinks; i++) {
+					int l = links[i];
+
+					if (l < 0 || l >= r->fc || !S_ISREG(rpmfilesFMode(r->files, l)) ||
+					    rpmfilesFSize(r->files, l) != size || is_ghost(r, l)) {
+						err = file_err(r, fx, -EBADMSG, "inconsistent hard-link set");
+						goto out;
+					}
+				}
+				if (links[0] != fx)
+					break;
+			}
+			total += size;
+			if (total < size || size > (1ULL << 48)) {
+				err = file_err(r, fx, -EINVAL, "absurd size: %llu bytes",
+					       (unsigned long long)size);
+				goto out;
+			}
+			break;
+		case S_IFLNK:
+			/* rpm's reader allocates the declared size to skip the target: check it. */
+			if (!link || !*link || strlen(link) != size) {
+				err = file_err(r, fx, -EBADMSG, "symlink size %llu does not match its target",
+					       (unsigned long long)size);
+				goto out;
+			}
+			break;
+		case S_IFDIR:
+		case S_IFCHR:
+		case S_IFBLK:
+		case S_IFIFO:
+			break;
+		default:
+			err = file_err(r, fx, -EINVAL, "unsupported file type 0%o", (unsigned int)mode);
+			goto out;
+		}
+
+		/* No entry may go through another entry that is not a directory: the
+		 * symlink-then-file trick, or a file used as a directory. */
+		fn = rpmfilesFN(r->files, fx);
+		if (!fn) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (char *p = fn + 1; (p = strchr(p, '/')); p++) {
+			const char *rel, *why;
+			int parent;
+
+			*p = 0;
+			parent = ims_path_relative(fn, &rel, &why) ? -1 : ims_strmap_get(&paths, rel);
+			*p = '/';
+			if (parent >= 0 && !is_ghost(r, parent) &&
+			    !S_ISDIR(rpmfilesFMode(r->files, parent))) {
+				char *pn = rpmfilesFN(r->files, parent);
+
+				err = ims_err(r->log, -EINVAL, "%s: %s: refused: its parent %s is a %s in the package, not a directory",
+					      r->name, fn, pn ? pn : "?",
+					      S_ISLNK(rpmfilesFMode(r->files, parent)) ? "symlink" : "non-directory");
+				free(pn);
+				free(fn);
+				goto out;
+			}
+		}
+		free(fn);
+	}
+
+	/* Sizes the archive cannot hold, and content the root's filesystem cannot hold. */
+	archive_size = headerGetNumber(r->h, RPMTAG_LONGARCHIVESIZE);
+	if (!archive_size)
+		archive_size = headerGetNumber(r->h, RPMTAG_ARCHIVESIZE);
+	if (archive_size && total > archive_size) {
+		err = ims_err(r->log, -EBADMSG, "%s: the header declares %llu bytes of files in a payload of %llu bytes",
+			      r->name, (unsigned long long)total, (unsigned long long)archive_size);
+		goto out;
+	}
+	if (!fstatvfs(rootfd, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < total) {
+		err = ims_err(r->log, -ENOSPC, "%s: needs %llu bytes, the root's filesystem has %llu free",
+			      r->name, (unsigned long long)total,
+			      (unsigned long long)vfs.f_bavail * vfs.f_frsize);
+		goto out;
+	}
+	*total_ret = total;
+out:
+	ims_strmap_clear(&paths);
+	return err;
+}
+
+/* Explains a failure of rpm's archive reader, with the decompressor's own words. */
+static int payload_err(struct pkgread *r, FD_t pfd, int rc, const char *where)
+{
+	const char *zerr = Ferror(pfd) ? Fstrerror(pfd) : NULL;
+	char *msg = NULL, detail[512] = "";
+	int err;
+
+	if (rc != RPMERR_READ_FAILED) {
+		/* rpm appends errno to some codes; here it would be stale, so clear it. */
+		errno = 0;
+		msg = rpmfileStrerror(rc);
+	}
+	if (msg || (zerr && *zerr))
+		snprintf(detail, sizeof(detail), " (%s%s%s)", msg ? msg : "",
+			 msg && zerr && *zerr ? ", " : "", zerr && *zerr ? zerr : "");
+	err = ims_err(r->log, -EBADMSG, "%s: %s%scorrupted or truncated payload%s", r->name,
+		      where ? where : "", where ? ": " : "", detail);
+	free(msg);
+	return err;
+}
+
+static const char *rpmio_mode(const char *compressor)
+{
+	static const struct { const char *name, *mode; } map[] = {
+		{ "gzip", "r.gzdio" }, { "bzip2", "r.bzdio" }, { "xz", "r.xzdio" },
+		{ "lzma", "r.lzdio" }, { "zstd", "r.zstdio" },
+	};
+
+	if (!compressor)
+		return "r.gzdio"; /* rpm's default for packages that do not say */
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!strcmp(compressor, map[i].name))
+			return map[i].mode;
+	return NULL;
+}
+
+/*
+ * The payload loop runs as a pipeline on two threads: a reader thread decompresses
+ * and walks the archive (rpmfiNext, rpmfiArchiveRead) into a few large buffers, and
+ * the calling thread hashes, writes and drives the chain (the extractor and its sink
+ * are only ever called from the caller's thread).  Decompression is the longest stage
+ * (perf-anchors §2.6), so hashing and writing hide behind it on a second core.
+ * IMASTREAM_INSTALL_ONE_THREAD runs the same stages in turn, for comparison.
+ */
+enum ev_type { EV_ENTRY, EV_DATA, EV_END, EV_DONE, EV_ERROR };
+
+struct event {
+	enum ev_type type;
+	int fx;      /* EV_ENTRY, EV_ERROR (the entry being read, or -1) */
+	int buf;     /* EV_DATA: index in pipeline.bufs */
+	size_t len;  /* EV_DATA */
+	int rc;      /* EV_ERROR: an RPMERR_* code */
+};
+
+#define NBUFS 6
+#define QLEN 32
+
+struct pipeline {
+	struct pkgread *r;
+	rpmfi fi;
+	FD_t pfd;
+	bool threaded;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct event q[QLEN];
+	unsigned int head, count;
+	uint8_t *bufs[NBUFS];
+	bool buf_busy[NBUFS];
+	bool stop; /* the consumer gave up: the reader ends at its next step */
+	/* the reader's position: the entry being read and the content left of it */
+	int fx;
+	rpm_loff_t left;
+	/* one-thread mode: the events of the current step (at most two) */
+	struct event pending[2];
+	unsigned int npending, next;
+};
+
+/* Queues an event; false when the consumer has stopped. */
+static bool push(struct pipeline *pl, struct event ev)
+{
+	bool ok;
+
+	if (!pl->threaded) {
+		pl->pending[pl->npending++] = ev;
+		return true;
+	}
+	pthread_mutex_lock(&pl->lock);
+	while (pl->count == QLEN && !pl->stop)
+		pthread_cond_wait(&pl->cond, &pl->lock);
+	ok = !pl->stop;
+	if (ok) {
+		pl->q[(pl->head + pl->count) % QLEN] = ev;
+		pl->count++;
+		pthread_cond_broadcast(&pl->cond);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	return ok;
+}
+
+/* A free buffer for the reader, or -1 when the consumer has stopped. */
+static int get_buf(struct pipeline *pl)
+{
+	int b = -1;
+
+	if (!pl->threaded)
+		return 0;
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		for (int i = 0; i < NBUFS && b < 0; i++)
+			if (!pl->buf_busy[i])
+				b = i;
+		if (b >= 0 || pl->stop)
+			break;
+		pthread_cond_wait(&pl->cond, &pl->lock);
+	}
+	if (b >= 0 && !pl->stop)
+		pl->buf_busy[b] = true;
+	else
+		b = -1;
+	pthread_mutex_unlock(&pl->lock);
+	return b;
+}
+
+static void put_buf(struct pipeline *pl, int b)
+{
+	if (!pl->threaded)
+		return;
+	pthread_mutex_lock(&pl->lock);
+	pl->buf_busy[b] = false;
+	pthread_cond_broadcast(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+/*
+ * One step of the reader: the next archive entry, or the next chunk of the current
+ * one.  Returns false after the last event (done, error, or the consumer stopped).
+ */
+static bool read_step(struct pipeline *pl)
+{
+	struct pkgread *r = pl->r;
+	size_t want;
+	ssize_t n;
+	int fx, b;
+
+	if (!pl->left) {
+		do
+			fx = rpmfiNext(pl->fi);
+		while (fx == RPMERR_ITER_SKIP);
+		if (fx == RPMERR_ITER_END || fx == RPMERR_MISSING_FILE) {
+			/* (missing entries are named by the consumer, which knows the ghosts) */
+			push(pl, (struct event){ .type = EV_DONE });
+			return false;
+		}
+		if (fx < 0 || fx >= r->fc) {
+			push(pl, (struct event){ .type = EV_ERROR, .fx = -1,
+						 .rc = fx < 0 ? fx : RPMERR_UNMAPPED_FILE });
+			return false;
+		}
+		pl->fx = fx;
+		pl->left = rpmfiArchiveHasContent(pl->fi) ? rpmfilesFSize(r->files, fx) : 0;
+		if (!push(pl, (struct event){ .type = EV_ENTRY, .fx = fx }))
+			return false;
+		return pl->left ? true : push(pl, (struct event){ .type = EV_END });
+	}
+	want = pl->left > CHUNK_SIZE ? CHUNK_SIZE : (size_t)pl->left;
+	b = get_buf(pl);
+	if (b < 0)
+		return false;
+	n = rpmfiArchiveRead(pl->fi, pl->bufs[b], want);
+	if (n <= 0 || Ferror(pl->pfd)) {
+		put_buf(pl, b);
+		push(pl, (struct event){ .type = EV_ERROR, .fx = pl->fx, .rc = RPMERR_READ_FAILED });
+		return false;
+	}
+	pl->left -= (rpm_loff_t)n;
+	if (!push(pl, (struct event){ .type = EV_DATA, .buf = b, .len = (size_t)n }))
+		return false;
+	return pl->left ? true : push(pl, (struct event){ .type = EV_END });
+}
+
+static void *reader_thread(void *arg)
+{
+	struct pipeline *pl = arg;
+
+	while (read_step(pl))
+		;
+	return NULL;
+}
+
+static struct event pop(struct pipeline *pl)
+{
+	struct event ev;
+
+	if (!pl->threaded) {
+		if (pl->next == pl->npending) {
+			pl->npending = pl->next = 0;
+			read_step(pl);
+		}
+		return pl->pending[pl->next++];
+	}
+	pthread_mutex_lock(&pl->lock);
+	while (!pl->count)
+		pthread_cond_wait(&pl->cond, &pl->lock);
+	ev = pl->q[pl->head];
+	pl->head = (pl->head + 1) % QLEN;
+	pl->count--;
+	pthread_cond_broadcast(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+	return ev;
+}
+
+/* The consumer's side of an entry: checks, then the extractor.  *open_ret: an entry
+ * awaits content and its end (not for ghosts and further hard links, complete at once). */
+static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
+{
+	struct imastream_entry e = { 0 };
+	const int *links;
+	uint32_t nlinks;
+	const uint8_t *digest;
+	size_t dlen;
+	char *fn;
+	int err;
+
+	*open_ret = false;
+	if (r->delivered[fx])
+		return file_err(r, fx, -EBADMSG, "duplicate entry in the payload");
+	r->delivered[fx] = 1;
+	if (is_ghost(r, fx))
+		return 0;
+
+	fn = rpmfilesFN(r->files, fx);
+	if (!fn)
+		return -ENOMEM;
+	e.path = fn;
+	e.mode = rpmfilesFMode(r->files, fx);
+	e.uid = resolve_id(r, &r->users, rpmfilesFUser(r->files, fx), "user");
+	e.gid = resolve_id(r, &r->groups, rpmfilesFGroup(r->files, fx), "group");
+	e.mtime = rpmfilesFMtime(r->files, fx);
+	e.rdev = rpmfilesFRdev(r->files, fx);
+	e.index = (unsigned int)fx;
+	if (rpmfilesFFlags(r->files, fx) & RPMFILE_CONFIG)
+		e.flags |= IMASTREAM_ENTRY_CONFIG;
+	if (rpmfilesFFlags(r->files, fx) & (RPMFILE_DOC | RPMFILE_LICENSE))
+		e.flags |= IMASTREAM_ENTRY_DOC;
+	e.caps = rpmfilesFCaps(r->files, fx);
+	if (S_ISLNK(e.mode))
+		e.link_target = rpmfilesFLink(r->files, fx);
+
+	nlinks = S_ISREG(e.mode) ? rpmfilesFLinks(r->files, fx, &links) : 1;
+	if (S_ISREG(e.mode) && nlinks > 1 && links[0] != fx) {
+		/* Content-first order: the set's first link came with the content. */
+		char *target;
+
+		if (*first != links[0]) {
+			err = file_err(r, fx, -EBADMSG, "hard link out of order in the payload");
+			goto out;
+		}
+		target = rpmfilesFN(r->files, links[0]);
+		e.flags |= IMASTREAM_ENTRY_HARDLINK;
+		e.link_target = target;
+		err = target ? imastream_extract_entry_begin(r->x, &e) : -ENOMEM;
+		if (!err)
+			err = imastream_extract_entry_end(r->x);
+		free(target);
+		goto out;
+	}
+	if (S_ISREG(e.mode)) {
+		*first = fx;
+		e.size = rpmfilesFSize(r->files, fx);
+		digest = rpmfilesFDigest(r->files, fx, NULL, &dlen);
+		if (r->digest_algo && digest && !(e.size == 0 && all_zero(digest, dlen))) {
+			e.digest = digest;
+			e.digest_algo = r->digest_algo;
+		} else if (r->digest_algo && e.size) {
+			err = file_err(r, fx, -EBADMSG, "no file digest in the header");
+			goto out;
+		}
+	}
+	err = imastream_extract_entry_begin(r->x, &e);
+	*open_ret = !err;
+out:
+	free(fn);
+	return err;
+}
+
+static int extract_payload(struct pkgread *r, FD_t pfd)
+{
+	struct pipeline pl = { .r = r, .pfd = pfd, .threaded = !(r->flags & IMASTREAM_INSTALL_ONE_THREAD) };
+	bool started = false, open = false;
+	int err = 0, fx, first = -1;
+	pthread_t reader;
+
+	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.cond, NULL);
+	for (int i = 0; i < (pl.threaded ? NBUFS : 1); i++)
+		if (!(pl.bufs[i] = malloc(CHUNK_SIZE)))
+			err = -ENOMEM;
+	pl.fi = rpmfiNewArchiveReader(pfd, r->files, RPMFI_ITER_READ_ARCHIVE_CONTENT_FIRST);
+	if (!pl.fi && !err)
+		err = ims_err(r->log, -EBADMSG, "%s: cannot open the payload", r->name);
+	if (!err && pl.threaded) {
+		err = -pthread_create(&reader, NULL, reader_thread, &pl);
+		started = !err;
+		if (err)
+			ims_err(r->log, err, "%s: cannot start the reader thread: %s", r->name, strerror(-err));
+	}
+	while (!err) {
+		struct event ev = pop(&pl);
+
+		if (ev.type == EV_DONE)
+			break;
+		switch (ev.type) {
+		case EV_ENTRY:
+			err = on_entry(r, ev.fx, &first, &open);
+			break;
+		case EV_DATA:
+			if (open)
+				err = imastream_extract_entry_data(r->x, pl.bufs[ev.buf], ev.len);
+			put_buf(&pl, ev.buf);
+			break;
+		case EV_END:
+			if (open)
+				err = imastream_extract_entry_end(r->x);
+			open = false;
+			break;
+		case EV_ERROR: {
+			char *fn = ev.fx >= 0 ? rpmfilesFN(r->files, ev.fx) : NULL;
+
+			err = payload_err(r, pfd, ev.rc, fn);
+			free(fn);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* The reader must be done with the archive before anyone else touches it. */
+	pthread_mutex_lock(&pl.lock);
+	pl.stop = true;
+	pthread_cond_broadcast(&pl.cond);
+	pthread_mutex_unlock(&pl.lock);
+	if (started)
+		pthread_join(reader, NULL);
+	if (!err) {
+		/* The reader finished with EV_DONE: everything delivered must be accounted for. */
+		for (fx = 0; fx < r->fc; fx++)
+			if (!r->delivered[fx] && !is_ghost(r, fx)) {
+				err = file_err(r, fx, -EBADMSG, "missing from the payload");
+				break;
+			}
+	}
+	if (pl.fi) {
+		rpmfiArchiveClose(pl.fi);
+		rpmfiFree(pl.fi);
+	}
+	for (int i = 0; i < NBUFS; i++)
+		free(pl.bufs[i]);
+	pthread_cond_destroy(&pl.cond);
+	pthread_mutex_destroy(&pl.lock);
+	return err;
+}
+
+int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name, unsigned int flags)
+{
+	struct pkgread r = { .x = x, .name = name ? name : "(package)", .flags = flags };
+	rpmlogCallback prev_log;
+	rpmKeyring keyring = NULL;
+	const struct imastream_hash_info *hi;
+	const char *compressor, *format, *mode;
+	rpmts ts = NULL;
+	FD_t rfd = NULL, pfd = NULL;
+	uint64_t total = 0;
+	bool begun = false;
+	rpmRC rc;
+	int err = 0, rootfd = ims_extract_rootfd(x);
+
+	r.log = ims_extract_log(x);
+	if (flags & ~(IMASTREAM_INSTALL_NO_HEADER_DIGEST | IMASTREAM_INSTALL_NO_FILE_DIGEST |
+		      IMASTREAM_INSTALL_ONE_THREAD))
+		return ims_err(r.log, -EINVAL, "%s: unknown install flags 0x%x", r.name, flags);
+	pthread_once(&rpm_config_once, read_rpm_config);
+	if (rpm_config_rc)
+		return ims_err(r.log, -EIO, "cannot read rpm's configuration");
+
+	prev_log = rpmlogSetCallback(rpmlog_to_ours, &r);
+	rfd = fdDup(fd);
+	ts = rpmtsCreate();
+	keyring = rpmKeyringNew();
+	if (!rfd || Ferror(rfd) || !ts || !keyring) {
+		err = ims_err(r.log, -EIO, "%s: cannot open: %s", r.name, rfd ? Fstrerror(rfd) : "fdDup failed");
+		goto out;
+	}
+	/* Header digests are checked here; signatures are the chain's verify hook's job
+	 * (with our trust store), so the host's rpm keyring is never consulted. */
+	rpmtsSetKeyring(ts, keyring);
+	rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES |
+			((flags & IMASTREAM_INSTALL_NO_HEADER_DIGEST) ? RPMVSF_MASK_NODIGESTS : 0));
+	rc = rpmReadPackageFile(ts, rfd, r.name, &r.h);
+	if (rc != RPMRC_OK && rc != RPMRC_NOKEY && rc != RPMRC_NOTTRUSTED) {
+		err = ims_err(r.log, -EBADMSG, "%s: %s", r.name,
+			      rc == RPMRC_NOTFOUND ? "not an rpm package" :
+			      r.last_rpm_msg[0] ? r.last_rpm_msg : "bad header or header digest");
+		goto out;
+	}
+	if (headerIsSource(r.h)) {
+		err = ims_err(r.log, -EOPNOTSUPP, "%s: a source package cannot be installed", r.name);
+		goto out;
+	}
+	format = headerGetString(r.h, RPMTAG_PAYLOADFORMAT);
+	if (format && strcmp(format, "cpio")) {
+		err = ims_err(r.log, -EOPNOTSUPP, "%s: payload format '%s' is not supported", r.name, format);
+		goto out;
+	}
+	compressor = headerGetString(r.h, RPMTAG_PAYLOADCOMPRESSOR);
+	mode = rpmio_mode(compressor);
+	if (!mode) {
+		err = ims_err(r.log, -EOPNOTSUPP, "%s: payload compressor '%s' is not supported", r.name,
+			      compressor);
+		goto out;
+	}
+	r.files = rpmfilesNew(NULL, r.h, RPMTAG_BASENAMES, RPMFI_NOHEADER);
+	if (!r.files) {
+		err = ims_err(r.log, -EBADMSG, "%s: malformed file list in the header", r.name);
+		goto out;
+	}
+	r.fc = (int)rpmfilesFC(r.files);
+	if (!(flags & IMASTREAM_INSTALL_NO_FILE_DIGEST) && r.fc) {
+		hi = imastream_hash_by_rpm_id(rpmfilesDigestAlgo(r.files));
+		if (!hi) {
+			err = ims_err(r.log, -EOPNOTSUPP, "%s: unknown file digest algorithm %d", r.name,
+				      rpmfilesDigestAlgo(r.files));
+			goto out;
+		}
+		r.digest_algo = hi->algo;
+	}
+	r.delivered = calloc((size_t)r.fc + 1, 1);
+	if (!r.delivered) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = check_header_files(&r, rootfd, &total);
+	if (err)
+		goto out;
+	load_ids(&r, rootfd, "passwd", &r.users);
+	load_ids(&r, rootfd, "group", &r.groups);
+
+	pfd = Fdopen(rfd, mode);
+	if (!pfd || Ferror(pfd)) {
+		err = ims_err(r.log, -EBADMSG, "%s: cannot open the %s payload: %s", r.name,
+			      compressor ? compressor : "gzip", pfd ? Fstrerror(pfd) : "?");
+		goto out;
+	}
+	err = imastream_extract_begin(x, r.name);
+	if (err)
+		goto out;
+	begun = true;
+	err = extract_payload(&r, pfd);
+	if (!err) {
+		begun = false;
+		err = imastream_extract_commit(x);
+	}
+out:
+	if (begun)
+		imastream_extract_abort(x, err);
+	rpmlogSetCallback(prev_log, NULL);
+	/* Fdopen() pushed the decompressor onto the same FD_t: one close pops both. */
+	if (pfd || rfd)
+		Fclose(pfd ? pfd : rfd);
+	rpmfilesFree(r.files);
+	headerFree(r.h);
+	rpmtsFree(ts);
+	rpmKeyringFree(keyring);
+	ims_strmap_clear(&r.users);
+	ims_strmap_clear(&r.groups);
+	ims_strmap_clear(&r.unknown);
+	free(r.delivered);
+	return err;
+}

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Shared helpers of the installer tests: preconditions, test packages built with rpmbuild,
+# and a tree listing that two installs can be compared by.
+
+# skip REASON: exit 77 with the reason, the automake way.
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+install_preconditions() {
+	[ "$(id -u)" = 0 ] || skip "needs root (chown, capabilities, rpm --root)"
+	command -v rpmbuild >/dev/null || skip "rpmbuild not installed"
+	command -v rpm >/dev/null || skip "rpm not installed"
+	INSTALL_RPM=$top_builddir/installer/examples/install-rpm
+	[ -x "$INSTALL_RPM" ] || { echo "ERROR: $INSTALL_RPM not built"; exit 99; }
+	# Run a libtool wrapper's real binary where it exists, so sanitizers see our code.
+	export INSTALL_RPM
+}
+
+# build_pkg WORK NAME PAYLOAD-MACRO: builds a package with every kind of entry and prints
+# its path.  The files live under /opt/NAME, so packages of several names coexist.
+build_pkg() {
+	local work=$1 name=$2 payload=$3 spec
+	spec=$work/$name.spec
+	cat >"$spec" <<SPEC
+Name: $name
+Version: 1.0
+Release: 1
+Summary: imastream installer test package
+License: MIT
+BuildArch: noarch
+%description
+Every kind of entry the installer handles.
+%install
+d=%{buildroot}/opt/$name
+mkdir -p \$d/sub/deeper \$d/emptydir %{buildroot}/etc/$name
+for n in 1 100 4095 4096 4097 65536 65537 262145 1048579; do
+	head -c \$n /dev/urandom > \$d/sub/size-\$n
+done
+head -c 3145728 /dev/zero > \$d/zeros-3m
+: > \$d/empty
+printf '#!/bin/sh\necho hi\n' > \$d/run.sh
+cp \$d/run.sh \$d/setuid
+cp \$d/run.sh \$d/capbin
+ln -s sub/size-100 \$d/link-rel
+ln -s /etc/$name/main.conf \$d/link-abs
+ln -s ../../does/not/exist \$d/sub/deeper/dangling
+echo "linked content" > \$d/hl-a
+ln \$d/hl-a \$d/hl-b
+ln \$d/hl-a \$d/sub/deeper/hl-c
+echo owned > \$d/owned
+echo "not installed" > \$d/ghost.log
+echo conf=1 > %{buildroot}/etc/$name/main.conf
+echo x=2 > %{buildroot}/etc/$name/other.conf
+%files
+%dir /opt/$name
+/opt/$name/sub
+%dir /opt/$name/emptydir
+/opt/$name/zeros-3m
+/opt/$name/empty
+%attr(0755,root,root) /opt/$name/run.sh
+%attr(4755,root,root) /opt/$name/setuid
+%attr(0755,root,root) %caps(cap_net_raw,cap_net_admin=ep) /opt/$name/capbin
+/opt/$name/link-rel
+/opt/$name/link-abs
+/opt/$name/hl-a
+/opt/$name/hl-b
+%attr(0640,imsuser,imsgrp) /opt/$name/owned
+%ghost /opt/$name/ghost.log
+%dir %attr(0750,imsuser,root) /etc/$name
+%config(noreplace) /etc/$name/main.conf
+%config /etc/$name/other.conf
+SPEC
+	rpmbuild -bb --quiet --define "_topdir $work/top" --define "_binary_payload $payload" \
+		--define '_build_id_links none' "$spec" >"$work/rpmbuild-$name.log" 2>&1 ||
+		{ cat "$work/rpmbuild-$name.log" >&2; echo "ERROR: rpmbuild failed"; exit 99; }
+	echo "$work/top/RPMS/noarch/$name-1.0-1.noarch.rpm"
+}
+
+# make_root DIR: an empty root that knows the test user and group, as rpm needs them.
+make_root() {
+	mkdir -p "$1/etc"
+	printf 'root:x:0:0:root:/root:/bin/sh\nimsuser:x:1234:1234::/:/bin/false\n' >"$1/etc/passwd"
+	printf 'root:x:0:\nimsgrp:x:2345:\n' >"$1/etc/group"
+}
+
+# list_tree ROOT: one line per object: path, type, mode, owner, size, content digest or
+# symlink target, mtime (not for directories: adding entries changes it), hard-link group,
+# file capabilities.  rpm's database is left out.
+list_tree() {
+	(cd "$1" && find . -path ./rpmdb -prune -o -path ./var -prune -o -path ./etc/passwd -prune \
+		-o -path ./etc/group -prune -o -print0 | sort -z |
+		while IFS= read -r -d '' p; do
+			local t extra
+			t=$(stat -c '%F|%a|%u|%g' "$p")
+			case $t in
+			directory*) extra="" ;;
+			symbolic*) extra="->$(readlink "$p") mtime=$(stat -c %Y "$p")" ;;
+			*) extra="$(stat -c 'size=%s mtime=%Y links=%h' "$p") $(sha256sum <"$p" | cut -c1-16)"
+			   extra="$extra $({ getfattr --absolute-names -h -e hex -n security.capability "$p" 2>/dev/null || true; } |
+				sed -n 's/^security.capability=/caps=/p')" ;;
+			esac
+			echo "$p|$t|$extra"
+		done)
+}
+
+# link_groups ROOT: the hard-link sets, as sorted path lists per inode.
+link_groups() {
+	(cd "$1" && find . -path ./rpmdb -prune -o -type f -links +1 -printf '%i %p\n' | sort |
+		awk '{ g[$1] = g[$1] " " $2 } END { for (i in g) print g[i] }' | sort)
+}
+
+# no_leftovers ROOT: fails if any temp file of ours is left below ROOT.
+no_leftovers() {
+	local left
+	left=$(find "$1" -name '.imastream-tmp-*' | head -5)
+	[ -z "$left" ] || fail "temp files left behind: $left"
+}
