@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The plugin chain and its configuration: what drivers (the rpm adapter, the installer) call. */
+#ifndef IMASTREAM_CHAIN_H
+#define IMASTREAM_CHAIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "imastream/common.h"
+#include "imastream/hooks.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum imastream_mode {
+	IMASTREAM_MODE_OFF,  /* load nothing, write nothing */
+	IMASTREAM_MODE_HASH, /* security.ima = digest */
+	IMASTREAM_MODE_SIGN, /* security.ima = signature of the digest with a local key */
+};
+
+enum imastream_no_xattr {
+	IMASTREAM_NO_XATTR_FAIL, /* a filesystem without xattrs fails the install */
+	IMASTREAM_NO_XATTR_SKIP, /* ... or is skipped with one notice */
+};
+
+/**
+ * struct imastream_config - every setting, validated; strings are owned (NULL = unset)
+ *
+ * The keys of imastream_config_set() (and of the config file, and the suffixes of the
+ * rpm macros %_imastream_KEY) are, with their defaults:
+ *   mode              hash | sign | off                      (hash)
+ *   hash_algo         sha256, sha384, sha512, sha224, sha1, md5, sm3 (sha256)
+ *   key               private key: PEM file, pkcs11: URI or kernel key id   (unset)
+ *   key_pass_file     file whose first line is the key's passphrase or PIN   (unset)
+ *   key_pass_env      name of an environment variable holding it             (unset)
+ *   cert              the signer's certificate (key id from its SKID)        (unset)
+ *   trust             trust store: a directory or bundle of certificates     (unset)
+ *   evm               portable | none                                        (none)
+ *   plugins           ordered, comma-separated chain                   (selinux,ima,evm)
+ *   file_contexts     SELinux file_contexts path (the policy's if unset)     (unset)
+ *   no_xattr_support  fail | skip                                            (fail)
+ *   config_files      yes | no: cover %config files too                      (no)
+ *   xattr_namespace   security | user: where IMA/EVM/labels go               (security)
+ *   trace             file the trace plugin appends its transcript to         (unset)
+ */
+struct imastream_config {
+	int mode;              /* enum imastream_mode */
+	int hash_algo;         /* kernel hash id */
+	char *key;
+	char *key_pass_file;
+	char *key_pass_env;
+	char *cert;
+	char *trust;
+	bool evm;
+	char *plugins;
+	char *file_contexts;
+	int no_xattr;          /* enum imastream_no_xattr */
+	bool config_files;
+	bool user_xattrs;
+	char *trace;
+};
+
+/* The keys imastream_config_set() accepts, NULL-terminated. */
+IMASTREAM_API const char *const *imastream_config_keys(void);
+
+/**
+ * imastream_config_init - fill @cfg with the defaults
+ * Return: 0 or -ENOMEM.  Release with imastream_config_release().
+ */
+IMASTREAM_API int imastream_config_init(struct imastream_config *cfg);
+IMASTREAM_API void imastream_config_release(struct imastream_config *cfg);
+
+/**
+ * imastream_config_set - set one key from its text form
+ * @cfg: the configuration
+ * @key: one of imastream_config_keys()
+ * @value: its value (copied)
+ * @where: names the source in messages ("macro %_imastream_mode", "/etc/x.conf:3")
+ * @log: one line on error
+ *
+ * Return: 0, -EINVAL for an unknown key or an invalid value (an unknown algorithm,
+ * a mode that is not hash/sign/off, ...), -EOPNOTSUPP for an algorithm this build cannot
+ * compute, -ENOMEM.
+ */
+IMASTREAM_API int imastream_config_set(struct imastream_config *cfg, const char *key,
+				       const char *value, const char *where,
+				       const struct imastream_log *log);
+
+/**
+ * imastream_config_load - read "key = value" lines ('#' comments, blank lines) from a file
+ * Return: 0, -errno of fopen/read, or the first imastream_config_set() error (the line
+ * is named in the message).
+ */
+IMASTREAM_API int imastream_config_load(struct imastream_config *cfg, const char *path,
+					const struct imastream_log *log);
+
+/**
+ * imastream_config_check - the cross-key checks, once every key is set
+ * Return: 0, -EINVAL (sign mode or evm without a key, ...).
+ */
+IMASTREAM_API int imastream_config_check(const struct imastream_config *cfg,
+					 const struct imastream_log *log);
+
+struct imastream_chain;
+
+/**
+ * imastream_chain_new - an empty chain
+ * @cfg: the configuration; must outlive the chain
+ * @log: where every plugin reports; must outlive the chain (may be NULL)
+ * Return: 0 or -ENOMEM.  Free with imastream_chain_free().
+ */
+IMASTREAM_API int imastream_chain_new(const struct imastream_config *cfg,
+				      const struct imastream_log *log,
+				      struct imastream_chain **ret);
+
+/**
+ * imastream_chain_add - append a plugin (before imastream_chain_init())
+ * Return: 0, -EINVAL after init, when @ops has no name, or when its rank would come
+ * before a plugin already added with a higher rank (labels → ima → evm), -EEXIST for
+ * a second plugin of the same name, -E2BIG past 16 plugins.
+ */
+IMASTREAM_API int imastream_chain_add(struct imastream_chain *chain,
+				      const struct imastream_plugin_ops *ops);
+
+/**
+ * imastream_chain_add_list - append the built-in plugins named in a comma-separated list
+ * Return: 0, -ENOENT for an unknown name (logged), or an imastream_chain_add() error.
+ */
+IMASTREAM_API int imastream_chain_add_list(struct imastream_chain *chain, const char *list);
+
+/**
+ * imastream_chain_init - run every plugin's init, in order
+ *
+ * Stops at the first failure; imastream_chain_free() then runs cleanup for the plugins
+ * whose init succeeded.  Afterwards the chain knows the union of hash algorithms.
+ * Return: 0, the failing init's error, or -ENOMEM/-EOPNOTSUPP from the hash engine.
+ */
+IMASTREAM_API int imastream_chain_init(struct imastream_chain *chain);
+
+/* Runs cleanup in reverse order for every plugin whose init succeeded, then frees. */
+IMASTREAM_API void imastream_chain_free(struct imastream_chain *chain);
+
+/* The union of IMASTREAM_HASH_BIT()s the plugins asked for at init. */
+IMASTREAM_API uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain);
+
+/*
+ * Dispatch.  The *_pre/file_opened calls return 0 or the first plugin error; the chain
+ * remembers how far they got, and the matching post call runs exactly those plugins'
+ * post hooks (in reverse) with @res.  A post call without a pre call is a no-op.
+ */
+IMASTREAM_API int imastream_chain_tsm_pre(struct imastream_chain *chain,
+					  const struct imastream_txn *txn);
+IMASTREAM_API void imastream_chain_tsm_post(struct imastream_chain *chain,
+					    const struct imastream_txn *txn, int res);
+IMASTREAM_API int imastream_chain_psm_pre(struct imastream_chain *chain,
+					  const struct imastream_pkg *pkg);
+IMASTREAM_API void imastream_chain_psm_post(struct imastream_chain *chain,
+					    const struct imastream_pkg *pkg, int res);
+IMASTREAM_API int imastream_chain_script_exec(struct imastream_chain *chain,
+					      const struct imastream_script *script);
+IMASTREAM_API int imastream_chain_verify(struct imastream_chain *chain,
+					 const struct imastream_verify *v);
+IMASTREAM_API int imastream_chain_file_conflict(struct imastream_chain *chain,
+						const struct imastream_conflict *c);
+
+/**
+ * imastream_chain_file_opened - start a file: attach the chain's state, run file_opened
+ * @f: filled by the driver; must stay valid until imastream_chain_file_done()
+ * Return: 0, -ENOMEM, or the first plugin error.  Whatever it returns, the driver must
+ * call imastream_chain_file_done() for @f.
+ */
+IMASTREAM_API int imastream_chain_file_opened(struct imastream_chain *chain,
+					      struct imastream_file *f);
+/* A chunk of content: fed to the digests the chain computes, then to the plugins. */
+IMASTREAM_API int imastream_chain_file_updated(struct imastream_chain *chain,
+					       struct imastream_file *f, const void *buf,
+					       size_t len);
+/* Content complete: runs file_closed in chain order, stopping at the first error. */
+IMASTREAM_API int imastream_chain_file_closed(struct imastream_chain *chain,
+					      struct imastream_file *f);
+/* Ends the file: file_done in reverse for the plugins file_opened reached; frees state. */
+IMASTREAM_API void imastream_chain_file_done(struct imastream_chain *chain,
+					     struct imastream_file *f, int res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IMASTREAM_CHAIN_H */

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The security hook API: what a chain plugin implements and the per-file context it shares. */
+#ifndef IMASTREAM_HOOKS_H
+#define IMASTREAM_HOOKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "imastream/common.h"
+#include "imastream/hash.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The twelve hooks of the 2012 rpm security-hook proposal, modernised, plus the post hook
+ * of "file opened" (file_done), so that every pre hook has a post that always runs:
+ *
+ *   init ─┬─ tsm_pre ─┬─ psm_pre ─┬─ script_exec
+ *         │           │           ├─ verify, file_conflict
+ *         │           │           └─ file_opened ─ file_updated* ─ file_closed ─ file_done
+ *         │           └─ psm_post
+ *         └─ tsm_post
+ *  cleanup
+ *
+ * Pre hooks run in chain order and stop at the first failure.  The matching post hook
+ * then runs, in reverse chain order, for every plugin the pre hook reached (the failing
+ * one included), with the failure code.  cleanup runs in reverse order for every plugin
+ * whose init succeeded.
+ */
+enum imastream_hook {
+	IMASTREAM_HOOK_INIT,
+	IMASTREAM_HOOK_CLEANUP,
+	IMASTREAM_HOOK_TSM_PRE,
+	IMASTREAM_HOOK_TSM_POST,
+	IMASTREAM_HOOK_PSM_PRE,
+	IMASTREAM_HOOK_PSM_POST,
+	IMASTREAM_HOOK_SCRIPT_EXEC,
+	IMASTREAM_HOOK_FILE_OPENED,
+	IMASTREAM_HOOK_FILE_UPDATED,
+	IMASTREAM_HOOK_FILE_CLOSED,
+	IMASTREAM_HOOK_FILE_DONE,
+	IMASTREAM_HOOK_VERIFY,
+	IMASTREAM_HOOK_FILE_CONFLICT,
+	IMASTREAM_HOOK_COUNT
+};
+
+/* Name of a hook ("file_closed"), or NULL. */
+IMASTREAM_API const char *imastream_hook_name(int hook);
+
+struct imastream_config;
+
+/* Transaction flags a driver reports in struct imastream_txn. */
+enum {
+	/* The driver did not check per-file digests (rpm --nofiledigest). */
+	IMASTREAM_TXN_NOFILEDIGEST = 1u << 0,
+	/* Nothing is written (rpm --test). */
+	IMASTREAM_TXN_TEST = 1u << 1,
+	/* No security labels wanted (rpm --nocontexts). */
+	IMASTREAM_TXN_NOCONTEXTS = 1u << 2,
+};
+
+/**
+ * struct imastream_txn - one transaction
+ * @root: the root directory files are installed under ("/" for none); file paths given
+ *        to file hooks are relative to the root the driver is chrooted into
+ * @flags: IMASTREAM_TXN_*
+ */
+struct imastream_txn {
+	const char *root;
+	unsigned int flags;
+};
+
+enum imastream_pkg_op {
+	IMASTREAM_PKG_INSTALL,
+	IMASTREAM_PKG_ERASE,
+	IMASTREAM_PKG_OTHER, /* pre/posttrans and other non-file steps */
+};
+
+/* Package flags. */
+enum {
+	/* The header was authenticated (its digest or signature checked by the driver). */
+	IMASTREAM_PKG_HEADER_VERIFIED = 1u << 0,
+	/* The per-file digests of this package are checked while writing. */
+	IMASTREAM_PKG_FILEDIGESTS_CHECKED = 1u << 1,
+};
+
+/**
+ * struct imastream_pkg - one package of the transaction
+ * @nevra: name-epoch:version-release.arch, for messages and records
+ * @op: enum imastream_pkg_op
+ * @flags: IMASTREAM_PKG_*
+ */
+struct imastream_pkg {
+	const char *nevra;
+	int op;
+	unsigned int flags;
+};
+
+/* Script types (a bit mask, as rpm's). */
+enum {
+	IMASTREAM_SCRIPT_FORK = 1u << 0,
+	IMASTREAM_SCRIPT_EXEC = 1u << 1,
+};
+
+/**
+ * struct imastream_script - a scriptlet about to be executed (in the forked child)
+ * @path: the interpreter or program run
+ * @type: IMASTREAM_SCRIPT_*
+ */
+struct imastream_script {
+	const char *path;
+	unsigned int type;
+};
+
+/**
+ * struct imastream_verify - a signature check the driver made, which plugins may veto
+ * @what: what was checked ("header", "payload", a path)
+ * @hash_algo: kernel hash id of @digest, 0 if none
+ * @digest: the digest the signature covers (may be NULL)
+ * @digest_len: its length
+ * @sig: the signature (may be NULL)
+ * @sig_len: its length
+ * @result: the driver's verdict: 0 or a negative errno
+ */
+struct imastream_verify {
+	const char *what;
+	int hash_algo;
+	const uint8_t *digest;
+	size_t digest_len;
+	const uint8_t *sig;
+	size_t sig_len;
+	int result;
+};
+
+/**
+ * struct imastream_conflict - a file about to replace one another package owns
+ * @path: the final path
+ * @pkg: the package being installed
+ * @owner: nevra of the package that owns the file now
+ */
+struct imastream_conflict {
+	const char *path;
+	const struct imastream_pkg *pkg;
+	const char *owner;
+};
+
+/* File flags (struct imastream_file.flags). */
+enum {
+	IMASTREAM_FILE_CONFIG = 1u << 0,  /* %config */
+	IMASTREAM_FILE_GHOST = 1u << 1,   /* %ghost: no content */
+	IMASTREAM_FILE_UNOWNED = 1u << 2, /* a parent directory no package owns */
+	IMASTREAM_FILE_HARDLINK = 1u << 3, /* one of several links to one inode */
+	IMASTREAM_FILE_SKIP = 1u << 4,    /* the driver leaves the file alone (skipped action) */
+	IMASTREAM_FILE_ERASE = 1u << 5,   /* being removed, not written */
+};
+
+/**
+ * struct imastream_file_xattr - an xattr a plugin set on the file during this install
+ * @name: full name as asked ("security.selinux"), whatever namespace it was written to
+ * @value: the bytes written (a label's trailing NUL included)
+ * @len: their length
+ * @skipped: a soft error (no xattr support) skipped the write: the value is what
+ *           would have been written
+ */
+struct imastream_file_xattr {
+	const char *name;
+	const uint8_t *value;
+	size_t len;
+	bool skipped;
+};
+
+/* Largest number of xattrs a chain records per file, and the largest value. */
+#define IMASTREAM_FILE_MAX_XATTRS 8
+#define IMASTREAM_FILE_MAX_XATTR_VALUE 65536
+
+/**
+ * struct imastream_file - the per-file context every plugin of the chain shares
+ *
+ * The driver fills the description fields before file_opened and may update @path, @fd
+ * and the metadata before file_closed (rpm only knows the descriptor there).  The chain
+ * owns the digest and xattr state; plugins read it and add to it through the functions
+ * below, never directly.
+ *
+ * @path: where the object is now, relative to the current root (rpm: the temp name
+ *        "dir/base;xxxxxxxx"); for symlinks and devices the only handle to use
+ * @dest: the final name, which labels and policy are looked up by
+ * @fd: a descriptor on the object (possibly write-only: never read it), or -1
+ * @mode: the final st_mode, type bits included
+ * @uid, @gid: the final owner
+ * @size: content size in bytes
+ * @flags: IMASTREAM_FILE_*
+ * @pkg: the package it belongs to (may be NULL for unowned directories)
+ * @known_algo: kernel hash id of @known_digest, or 0; set by the driver when it verified
+ *              the content against a digest (rpm's header digest), so no byte need be
+ *              read again
+ * @known_digest: that digest
+ * @known_len: its length
+ * @chain_state: private to the chain
+ */
+struct imastream_file {
+	const char *path;
+	const char *dest;
+	int fd;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	uint64_t size;
+	unsigned int flags;
+	const struct imastream_pkg *pkg;
+	int known_algo;
+	uint8_t known_digest[IMASTREAM_HASH_MAX_DIGEST];
+	size_t known_len;
+	void *chain_state;
+};
+
+/**
+ * imastream_file_digest - the content digest of a regular file, computed at most once
+ * @f: the file, between file_opened and file_done
+ * @algo: a kernel hash id that some plugin asked for at init
+ * @digest_ret: points into the file context; valid until file_done
+ * @len_ret: the digest size (may be NULL)
+ * @how_ret: set to "header" (the driver's verified digest), "stream" (the bytes seen by
+ *           file_updated) or "reread" (the file re-opened read-only by @path and hashed
+ *           once for every wanted algorithm); may be NULL
+ *
+ * Return: 0, -EINVAL if @f is not a regular file or @algo was not asked for at init,
+ * -errno of open/read.
+ */
+IMASTREAM_API int imastream_file_digest(struct imastream_file *f, int algo,
+					const uint8_t **digest_ret, size_t *len_ret,
+					const char **how_ret);
+
+/**
+ * imastream_file_set_xattr - write an xattr on the file and record it for later plugins
+ * @f: the file, in file_closed
+ * @name: the full name ("security.selinux", "security.ima")
+ * @value: the bytes
+ * @len: their length (at most IMASTREAM_FILE_MAX_XATTR_VALUE)
+ *
+ * Writes with fsetxattr() on @f->fd, or lsetxattr() on @f->path without one.  When the
+ * filesystem has no xattr support (EOPNOTSUPP) and the configuration says
+ * "no_xattr_support = skip", the write is skipped with one notice per transaction and
+ * recorded as skipped; otherwise it is an error.  The user-namespace option writes
+ * "user.X" for "security.X".
+ * Return: 0, -E2BIG for a too-long value, -ENOSPC when IMASTREAM_FILE_MAX_XATTRS are
+ * recorded, -errno of the set call.
+ */
+IMASTREAM_API int imastream_file_set_xattr(struct imastream_file *f, const char *name,
+					   const void *value, size_t len);
+
+/**
+ * imastream_file_get_xattr - an xattr a plugin set earlier in this chain run
+ * Return: the record, or NULL if no plugin set @name on @f.
+ */
+IMASTREAM_API const struct imastream_file_xattr *
+imastream_file_get_xattr(const struct imastream_file *f, const char *name);
+
+/* The configuration the chain was created with (valid for the chain's life). */
+IMASTREAM_API const struct imastream_config *imastream_file_config(const struct imastream_file *f);
+
+/* The log of the chain the file runs through. */
+IMASTREAM_API const struct imastream_log *imastream_file_log(const struct imastream_file *f);
+
+/* What a plugin writes; the chain checks that the configured order respects it. */
+enum imastream_plugin_rank {
+	IMASTREAM_RANK_ANY = 0,    /* writes no security xattr: may sit anywhere */
+	IMASTREAM_RANK_LABELS = 1, /* security labels (selinux, smack, capabilities) */
+	IMASTREAM_RANK_IMA = 2,    /* security.ima */
+	IMASTREAM_RANK_EVM = 3,    /* security.evm: covers everything above, must be last */
+};
+
+/**
+ * struct imastream_init_args - what init receives
+ * @name: the plugin's name in this chain
+ * @cfg: the configuration (valid until cleanup)
+ * @log: where to report (valid until cleanup)
+ * @hash_algos: the plugin ORs IMASTREAM_HASH_BIT() of each content digest it will ask
+ *              imastream_file_digest() for; the chain computes the union once per file
+ */
+struct imastream_init_args {
+	const char *name;
+	const struct imastream_config *cfg;
+	const struct imastream_log *log;
+	uint32_t hash_algos;
+};
+
+/**
+ * struct imastream_plugin_ops - a plugin: a constant table of hooks
+ *
+ * Every hook is optional: the chain calls only those that are set.  Hooks return 0 or a
+ * negative errno (post hooks return nothing: they cannot undo).  @state is what init
+ * stored in *state_ret.
+ */
+struct imastream_plugin_ops {
+	const char *name;
+	int rank; /* enum imastream_plugin_rank */
+
+	/* Load keys and configuration here: file hooks may run inside a chroot. */
+	int (*init)(struct imastream_init_args *args, void **state_ret);
+	void (*cleanup)(void *state);
+
+	int (*tsm_pre)(void *state, const struct imastream_txn *txn);
+	void (*tsm_post)(void *state, const struct imastream_txn *txn, int res);
+	int (*psm_pre)(void *state, const struct imastream_pkg *pkg);
+	void (*psm_post)(void *state, const struct imastream_pkg *pkg, int res);
+	int (*script_exec)(void *state, const struct imastream_script *script);
+
+	int (*file_opened)(void *state, struct imastream_file *f);
+	/* A chunk of content, in order; only drivers that stream the payload call it. */
+	int (*file_updated)(void *state, struct imastream_file *f, const void *buf, size_t len);
+	/* Content complete and verified, metadata final, final name not yet given. */
+	int (*file_closed)(void *state, struct imastream_file *f);
+	/* The post hook of file_opened: @res is 0 once the file has its final name. */
+	void (*file_done)(void *state, struct imastream_file *f, int res);
+
+	int (*verify)(void *state, const struct imastream_verify *v);
+	int (*file_conflict)(void *state, const struct imastream_conflict *c);
+};
+
+/* A built-in plugin by name ("selinux", "ima", "evm", "trace"), or NULL. */
+IMASTREAM_API const struct imastream_plugin_ops *imastream_plugin_lookup(const char *name);
+/* Iterates the built-in plugins: returns entry @i, or NULL past the end. */
+IMASTREAM_API const struct imastream_plugin_ops *imastream_plugin_at(unsigned int i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IMASTREAM_HOOKS_H */

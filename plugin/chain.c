@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The chain: plugins in a checked order, hooks dispatched with paired pre/post semantics. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/private.h"
+
+#define MAX_PLUGINS 16
+
+struct slot {
+	const struct imastream_plugin_ops *ops;
+	void *state;
+	bool inited;
+};
+
+struct imastream_chain {
+	const struct imastream_config *cfg;
+	const struct imastream_log *log;
+	struct slot slots[MAX_PLUGINS];
+	unsigned int n;
+	bool initialised;
+	/* How many plugins the last tsm_pre/psm_pre reached; -1 when no pre is pending. */
+	int tsm_reached;
+	int psm_reached;
+	uint32_t hash_algos;
+	struct ims_digest_engine *engine;
+	struct imastream_file *streaming;
+	bool no_xattr_told;
+};
+
+static const char *const hook_names[IMASTREAM_HOOK_COUNT] = {
+	[IMASTREAM_HOOK_INIT] = "init",
+	[IMASTREAM_HOOK_CLEANUP] = "cleanup",
+	[IMASTREAM_HOOK_TSM_PRE] = "tsm_pre",
+	[IMASTREAM_HOOK_TSM_POST] = "tsm_post",
+	[IMASTREAM_HOOK_PSM_PRE] = "psm_pre",
+	[IMASTREAM_HOOK_PSM_POST] = "psm_post",
+	[IMASTREAM_HOOK_SCRIPT_EXEC] = "script_exec",
+	[IMASTREAM_HOOK_FILE_OPENED] = "file_opened",
+	[IMASTREAM_HOOK_FILE_UPDATED] = "file_updated",
+	[IMASTREAM_HOOK_FILE_CLOSED] = "file_closed",
+	[IMASTREAM_HOOK_FILE_DONE] = "file_done",
+	[IMASTREAM_HOOK_VERIFY] = "verify",
+	[IMASTREAM_HOOK_FILE_CONFLICT] = "file_conflict",
+};
+
+const char *imastream_hook_name(int hook)
+{
+	return hook >= 0 && hook < IMASTREAM_HOOK_COUNT ? hook_names[hook] : NULL;
+}
+
+const struct imastream_config *ims_chain_config(const struct imastream_chain *chain)
+{
+	return chain->cfg;
+}
+
+const struct imastream_log *ims_chain_log(const struct imastream_chain *chain)
+{
+	return chain->log;
+}
+
+struct ims_digest_engine *ims_chain_engine(struct imastream_chain *chain)
+{
+	return chain->engine;
+}
+
+struct imastream_file **ims_chain_streaming(struct imastream_chain *chain)
+{
+	return &chain->streaming;
+}
+
+bool ims_chain_first_no_xattr(struct imastream_chain *chain)
+{
+	bool first = !chain->no_xattr_told;
+
+	chain->no_xattr_told = true;
+	return first;
+}
+
+int imastream_chain_new(const struct imastream_config *cfg, const struct imastream_log *log,
+			struct imastream_chain **ret)
+{
+	struct imastream_chain *chain;
+
+	if (!cfg || !ret)
+		return -EINVAL;
+	chain = calloc(1, sizeof(*chain));
+	if (!chain)
+		return -ENOMEM;
+	chain->cfg = cfg;
+	chain->log = log;
+	chain->tsm_reached = -1;
+	chain->psm_reached = -1;
+	*ret = chain;
+	return 0;
+}
+
+int imastream_chain_add(struct imastream_chain *chain, const struct imastream_plugin_ops *ops)
+{
+	if (!chain || !ops || !ops->name || chain->initialised)
+		return -EINVAL;
+	if (chain->n == MAX_PLUGINS)
+		return ims_err(chain->log, -E2BIG, "chain: more than %d plugins", MAX_PLUGINS);
+	for (unsigned int i = 0; i < chain->n; i++) {
+		const struct imastream_plugin_ops *o = chain->slots[i].ops;
+
+		if (strcmp(o->name, ops->name) == 0)
+			return ims_err(chain->log, -EEXIST, "chain: plugin %s listed twice", ops->name);
+		/* EVM covers labels and security.ima: what it signs must be written first. */
+		if (ops->rank != IMASTREAM_RANK_ANY && o->rank > ops->rank)
+			return ims_err(chain->log, -EINVAL,
+				       "chain: plugin %s must come before %s (order: labels, ima, evm)",
+				       ops->name, o->name);
+	}
+	chain->slots[chain->n++].ops = ops;
+	return 0;
+}
+
+int imastream_chain_add_list(struct imastream_chain *chain, const char *list)
+{
+	char name[64];
+	const char *p = list;
+	int err;
+
+	if (!chain || !list)
+		return -EINVAL;
+	while (*p) {
+		const struct imastream_plugin_ops *ops;
+		size_t len = strcspn(p, ",");
+		size_t b = 0, e = len;
+
+		while (b < e && p[b] == ' ')
+			b++;
+		while (e > b && p[e - 1] == ' ')
+			e--;
+		if (e == b || e - b >= sizeof(name))
+			return ims_err(chain->log, -EINVAL, "chain: bad plugin list \"%s\"", list);
+		memcpy(name, p + b, e - b);
+		name[e - b] = '\0';
+		ops = imastream_plugin_lookup(name);
+		if (!ops)
+			return ims_err(chain->log, -ENOENT, "chain: unknown plugin \"%s\"", name);
+		err = imastream_chain_add(chain, ops);
+		if (err)
+			return err;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+int imastream_chain_init(struct imastream_chain *chain)
+{
+	unsigned int n_algos;
+	int err = 0;
+
+	if (!chain || chain->initialised)
+		return -EINVAL;
+	chain->initialised = true;
+	for (unsigned int i = 0; i < chain->n; i++) {
+		struct slot *s = &chain->slots[i];
+		struct imastream_init_args args = {
+			.name = s->ops->name, .cfg = chain->cfg, .log = chain->log,
+		};
+
+		if (s->ops->init) {
+			err = s->ops->init(&args, &s->state);
+			if (err)
+				goto out;
+		}
+		s->inited = true;
+		chain->hash_algos |= args.hash_algos;
+	}
+	n_algos = __builtin_popcount(chain->hash_algos);
+	if (n_algos > IMS_MAX_FILE_DIGESTS) {
+		err = ims_err(chain->log, -E2BIG, "chain: plugins want %u digests, at most %d",
+			      n_algos, IMS_MAX_FILE_DIGESTS);
+		goto out;
+	}
+	if (n_algos)
+		err = ims_digest_engine_new(chain->hash_algos, chain->log, &chain->engine);
+out:
+	return err;
+}
+
+void imastream_chain_free(struct imastream_chain *chain)
+{
+	if (!chain)
+		return;
+	for (unsigned int i = chain->n; i-- > 0;) {
+		struct slot *s = &chain->slots[i];
+
+		if (s->inited && s->ops->cleanup)
+			s->ops->cleanup(s->state);
+	}
+	ims_digest_engine_free(chain->engine);
+	free(chain);
+}
+
+uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain)
+{
+	return chain ? chain->hash_algos : 0;
+}
+
+/*
+ * The pre/post pattern shared by every paired hook: run @pre in order until one fails,
+ * remember how many plugins were reached (the failing one included, since its pre ran).
+ */
+#define RUN_PRE(chain, reached, hook, ...)                                   \
+	({                                                                   \
+		int _err = 0;                                                \
+		unsigned int _i;                                             \
+		for (_i = 0; _i < (chain)->n; _i++) {                        \
+			struct slot *_s = &(chain)->slots[_i];               \
+			if (_s->ops->hook) {                                 \
+				_err = _s->ops->hook(_s->state, __VA_ARGS__); \
+				if (_err) {                                  \
+					_i++;                                \
+					break;                               \
+				}                                            \
+			}                                                    \
+		}                                                            \
+		(reached) = _i;                                              \
+		_err;                                                        \
+	})
+
+#define RUN_POST(chain, reached, hook, ...)                                  \
+	do {                                                                 \
+		for (unsigned int _i = (reached); _i-- > 0;) {               \
+			struct slot *_s = &(chain)->slots[_i];               \
+			if (_s->ops->hook)                                   \
+				_s->ops->hook(_s->state, __VA_ARGS__);       \
+		}                                                            \
+	} while (0)
+
+/* Logs which plugin failed a hook, so the one line says where. */
+static int blame(struct imastream_chain *chain, unsigned int reached, const char *hook, int err)
+{
+	if (err && reached)
+		ims_logf(chain->log, IMASTREAM_LOG_DEBUG, "%s failed in plugin %s: %s", hook,
+			 chain->slots[reached - 1].ops->name, strerror(-err));
+	return err;
+}
+
+int imastream_chain_tsm_pre(struct imastream_chain *chain, const struct imastream_txn *txn)
+{
+	unsigned int reached;
+	int err;
+
+	if (!chain || !chain->initialised || chain->tsm_reached >= 0)
+		return -EINVAL;
+	err = RUN_PRE(chain, reached, tsm_pre, txn);
+	chain->tsm_reached = reached;
+	return blame(chain, reached, "tsm_pre", err);
+}
+
+void imastream_chain_tsm_post(struct imastream_chain *chain, const struct imastream_txn *txn,
+			      int res)
+{
+	if (!chain || chain->tsm_reached < 0)
+		return;
+	RUN_POST(chain, (unsigned int)chain->tsm_reached, tsm_post, txn, res);
+	chain->tsm_reached = -1;
+}
+
+int imastream_chain_psm_pre(struct imastream_chain *chain, const struct imastream_pkg *pkg)
+{
+	unsigned int reached;
+	int err;
+
+	if (!chain || !chain->initialised || chain->psm_reached >= 0)
+		return -EINVAL;
+	err = RUN_PRE(chain, reached, psm_pre, pkg);
+	chain->psm_reached = reached;
+	return blame(chain, reached, "psm_pre", err);
+}
+
+void imastream_chain_psm_post(struct imastream_chain *chain, const struct imastream_pkg *pkg,
+			      int res)
+{
+	if (!chain || chain->psm_reached < 0)
+		return;
+	RUN_POST(chain, (unsigned int)chain->psm_reached, psm_post, pkg, res);
+	chain->psm_reached = -1;
+}
+
+int imastream_chain_script_exec(struct imastream_chain *chain,
+				const struct imastream_script *script)
+{
+	unsigned int reached;
+	int err;
+
+	if (!chain || !chain->initialised)
+		return -EINVAL;
+	err = RUN_PRE(chain, reached, script_exec, script);
+	return blame(chain, reached, "script_exec", err);
+}
+
+int imastream_chain_verify(struct imastream_chain *chain, const struct imastream_verify *v)
+{
+	unsigned int reached;
+	int err;
+
+	if (!chain || !chain->initialised)
+		return -EINVAL;
+	err = RUN_PRE(chain, reached, verify, v);
+	return blame(chain, reached, "verify", err);
+}
+
+int imastream_chain_file_conflict(struct imastream_chain *chain,
+				  const struct imastream_conflict *c)
+{
+	unsigned int reached;
+	int err;
+
+	if (!chain || !chain->initialised)
+		return -EINVAL;
+	err = RUN_PRE(chain, reached, file_conflict, c);
+	return blame(chain, reached, "file_conflict", err);
+}
+
+int imastream_chain_file_opened(struct imastream_chain *chain, struct imastream_file *f)
+{
+	struct ims_file_state *st;
+	unsigned int reached;
+	int err;
+
+	if (!chain || !chain->initialised || !f || f->chain_state)
+		return -EINVAL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->chain = chain;
+	f->chain_state = st;
+	err = RUN_PRE(chain, reached, file_opened, f);
+	st->reached = reached;
+	return blame(chain, reached, "file_opened", err);
+}
+
+int imastream_chain_file_updated(struct imastream_chain *chain, struct imastream_file *f,
+				 const void *buf, size_t len)
+{
+	struct ims_file_state *st;
+	int err;
+
+	if (!chain || !f || !(st = f->chain_state) || st->chain != chain)
+		return -EINVAL;
+	if (chain->engine) {
+		/* One engine per chain: files stream one at a time. */
+		if (chain->streaming && chain->streaming != f)
+			return ims_err(chain->log, -EBUSY, "%s: another file is still streaming",
+				       f->dest ? f->dest : f->path);
+		if (!chain->streaming) {
+			err = ims_digest_stream_start(chain->engine);
+			if (err)
+				return err;
+			chain->streaming = f;
+			st->streamed = true;
+		}
+		err = ims_digest_stream_feed(chain->engine, buf, len);
+		if (err)
+			return err;
+	}
+	for (unsigned int i = 0; i < chain->n; i++) {
+		struct slot *s = &chain->slots[i];
+
+		if (s->ops->file_updated) {
+			err = s->ops->file_updated(s->state, f, buf, len);
+			if (err)
+				return blame(chain, i + 1, "file_updated", err);
+		}
+	}
+	return 0;
+}
+
+int imastream_chain_file_closed(struct imastream_chain *chain, struct imastream_file *f)
+{
+	struct ims_file_state *st;
+	unsigned int n;
+	int err;
+
+	if (!chain || !f || !(st = f->chain_state) || st->chain != chain)
+		return -EINVAL;
+	if (chain->streaming == f) {
+		chain->streaming = NULL;
+		err = ims_digest_finish(chain->engine, -1, st->digests, IMS_MAX_FILE_DIGESTS, &n);
+		if (err)
+			return err;
+		st->have_digests = true;
+		st->digest_source = "stream";
+	}
+	/* Sequential, not paired: a later plugin (evm) must not run when an earlier failed. */
+	for (unsigned int i = 0; i < chain->n; i++) {
+		struct slot *s = &chain->slots[i];
+
+		if (s->ops->file_closed) {
+			err = s->ops->file_closed(s->state, f);
+			if (err)
+				return blame(chain, i + 1, "file_closed", err);
+		}
+	}
+	return 0;
+}
+
+void imastream_chain_file_done(struct imastream_chain *chain, struct imastream_file *f, int res)
+{
+	struct ims_file_state *st;
+
+	if (!chain || !f || !(st = f->chain_state) || st->chain != chain)
+		return;
+	if (chain->streaming == f)
+		chain->streaming = NULL;
+	RUN_POST(chain, st->reached, file_done, f, res);
+	ims_file_state_free(st);
+	f->chain_state = NULL;
+}

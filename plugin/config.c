@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The chain's configuration: one validated key set shared by rpm macros and the config file. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/private.h"
+#include "imastream/chain.h"
+
+#define DEFAULT_PLUGINS "selinux,ima,evm"
+
+static const char *const config_keys[] = {
+	"mode", "hash_algo", "key", "key_pass_file", "key_pass_env", "cert", "trust", "evm", "plugins",
+	"file_contexts", "no_xattr_support", "config_files", "xattr_namespace", "trace",
+	NULL,
+};
+
+const char *const *imastream_config_keys(void)
+{
+	return config_keys;
+}
+
+int imastream_config_init(struct imastream_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = IMASTREAM_MODE_HASH;
+	cfg->hash_algo = IMASTREAM_HASH_SHA256;
+	cfg->no_xattr = IMASTREAM_NO_XATTR_FAIL;
+	cfg->plugins = strdup(DEFAULT_PLUGINS);
+	return cfg->plugins ? 0 : -ENOMEM;
+}
+
+void imastream_config_release(struct imastream_config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->key);
+	free(cfg->key_pass_file);
+	free(cfg->key_pass_env);
+	free(cfg->cert);
+	free(cfg->trust);
+	free(cfg->plugins);
+	free(cfg->file_contexts);
+	free(cfg->trace);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* Maps @value to the index of a word in @words (NULL-terminated), or -1. */
+static int pick(const char *value, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		if (strcmp(value, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int set_string(char **field, const char *value)
+{
+	char *copy = NULL;
+
+	/* An empty value unsets: that is what "%_imastream_key %{nil}" means. */
+	if (value[0]) {
+		copy = strdup(value);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+/* A chain list: names separated by commas, each a C identifier; checked for content later. */
+static bool valid_list(const char *value)
+{
+	if (!value[0])
+		return false;
+	for (const char *p = value; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != ',' && *p != ' ')
+			return false;
+	return true;
+}
+
+int imastream_config_set(struct imastream_config *cfg, const char *key, const char *value,
+			 const char *where, const struct imastream_log *log)
+{
+	static const char *const modes[] = { "off", "hash", "sign", NULL };
+	static const char *const evms[] = { "none", "portable", NULL };
+	static const char *const no_xattr[] = { "fail", "skip", NULL };
+	static const char *const yesno[] = { "no", "yes", NULL };
+	static const char *const spaces[] = { "security", "user", NULL };
+	const struct imastream_hash_info *hi;
+	int v;
+
+	if (!key || !value)
+		return -EINVAL;
+	if (!where)
+		where = key;
+	if (strcmp(key, "mode") == 0) {
+		if ((v = pick(value, modes)) < 0)
+			goto bad;
+		cfg->mode = v;
+		return 0;
+	}
+	if (strcmp(key, "hash_algo") == 0) {
+		hi = imastream_hash_by_name(value);
+		if (!hi)
+			return ims_err(log, -EINVAL, "%s: unknown hash algorithm \"%s\"", where, value);
+		cfg->hash_algo = hi->algo;
+		return 0;
+	}
+	if (strcmp(key, "evm") == 0) {
+		if ((v = pick(value, evms)) < 0)
+			goto bad;
+		cfg->evm = v == 1;
+		return 0;
+	}
+	if (strcmp(key, "no_xattr_support") == 0) {
+		if ((v = pick(value, no_xattr)) < 0)
+			goto bad;
+		cfg->no_xattr = v;
+		return 0;
+	}
+	if (strcmp(key, "config_files") == 0) {
+		if ((v = pick(value, yesno)) < 0)
+			goto bad;
+		cfg->config_files = v == 1;
+		return 0;
+	}
+	if (strcmp(key, "xattr_namespace") == 0) {
+		if ((v = pick(value, spaces)) < 0)
+			goto bad;
+		cfg->user_xattrs = v == 1;
+		return 0;
+	}
+	if (strcmp(key, "plugins") == 0) {
+		if (!valid_list(value))
+			goto bad;
+		return set_string(&cfg->plugins, value);
+	}
+	if (strcmp(key, "key") == 0)
+		return set_string(&cfg->key, value);
+	/* Never the passphrase itself: where to read it from, as evmctl and keys/ take it. */
+	if (strcmp(key, "key_pass_file") == 0)
+		return set_string(&cfg->key_pass_file, value);
+	if (strcmp(key, "key_pass_env") == 0)
+		return set_string(&cfg->key_pass_env, value);
+	if (strcmp(key, "cert") == 0)
+		return set_string(&cfg->cert, value);
+	if (strcmp(key, "trust") == 0)
+		return set_string(&cfg->trust, value);
+	if (strcmp(key, "file_contexts") == 0)
+		return set_string(&cfg->file_contexts, value);
+	if (strcmp(key, "trace") == 0)
+		return set_string(&cfg->trace, value);
+	return ims_err(log, -EINVAL, "%s: unknown configuration key \"%s\"", where, key);
+bad:
+	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */
+	return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s", where, value, key);
+}
+
+/* Strips leading and trailing blanks in place. */
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+int imastream_config_load(struct imastream_config *cfg, const char *path,
+			  const struct imastream_log *log)
+{
+	char line[4096], where[512];
+	unsigned int lineno = 0;
+	FILE *f;
+	int err = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return ims_err(log, -errno, "cannot open config file %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *key, *value, *eq, *hash;
+
+		lineno++;
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
+		if (!strchr(line, '\n') && !feof(f)) {
+			err = ims_err(log, -EINVAL, "%s: line too long", where);
+			goto out;
+		}
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		key = trim(line);
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			err = ims_err(log, -EINVAL, "%s: expected \"key = value\"", where);
+			goto out;
+		}
+		*eq = '\0';
+		key = trim(key);
+		value = trim(eq + 1);
+		err = imastream_config_set(cfg, key, value, where, log);
+		if (err)
+			goto out;
+	}
+	if (ferror(f))
+		err = ims_err(log, -EIO, "cannot read config file %s", path);
+out:
+	ims_memzero(line, sizeof(line));
+	fclose(f);
+	return err;
+}
+
+int imastream_config_check(const struct imastream_config *cfg, const struct imastream_log *log)
+{
+	if (cfg->mode == IMASTREAM_MODE_SIGN && !cfg->key)
+		return ims_err(log, -EINVAL, "mode sign needs a key (_imastream_key)");
+	if (cfg->evm && !cfg->key)
+		return ims_err(log, -EINVAL, "evm portable needs a key (_imastream_key)");
+	return 0;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The per-file context helpers: digests computed once, xattrs written and remembered. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "plugin/private.h"
+
+static struct ims_file_state *state_of(const struct imastream_file *f)
+{
+	return f ? f->chain_state : NULL;
+}
+
+const struct imastream_config *imastream_file_config(const struct imastream_file *f)
+{
+	struct ims_file_state *st = state_of(f);
+
+	return st ? ims_chain_config(st->chain) : NULL;
+}
+
+const struct imastream_log *imastream_file_log(const struct imastream_file *f)
+{
+	struct ims_file_state *st = state_of(f);
+
+	return st ? ims_chain_log(st->chain) : NULL;
+}
+
+static const char *file_name(const struct imastream_file *f)
+{
+	return f->dest ? f->dest : f->path ? f->path : "(unnamed)";
+}
+
+/* Opens the content read-only by path (rpm's fd is write-only) and hashes it once. */
+static int reread(struct imastream_file *f, struct ims_file_state *st)
+{
+	const struct imastream_log *log = ims_chain_log(st->chain);
+	struct ims_digest_engine *engine = ims_chain_engine(st->chain);
+	struct stat sb;
+	unsigned int n;
+	int fd, err;
+
+	if (*ims_chain_streaming(st->chain))
+		return ims_err(log, -EBUSY, "%s: cannot re-read while a file streams", file_name(f));
+	if (!f->path)
+		return ims_err(log, -EINVAL, "%s: no path to re-read the content from", file_name(f));
+	/* Never follow a link and never block on a FIFO: only a regular file is read. */
+	fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ims_err(log, -errno, "%s: cannot open %s to hash it: %s", file_name(f),
+			       f->path, strerror(errno));
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		err = ims_err(log, -EINVAL, "%s: %s is not a regular file", file_name(f), f->path);
+		goto out;
+	}
+	err = ims_digest_finish(engine, fd, st->digests, IMS_MAX_FILE_DIGESTS, &n);
+	if (err) {
+		ims_err(log, err, "%s: cannot hash %s: %s", file_name(f), f->path, strerror(-err));
+		goto out;
+	}
+	st->have_digests = true;
+	st->digest_source = "reread";
+out:
+	close(fd);
+	return err;
+}
+
+int imastream_file_digest(struct imastream_file *f, int algo, const uint8_t **digest_ret,
+			  size_t *len_ret, const char **how_ret)
+{
+	struct ims_file_state *st = state_of(f);
+	int err;
+
+	if (!st || !digest_ret || !S_ISREG(f->mode))
+		return -EINVAL;
+	if (!(imastream_chain_hash_algos(st->chain) & IMASTREAM_HASH_BIT(algo)))
+		return ims_err(ims_chain_log(st->chain), -EINVAL,
+			       "%s: digest algorithm %d was not asked for at init", file_name(f), algo);
+	/* The driver verified the content against this digest: read no byte again. */
+	if (f->known_algo == algo && f->known_len) {
+		*digest_ret = f->known_digest;
+		if (len_ret)
+			*len_ret = f->known_len;
+		if (how_ret)
+			*how_ret = "header";
+		return 0;
+	}
+	if (!st->have_digests) {
+		err = reread(f, st);
+		if (err)
+			return err;
+	}
+	for (unsigned int i = 0; i < IMS_MAX_FILE_DIGESTS; i++) {
+		if (st->digests[i].algo == algo && st->digests[i].len) {
+			*digest_ret = st->digests[i].value;
+			if (len_ret)
+				*len_ret = st->digests[i].len;
+			if (how_ret)
+				*how_ret = st->digest_source;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "security.ima" becomes "user.ima" when the configuration says so. */
+static void effective_name(const struct imastream_config *cfg, const char *name, char *buf,
+			   size_t size)
+{
+	if (cfg && cfg->user_xattrs && strncmp(name, "security.", 9) == 0)
+		snprintf(buf, size, "user.%s", name + 9);
+	else
+		snprintf(buf, size, "%s", name);
+}
+
+static int record(struct ims_file_state *st, const char *name, const void *value, size_t len,
+		  bool skipped)
+{
+	struct imastream_file_xattr *x = NULL;
+	char *name_copy;
+	uint8_t *copy;
+
+	for (unsigned int i = 0; i < st->n_xattrs; i++)
+		if (strcmp(st->xattrs[i].name, name) == 0)
+			x = &st->xattrs[i];
+	if (!x && st->n_xattrs == IMASTREAM_FILE_MAX_XATTRS)
+		return -ENOSPC;
+	copy = malloc(len ? len : 1);
+	name_copy = strdup(name);
+	if (!copy || !name_copy) {
+		free(copy);
+		free(name_copy);
+		return -ENOMEM;
+	}
+	memcpy(copy, value, len);
+	if (x) {
+		free((void *)x->name);
+		free((void *)x->value);
+	} else {
+		x = &st->xattrs[st->n_xattrs++];
+	}
+	x->name = name_copy;
+	x->value = copy;
+	x->len = len;
+	x->skipped = skipped;
+	return 0;
+}
+
+int imastream_file_set_xattr(struct imastream_file *f, const char *name, const void *value,
+			     size_t len)
+{
+	struct ims_file_state *st = state_of(f);
+	const struct imastream_config *cfg;
+	const struct imastream_log *log;
+	bool skipped = false;
+	char real[256];
+	int rc, err;
+
+	if (!st || !name || (!value && len))
+		return -EINVAL;
+	cfg = ims_chain_config(st->chain);
+	log = ims_chain_log(st->chain);
+	if (len > IMASTREAM_FILE_MAX_XATTR_VALUE)
+		return ims_err(log, -E2BIG, "%s: %s value of %zu bytes is too long", file_name(f),
+			       name, len);
+	effective_name(cfg, name, real, sizeof(real));
+	if (f->fd >= 0)
+		rc = fsetxattr(f->fd, real, value, len, 0);
+	else if (f->path)
+		rc = lsetxattr(f->path, real, value, len, 0);
+	else
+		return ims_err(log, -EINVAL, "%s: neither a descriptor nor a path", file_name(f));
+	if (rc < 0) {
+		err = -errno;
+		if (err != -EOPNOTSUPP || cfg->no_xattr != IMASTREAM_NO_XATTR_SKIP)
+			return ims_err(log, err, "%s: cannot set %s: %s", file_name(f), real,
+				       strerror(-err));
+		if (ims_chain_first_no_xattr(st->chain))
+			ims_logf(log, IMASTREAM_LOG_NOTICE,
+				 "%s: filesystem has no xattr support; skipping (no_xattr_support = skip)",
+				 file_name(f));
+		skipped = true;
+	}
+	err = record(st, name, value, len, skipped);
+	if (err)
+		return ims_err(log, err, "%s: cannot remember %s", file_name(f), name);
+	return 0;
+}
+
+const struct imastream_file_xattr *imastream_file_get_xattr(const struct imastream_file *f,
+							    const char *name)
+{
+	struct ims_file_state *st = state_of(f);
+
+	if (!st || !name)
+		return NULL;
+	for (unsigned int i = 0; i < st->n_xattrs; i++)
+		if (strcmp(st->xattrs[i].name, name) == 0)
+			return &st->xattrs[i];
+	return NULL;
+}
+
+void ims_file_state_free(struct ims_file_state *st)
+{
+	if (!st)
+		return;
+	for (unsigned int i = 0; i < st->n_xattrs; i++) {
+		free((void *)st->xattrs[i].name);
+		free((void *)st->xattrs[i].value);
+	}
+	free(st);
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The built-in plugins' ops tables, for the registry (registry.c). */
+#ifndef IMASTREAM_PLUGIN_PLUGINS_H
+#define IMASTREAM_PLUGIN_PLUGINS_H
+
+#include "common/private.h"
+#include "imastream/chain.h"
+#include "imastream/hooks.h"
+
+extern const struct imastream_plugin_ops ims_trace_plugin;
+extern const struct imastream_plugin_ops ims_selinux_plugin;
+
+#endif /* IMASTREAM_PLUGIN_PLUGINS_H */

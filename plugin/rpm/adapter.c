@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * imastream.so: the rpm transaction plugin.  It maps rpm's hooks onto the chain and is the
+ * only place where errors become rpmRC:
+ *   init → configuration (file, macros, plugin options) and chain init (keys load here:
+ *          file hooks run inside the chroot);  tsm_pre/post, psm_pre/post as they are;
+ *   scriptlet_fork_post → script_exec;  fsm_file_pre → file_opened;
+ *   fsm_file_prepare → file_closed (content verified, metadata final, not yet renamed);
+ *   fsm_file_post → file_done.  Files rpm never posts (a failed unpack) are ended in
+ *   psm_post, so every file_opened has its file_done.
+ */
+#include <errno.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include <rpm/rpmlog.h>
+#include <rpm/rpmmacro.h>
+#include <rpm/rpmstring.h>
+
+#include "common/private.h"
+#include "imastream/chain.h"
+#include "plugin/rpm/rpmplugin-compat.h"
+
+struct afile {
+	struct imastream_file f;
+	char *path;
+	char *dest;
+};
+
+struct adapter {
+	struct imastream_config cfg;
+	struct imastream_log log;
+	struct imastream_chain *chain;
+	struct imastream_txn txn;
+	char *root;
+	struct imastream_pkg pkg;
+	char *nevra;
+	bool in_psm;
+	bool nofiledigest;
+	void *files; /* tsearch tree of struct afile, by final name */
+};
+
+static void log_to_rpm(void *arg, int level, const char *msg)
+{
+	int rl;
+
+	(void)arg;
+	switch (level) {
+	case IMASTREAM_LOG_ERR:
+		rl = RPMLOG_ERR;
+		break;
+	case IMASTREAM_LOG_WARNING:
+		rl = RPMLOG_WARNING;
+		break;
+	case IMASTREAM_LOG_NOTICE:
+		rl = RPMLOG_NOTICE;
+		break;
+	case IMASTREAM_LOG_INFO:
+		rl = RPMLOG_INFO;
+		break;
+	default:
+		rl = RPMLOG_DEBUG;
+		break;
+	}
+	rpmlog(rl, "imastream: %s\n", msg);
+}
+
+static rpmRC to_rc(int err)
+{
+	return err ? RPMRC_FAIL : RPMRC_OK;
+}
+
+/* rpm reports results as 0/non-zero: the chain wants 0 or a negative errno. */
+static int to_res(int res)
+{
+	return res ? -ECANCELED : 0;
+}
+
+/* Every key of the set may come from %_imastream_KEY; unset macros leave it alone. */
+static int read_macros(struct adapter *a)
+{
+	char expr[64], where[80];
+	int err = 0;
+
+	for (const char *const *k = imastream_config_keys(); *k && !err; k++) {
+		char *value;
+
+		snprintf(expr, sizeof(expr), "%%{?_imastream_%s}", *k);
+		value = rpmExpand(expr, NULL);
+		if (value && value[0]) {
+			snprintf(where, sizeof(where), "macro %%_imastream_%s", *k);
+			err = imastream_config_set(&a->cfg, *k, value, where, &a->log);
+		}
+		free(value);
+	}
+	return err;
+}
+
+/* "key=value" words after the path in %__transaction_imastream. */
+static int read_opts(struct adapter *a, const char *opts)
+{
+	char *copy, *save = NULL, *word;
+	int err = 0;
+
+	if (!opts || !opts[0])
+		return 0;
+	copy = strdup(opts);
+	if (!copy)
+		return -ENOMEM;
+	for (word = strtok_r(copy, " \t", &save); word && !err; word = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(word, '=');
+
+		if (!eq) {
+			err = ims_err(&a->log, -EINVAL,
+				      "plugin option \"%s\" is not key=value", word);
+			break;
+		}
+		*eq = '\0';
+		err = imastream_config_set(&a->cfg, word, eq + 1, "plugin options", &a->log);
+	}
+	free(copy);
+	return err;
+}
+
+static int configure(struct adapter *a, rpmPlugin plugin)
+{
+	char *path = rpmExpand("%{?_imastream_config}", NULL);
+	int err = 0;
+
+	if (path && path[0])
+		err = imastream_config_load(&a->cfg, path, &a->log);
+	free(path);
+	if (!err)
+		err = read_macros(a);
+	if (!err)
+		err = read_opts(a, rpmPluginOpts(plugin));
+	return err;
+}
+
+static void adapter_free(struct adapter *a);
+
+static rpmRC ims_init(rpmPlugin plugin, rpmts ts)
+{
+	struct adapter *a;
+	int err;
+
+	(void)ts;
+	rpmPluginSetData(plugin, NULL);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return RPMRC_FAIL;
+	a->log.fn = log_to_rpm;
+	err = imastream_config_init(&a->cfg);
+	if (!err)
+		err = configure(a, plugin);
+	if (!err && a->cfg.mode == IMASTREAM_MODE_OFF) {
+		/* NOTFOUND: rpm unloads the plugin quietly. */
+		rpmlog(RPMLOG_DEBUG, "imastream: mode off, not loaded\n");
+		adapter_free(a);
+		return RPMRC_NOTFOUND;
+	}
+	if (!err)
+		err = imastream_config_check(&a->cfg, &a->log);
+	if (!err)
+		err = imastream_chain_new(&a->cfg, &a->log, &a->chain);
+	if (!err)
+		err = imastream_chain_add_list(a->chain, a->cfg.plugins);
+	if (!err)
+		err = imastream_chain_init(a->chain);
+	if (err) {
+		adapter_free(a);
+		return RPMRC_FAIL;
+	}
+	rpmPluginSetData(plugin, a);
+	return RPMRC_OK;
+}
+
+static int by_dest(const void *x, const void *y)
+{
+	return strcmp(((const struct afile *)x)->dest, ((const struct afile *)y)->dest);
+}
+
+static void afile_free(struct afile *af)
+{
+	if (!af)
+		return;
+	free(af->path);
+	free(af->dest);
+	free(af);
+}
+
+/* Ends every file rpm did not post (a failed unpack): the chain's posts still run. */
+static void end_open_files(struct adapter *a, int res)
+{
+	while (a->files) {
+		struct afile *af = *(struct afile **)a->files;
+
+		tdelete(af, &a->files, by_dest);
+		imastream_chain_file_done(a->chain, &af->f, res);
+		afile_free(af);
+	}
+}
+
+static void adapter_free(struct adapter *a)
+{
+	if (!a)
+		return;
+	if (a->chain)
+		end_open_files(a, -ECANCELED);
+	imastream_chain_free(a->chain);
+	imastream_config_release(&a->cfg);
+	free(a->root);
+	free(a->nevra);
+	free(a);
+}
+
+static void ims_cleanup(rpmPlugin plugin)
+{
+	adapter_free(rpmPluginGetData(plugin));
+	rpmPluginSetData(plugin, NULL);
+}
+
+/* Invariant 4: a root filesystem without xattrs is reported before any file is touched. */
+static int probe_xattrs(struct adapter *a)
+{
+	const char *name = a->cfg.user_xattrs ? "user.ima" : "security.ima";
+	char buf[1];
+
+	if (lgetxattr(a->txn.root, name, buf, sizeof(buf)) >= 0 || errno != EOPNOTSUPP)
+		return 0;
+	if (a->cfg.no_xattr == IMASTREAM_NO_XATTR_SKIP) {
+		ims_logf(&a->log, IMASTREAM_LOG_NOTICE,
+			 "%s has no xattr support: no %s will be written (no_xattr_support = skip)",
+			 a->txn.root, name);
+		return 0;
+	}
+	return ims_err(&a->log, -EOPNOTSUPP,
+		       "%s has no xattr support for %s (set %%_imastream_no_xattr_support skip to install anyway)",
+		       a->txn.root, name);
+}
+
+static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+	rpmtransFlags tf = rpmtsFlags(ts);
+	const char *root = rpmtsRootDir(ts);
+	int err;
+
+	if (!a)
+		return RPMRC_OK;
+	free(a->root);
+	a->root = strdup(root ? root : "/");
+	if (!a->root)
+		return RPMRC_FAIL;
+	a->txn.root = a->root;
+	a->txn.flags = 0;
+	a->nofiledigest = tf & RPMTRANS_FLAG_NOFILEDIGEST;
+	if (a->nofiledigest)
+		a->txn.flags |= IMASTREAM_TXN_NOFILEDIGEST;
+	if (tf & RPMTRANS_FLAG_TEST)
+		a->txn.flags |= IMASTREAM_TXN_TEST;
+	if (tf & RPMTRANS_FLAG_NOCONTEXTS)
+		a->txn.flags |= IMASTREAM_TXN_NOCONTEXTS;
+	err = probe_xattrs(a);
+	if (!err)
+		err = imastream_chain_tsm_pre(a->chain, &a->txn);
+	return to_rc(err);
+}
+
+static rpmRC ims_tsm_post(rpmPlugin plugin, rpmts ts, int res)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+
+	(void)ts;
+	if (a)
+		imastream_chain_tsm_post(a->chain, &a->txn, to_res(res));
+	return RPMRC_OK;
+}
+
+static rpmRC ims_psm_pre(rpmPlugin plugin, rpmte te)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+	int verified;
+
+	if (!a)
+		return RPMRC_OK;
+	free(a->nevra);
+	a->nevra = strdup(rpmteNEVRA(te) ? rpmteNEVRA(te) : "(unknown)");
+	if (!a->nevra)
+		return RPMRC_FAIL;
+	a->pkg.nevra = a->nevra;
+	switch (rpmteType(te)) {
+	case TR_ADDED:
+		a->pkg.op = IMASTREAM_PKG_INSTALL;
+		break;
+	case TR_REMOVED:
+		a->pkg.op = IMASTREAM_PKG_ERASE;
+		break;
+	default:
+		a->pkg.op = IMASTREAM_PKG_OTHER;
+		break;
+	}
+	verified = rpmteVerified(te);
+	a->pkg.flags = 0;
+	if (!(verified & RPMSIG_UNVERIFIED_TYPE) && (verified & RPMSIG_SIGNATURE_TYPE))
+		a->pkg.flags |= IMASTREAM_PKG_HEADER_VERIFIED;
+	if (!a->nofiledigest)
+		a->pkg.flags |= IMASTREAM_PKG_FILEDIGESTS_CHECKED;
+	a->in_psm = true;
+	return to_rc(imastream_chain_psm_pre(a->chain, &a->pkg));
+}
+
+static rpmRC ims_psm_post(rpmPlugin plugin, rpmte te, int res)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+
+	(void)te;
+	if (!a || !a->in_psm)
+		return RPMRC_OK;
+	end_open_files(a, to_res(res));
+	imastream_chain_psm_post(a->chain, &a->pkg, to_res(res));
+	a->in_psm = false;
+	return RPMRC_OK;
+}
+
+static rpmRC ims_scriptlet_fork_post(rpmPlugin plugin, const char *path, int type)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+	struct imastream_script s = { path, 0 };
+
+	if (!a)
+		return RPMRC_OK;
+	if (type & RPMSCRIPTLET_FORK)
+		s.type |= IMASTREAM_SCRIPT_FORK;
+	if (type & RPMSCRIPTLET_EXEC)
+		s.type |= IMASTREAM_SCRIPT_EXEC;
+	return to_rc(imastream_chain_script_exec(a->chain, &s));
+}
+
+/*
+ * The final name, built from the directory and base names: rpmfiFN() would do, but on
+ * 4.18 calling it inside prepare frees the dest string rpm hands to every plugin.
+ */
+static char *final_name(rpmfi fi, const char *path)
+{
+	if (fi && rpmfiDN(fi) && rpmfiBN(fi))
+		return rstrscat(NULL, rpmfiDN(fi), rpmfiBN(fi), NULL);
+	return path ? strdup(path) : NULL;
+}
+
+static struct afile *find(struct adapter *a, const char *dest)
+{
+	struct afile key = { .dest = (char *)dest };
+	struct afile **hit = tfind(&key, &a->files, by_dest);
+
+	return hit ? *hit : NULL;
+}
+
+static unsigned int file_flags(rpmfi fi, rpmFsmOp op)
+{
+	rpmFileAction action = XFO_ACTION(op);
+	unsigned int flags = 0;
+
+	if (XFO_FLAGS(op) & FAF_UNOWNED)
+		flags |= IMASTREAM_FILE_UNOWNED;
+	if (XFA_SKIPPING(action))
+		flags |= IMASTREAM_FILE_SKIP;
+	if (action == FA_ERASE)
+		flags |= IMASTREAM_FILE_ERASE;
+	if (fi) {
+		rpmfileAttrs attrs = rpmfiFFlags(fi);
+
+		if (attrs & RPMFILE_CONFIG)
+			flags |= IMASTREAM_FILE_CONFIG;
+		if (attrs & RPMFILE_GHOST)
+			flags |= IMASTREAM_FILE_GHOST;
+		if (rpmfiFNlink(fi) > 1)
+			flags |= IMASTREAM_FILE_HARDLINK;
+	}
+	return flags;
+}
+
+static struct afile *open_file(struct adapter *a, rpmfi fi, const char *path, const char *dest,
+			       mode_t mode, rpmFsmOp op, int *err)
+{
+	struct afile *af, *old;
+
+	*err = -ENOMEM;
+	af = calloc(1, sizeof(*af));
+	if (!af)
+		return NULL;
+	af->path = path ? strdup(path) : NULL;
+	af->dest = dest ? strdup(dest) : final_name(fi, path);
+	if ((path && !af->path) || !af->dest) {
+		afile_free(af);
+		return NULL;
+	}
+	/* The same name again (rpm retried it): end the first one before tracking this one. */
+	old = find(a, af->dest);
+	if (old) {
+		tdelete(old, &a->files, by_dest);
+		imastream_chain_file_done(a->chain, &old->f, -ECANCELED);
+		afile_free(old);
+	}
+	if (!tsearch(af, &a->files, by_dest)) {
+		afile_free(af);
+		return NULL;
+	}
+	af->f.path = af->path;
+	af->f.dest = af->dest;
+	af->f.fd = -1;
+	af->f.mode = mode;
+	af->f.flags = file_flags(fi, op);
+	af->f.pkg = a->in_psm ? &a->pkg : NULL;
+	*err = imastream_chain_file_opened(a->chain, &af->f);
+	return af;
+}
+
+static rpmRC ims_fsm_file_pre(rpmPlugin plugin, rpmfi fi, const char *path, mode_t file_mode,
+			      rpmFsmOp op)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+	int err;
+
+	if (!a)
+		return RPMRC_OK;
+	open_file(a, fi, path, NULL, file_mode, op, &err);
+	return to_rc(err);
+}
+
+/* The header digest, when rpm just checked the written bytes against it. */
+static void take_known_digest(struct adapter *a, struct afile *af, rpmfi fi, rpmFsmOp op)
+{
+	const struct imastream_hash_info *hi;
+	const unsigned char *d;
+	size_t len = 0;
+	int algo = 0;
+	bool zero = true;
+
+	af->f.known_algo = 0;
+	af->f.known_len = 0;
+	/* FA_TOUCH rewrote metadata only: nothing was checked in this pass. */
+	if (!fi || a->nofiledigest || !S_ISREG(af->f.mode) || XFO_ACTION(op) == FA_TOUCH)
+		return;
+	d = rpmfiFDigest(fi, &algo, &len);
+	hi = imastream_hash_by_rpm_id(algo);
+	if (!d || !hi || len != hi->digest_size || len > sizeof(af->f.known_digest))
+		return;
+	for (size_t i = 0; i < len; i++)
+		zero &= d[i] == 0;
+	if (zero)
+		return;
+	memcpy(af->f.known_digest, d, len);
+	af->f.known_len = len;
+	af->f.known_algo = hi->algo;
+}
+
+static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char *path,
+				  const char *dest, mode_t file_mode, rpmFsmOp op)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+	struct afile *af;
+	struct stat sb;
+	int err, rc;
+
+	if (!a)
+		return RPMRC_OK;
+	af = find(a, dest ? dest : path);
+	if (!af) {
+		/* No pre for this one (rpm never skips it, but be safe): start it now. */
+		af = open_file(a, fi, path, dest, file_mode, op, &err);
+		if (err)
+			return RPMRC_FAIL;
+	}
+	if (path && (!af->path || strcmp(af->path, path) != 0)) {
+		char *copy = strdup(path);
+
+		if (!copy)
+			return RPMRC_FAIL;
+		free(af->path);
+		af->path = copy;
+		af->f.path = copy;
+	}
+	af->f.fd = fd;
+	af->f.mode = file_mode;
+	/* Owner, mode and size as rpm left them: from the fd, or the path without one. */
+	rc = fd >= 0 ? fstat(fd, &sb) : (path ? lstat(path, &sb) : -1);
+	if (rc == 0) {
+		af->f.uid = sb.st_uid;
+		af->f.gid = sb.st_gid;
+		af->f.mode = sb.st_mode;
+		af->f.size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+	}
+	take_known_digest(a, af, fi, op);
+	err = imastream_chain_file_closed(a->chain, &af->f);
+	/* rpm closes its fd after this hook: never keep it. */
+	af->f.fd = -1;
+	return to_rc(err);
+}
+
+static rpmRC ims_fsm_file_post(rpmPlugin plugin, rpmfi fi, const char *path, mode_t file_mode,
+			       rpmFsmOp op, int res)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+	struct afile *af;
+	char *dest;
+
+	(void)file_mode;
+	(void)op;
+	if (!a)
+		return RPMRC_OK;
+	/* 4.18.0 passes a NULL path for unowned directories: psm_post ends those. */
+	dest = fi ? final_name(fi, path) : (path ? strdup(path) : NULL);
+	if (!dest)
+		return RPMRC_OK;
+	af = find(a, dest);
+	free(dest);
+	if (!af)
+		return RPMRC_OK;
+	tdelete(af, &a->files, by_dest);
+	if (path) {
+		/* Now the final name (a %config may have become .rpmnew). */
+		af->f.path = path;
+	}
+	imastream_chain_file_done(a->chain, &af->f, to_res(res));
+	afile_free(af);
+	return RPMRC_OK;
+}
+
+IMASTREAM_API struct rpmPluginHooks_s imastream_hooks = {
+	.init = ims_init,
+	.cleanup = ims_cleanup,
+	.tsm_pre = ims_tsm_pre,
+	.tsm_post = ims_tsm_post,
+	.psm_pre = ims_psm_pre,
+	.psm_post = ims_psm_post,
+	.scriptlet_fork_post = ims_scriptlet_fork_post,
+	.fsm_file_pre = ims_fsm_file_pre,
+	.fsm_file_prepare = ims_fsm_file_prepare,
+	.fsm_file_post = ims_fsm_file_post,
+};
