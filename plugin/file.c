@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "imastream/xattr.h"
 #include "plugin/private.h"
 
 static struct ims_file_state *state_of(const struct imastream_file *f)
@@ -155,9 +155,10 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 	struct ims_file_state *st = state_of(f);
 	const struct imastream_config *cfg;
 	const struct imastream_log *log;
+	struct imastream_xattr_writer w;
 	bool skipped = false;
 	char real[256];
-	int rc, err;
+	int err;
 
 	if (!st || !name || (!value && len))
 		return -EINVAL;
@@ -167,23 +168,19 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 		return ims_err(log, -E2BIG, "%s: %s value of %zu bytes is too long", file_name(f),
 			       name, len);
 	effective_name(cfg, name, real, sizeof(real));
-	if (f->fd >= 0)
-		rc = fsetxattr(f->fd, real, value, len, 0);
-	else if (f->path)
-		rc = lsetxattr(f->path, real, value, len, 0);
-	else
+	if (f->fd < 0 && !f->path)
 		return ims_err(log, -EINVAL, "%s: neither a descriptor nor a path", file_name(f));
-	if (rc < 0) {
-		err = -errno;
-		if (err != -EOPNOTSUPP || cfg->no_xattr != IMASTREAM_NO_XATTR_SKIP)
-			return ims_err(log, err, "%s: cannot set %s: %s", file_name(f), real,
-				       strerror(-err));
-		if (ims_chain_first_no_xattr(st->chain))
-			ims_logf(log, IMASTREAM_LOG_NOTICE,
-				 "%s: filesystem has no xattr support; skipping (no_xattr_support = skip)",
-				 file_name(f));
-		skipped = true;
-	}
+	/* fsetxattr on the fd, or lsetxattr by path (never following a symlink). */
+	imastream_xattr_writer_init(&w, 0, NULL);
+	if (cfg->no_xattr == IMASTREAM_NO_XATTR_SKIP)
+		imastream_xattr_writer_soft(&w, EOPNOTSUPP);
+	err = imastream_xattr_write_name(&w, f->fd, f->path, real, value, len, &skipped);
+	if (err)
+		return ims_err(log, err, "%s: cannot set %s: %s", file_name(f), real, strerror(-err));
+	if (skipped && ims_chain_first_no_xattr(st->chain))
+		ims_logf(log, IMASTREAM_LOG_NOTICE,
+			 "%s: filesystem has no xattr support; skipping (no_xattr_support = skip)",
+			 file_name(f));
 	err = record(st, name, value, len, skipped);
 	if (err)
 		return ims_err(log, err, "%s: cannot remember %s", file_name(f), name);
