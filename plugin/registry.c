@@ -7,6 +7,8 @@
 static const struct imastream_plugin_ops *const builtins[] = {
 	&ims_selinux_plugin,
 	&ims_trace_plugin,
+	&ims_trust_plugin,
+	&ims_record_plugin,
 };
 
 const struct imastream_plugin_ops *imastream_plugin_at(unsigned int i)
