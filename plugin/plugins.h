@@ -12,5 +12,6 @@ extern const struct imastream_plugin_ops ims_selinux_plugin;
 /* The policy plugins (plugin/policy/). */
 extern const struct imastream_plugin_ops ims_trust_plugin;
 extern const struct imastream_plugin_ops ims_record_plugin;
+extern const struct imastream_plugin_ops ims_conflict_plugin;
 
 #endif /* IMASTREAM_PLUGIN_PLUGINS_H */
