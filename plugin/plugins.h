@@ -13,5 +13,6 @@ extern const struct imastream_plugin_ops ims_selinux_plugin;
 extern const struct imastream_plugin_ops ims_trust_plugin;
 extern const struct imastream_plugin_ops ims_record_plugin;
 extern const struct imastream_plugin_ops ims_conflict_plugin;
+extern const struct imastream_plugin_ops ims_scriptctx_plugin;
 
 #endif /* IMASTREAM_PLUGIN_PLUGINS_H */
