@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The configuration keys: defaults, every value form, the file syntax, one line per error. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "imastream/chain.h"
+#include "tests/unit/test.h"
+
+static int n_lines;
+static char last[512];
+
+static void remember(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	n_lines++;
+	snprintf(last, sizeof(last), "%s", msg);
+}
+
+static const struct imastream_log log_ = { remember, NULL };
+
+/* Writes @text to a temp file and loads it into @cfg. */
+static int load(struct imastream_config *cfg, const char *text, char *path, size_t size)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	FILE *f;
+	int fd, err;
+
+	snprintf(path, size, "%s/test_config.XXXXXX", tmp);
+	fd = mkstemp(path);
+	ASSERT(fd >= 0);
+	f = fdopen(fd, "w");
+	ASSERT(f);
+	fputs(text, f);
+	ASSERT_EQ(fclose(f), 0);
+	n_lines = 0;
+	err = imastream_config_load(cfg, path, &log_);
+	unlink(path);
+	return err;
+}
+
+static int set(struct imastream_config *cfg, const char *key, const char *value)
+{
+	n_lines = 0;
+	return imastream_config_set(cfg, key, value, "test", &log_);
+}
+
+int main(void)
+{
+	struct imastream_config cfg;
+	char path[512], want[600], big[5000];
+
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+	ASSERT_EQ(cfg.mode, IMASTREAM_MODE_HASH);
+	ASSERT_EQ(cfg.hash_algo, IMASTREAM_HASH_SHA256);
+	ASSERT(strcmp(cfg.plugins, "selinux,ima,evm") == 0);
+	ASSERT(!cfg.evm && !cfg.config_files && !cfg.user_xattrs && !cfg.key);
+	ASSERT_EQ(cfg.no_xattr, IMASTREAM_NO_XATTR_FAIL);
+
+	/* Every key of the documented set is known (an empty value may still be invalid). */
+	for (const char *const *k = imastream_config_keys(); *k; k++) {
+		last[0] = '\0';
+		set(&cfg, *k, "");
+		ASSERT(!strstr(last, "unknown configuration key"));
+	}
+	imastream_config_release(&cfg);
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+
+	ASSERT_EQ(set(&cfg, "mode", "sign"), 0);
+	ASSERT_EQ(cfg.mode, IMASTREAM_MODE_SIGN);
+	ASSERT_EQ(set(&cfg, "hash_algo", "SHA512"), 0);
+	ASSERT_EQ(cfg.hash_algo, IMASTREAM_HASH_SHA512);
+	ASSERT_EQ(set(&cfg, "evm", "portable"), 0);
+	ASSERT(cfg.evm);
+	ASSERT_EQ(set(&cfg, "no_xattr_support", "skip"), 0);
+	ASSERT_EQ(cfg.no_xattr, IMASTREAM_NO_XATTR_SKIP);
+	ASSERT_EQ(set(&cfg, "xattr_namespace", "user"), 0);
+	ASSERT(cfg.user_xattrs);
+	ASSERT_EQ(set(&cfg, "key", "/k.pem"), 0);
+	ASSERT(strcmp(cfg.key, "/k.pem") == 0);
+	ASSERT_EQ(set(&cfg, "key", ""), 0); /* %{nil} unsets */
+	ASSERT(cfg.key == NULL);
+
+	/* Bad values: one line each, naming the source, the value left alone. */
+	ASSERT_EQ(set(&cfg, "hash_algo", "sha257"), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strcmp(last, "test: unknown hash algorithm \"sha257\"") == 0);
+	ASSERT_EQ(cfg.hash_algo, IMASTREAM_HASH_SHA512);
+	ASSERT_EQ(set(&cfg, "mode", "Hash"), -EINVAL);
+	ASSERT_EQ(set(&cfg, "config_files", "true"), -EINVAL);
+	ASSERT_EQ(set(&cfg, "plugins", "ima;rm -rf"), -EINVAL);
+	ASSERT_EQ(set(&cfg, "keypass", "secret"), -EINVAL);
+	ASSERT(strstr(last, "unknown configuration key \"keypass\""));
+
+	/* Cross-key checks. */
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), -EINVAL);
+	ASSERT_EQ(set(&cfg, "key", "/k.pem"), 0);
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), 0);
+	imastream_config_release(&cfg);
+
+	/* The file: comments, blanks, spaces around '=', and a line number in errors. */
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+	ASSERT_EQ(load(&cfg, "# imastream\n\n  mode=sign \nhash_algo = sha384 # trailing\n"
+			     "plugins = selinux, ima,evm\n", path, sizeof(path)), 0);
+	ASSERT_EQ(cfg.mode, IMASTREAM_MODE_SIGN);
+	ASSERT_EQ(cfg.hash_algo, IMASTREAM_HASH_SHA384);
+	ASSERT_EQ(load(&cfg, "mode = hash\nhash_algorithm = sha1\n", path, sizeof(path)), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	snprintf(want, sizeof(want), "%s:2: unknown configuration key \"hash_algorithm\"", path);
+	ASSERT(strcmp(last, want) == 0);
+	ASSERT_EQ(load(&cfg, "mode hash\n", path, sizeof(path)), -EINVAL);
+	ASSERT(strstr(last, ":1: expected \"key = value\""));
+	memset(big, 'a', sizeof(big) - 2);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	ASSERT_EQ(load(&cfg, big, path, sizeof(path)), -EINVAL);
+	ASSERT(strstr(last, ":1: line too long"));
+	n_lines = 0;
+	ASSERT_EQ(imastream_config_load(&cfg, "/nonexistent/imastream.conf", &log_), -ENOENT);
+	ASSERT_EQ(n_lines, 1);
+	imastream_config_release(&cfg);
+	return 0;
+}
