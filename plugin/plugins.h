@@ -14,5 +14,6 @@ extern const struct imastream_plugin_ops ims_trust_plugin;
 extern const struct imastream_plugin_ops ims_record_plugin;
 extern const struct imastream_plugin_ops ims_conflict_plugin;
 extern const struct imastream_plugin_ops ims_scriptctx_plugin;
+extern const struct imastream_plugin_ops ims_smack_plugin;
 
 #endif /* IMASTREAM_PLUGIN_PLUGINS_H */

@@ -10,6 +10,7 @@ static const struct imastream_plugin_ops *const builtins[] = {
 	&ims_trust_plugin,
 	&ims_conflict_plugin,
 	&ims_scriptctx_plugin,
+	&ims_smack_plugin,
 	&ims_record_plugin,
 };
 
