@@ -11,6 +11,7 @@ static int cmd_version(int argc, char **argv);
 static const struct cli_command commands[] = {
 	{ "version", cmd_version, "print the version" },
 	{ "hash", cmd_hash, "write security.ima content digests (like evmctl ima_hash)" },
+	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
 };
 
 static int verbosity;

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Whole-file reads of keys and certificates; private keys must be private to the owner. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "keys/keys-private.h"
+
+/*
+ * Reads all of @fd.  The buffer is sized from fstat() and grown if the file grows, but
+ * never past IMS_KEYFILE_MAX; one spare byte lets PEM parsers see a terminated string.
+ * On a secret read, every buffer that held file bytes is zeroed before it is freed.
+ */
+static int read_all(int fd, const char *path, off_t size_hint, bool secret,
+		    const struct imastream_log *log, uint8_t **buf_ret, size_t *len_ret)
+{
+	size_t cap = size_hint > 0 && size_hint < IMS_KEYFILE_MAX ? (size_t)size_hint + 1 : 4096;
+	size_t len = 0;
+	uint8_t *buf = malloc(cap);
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			size_t ncap = cap * 2;
+			uint8_t *nbuf;
+
+			if (cap > IMS_KEYFILE_MAX) {
+				err = ims_err(log, -EFBIG, "%s: larger than %u bytes, not a key or certificate",
+					      path, IMS_KEYFILE_MAX);
+				goto out;
+			}
+			nbuf = malloc(ncap);
+			if (!nbuf) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memcpy(nbuf, buf, len);
+			if (secret)
+				ims_memzero(buf, cap);
+			free(buf);
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = ims_err(log, -errno, "%s: read failed: %s", path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	*buf_ret = buf;
+	*len_ret = len;
+	buf = NULL;
+out:
+	if (buf) {
+		if (secret)
+			ims_memzero(buf, cap);
+		free(buf);
+	}
+	return err;
+}
+
+static int read_file(const char *path, bool secret, const struct imastream_log *log,
+		     uint8_t **buf_ret, size_t *len_ret)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ims_err(log, -errno, "%s: cannot open %s: %s", path,
+			       secret ? "key" : "certificate", strerror(errno));
+	/* Check the file we opened, not the path, so that a swap in between cannot help. */
+	if (fstat(fd, &st) < 0) {
+		err = ims_err(log, -errno, "%s: fstat failed: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = ims_err(log, -EINVAL, "%s: not a regular file", path);
+		goto out;
+	}
+	if (secret && (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH))) {
+		err = ims_err(log, -EPERM,
+			      "%s: private key is readable or writable by group or others (mode %04o); run chmod 600 on it",
+			      path, (unsigned int)(st.st_mode & 07777));
+		goto out;
+	}
+	err = read_all(fd, path, st.st_size, secret, log, buf_ret, len_ret);
+out:
+	close(fd);
+	return err;
+}
+
+int ims_read_secret_file(const char *path, const struct imastream_log *log,
+			 uint8_t **buf_ret, size_t *len_ret)
+{
+	return read_file(path, true, log, buf_ret, len_ret);
+}
+
+int ims_read_public_file(const char *path, const struct imastream_log *log,
+			 uint8_t **buf_ret, size_t *len_ret)
+{
+	return read_file(path, false, log, buf_ret, len_ret);
+}
+
+void ims_secret_free(void *buf, size_t len)
+{
+	if (!buf)
+		return;
+	ims_memzero(buf, len);
+	free(buf);
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Trust store: certificates indexed by key id, verifying signatures as the kernel would. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <openssl/err.h>
+
+#include "imastream/hash.h"
+#include "keys/keys-private.h"
+
+struct trust_cert {
+	X509 *cert;
+	uint32_t keyid;
+	bool usable;     /* a key type the kernel verifies IMA signatures with */
+	char type[24];
+};
+
+struct imastream_trust {
+	struct imastream_log log;
+	struct trust_cert *certs;
+	size_t n, cap;
+};
+
+int imastream_trust_new(const struct imastream_log *log, struct imastream_trust **ret)
+{
+	struct imastream_trust *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	if (log)
+		t->log = *log;
+	*ret = t;
+	return 0;
+}
+
+void imastream_trust_free(struct imastream_trust *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		X509_free(t->certs[i].cert);
+	free(t->certs);
+	free(t);
+}
+
+size_t imastream_trust_count(const struct imastream_trust *t)
+{
+	return t->n;
+}
+
+/* Takes @cert over. */
+static int add_cert(struct imastream_trust *t, X509 *cert)
+{
+	struct trust_cert *tc;
+	EVP_PKEY *pub = X509_get0_pubkey(cert);
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+		struct trust_cert *n = realloc(t->certs, cap * sizeof(*n));
+
+		if (!n) {
+			X509_free(cert);
+			return -ENOMEM;
+		}
+		t->certs = n;
+		t->cap = cap;
+	}
+	tc = &t->certs[t->n];
+	memset(tc, 0, sizeof(*tc));
+	tc->cert = cert;
+	if (ims_keyid_of_cert(cert, &tc->keyid, NULL)) {
+		X509_free(cert);
+		return ims_err(&t->log, -EINVAL, "a certificate has no usable public key");
+	}
+	/* Unusable keys are kept so that verify() can say why, instead of "unknown key id". */
+	tc->usable = pub && !ims_check_key_type(pub, "certificate", NULL, tc->type, sizeof(tc->type));
+	if (!tc->usable)
+		snprintf(tc->type, sizeof(tc->type), "%s",
+			 pub && EVP_PKEY_get0_type_name(pub) ? EVP_PKEY_get0_type_name(pub) : "unknown");
+	ERR_clear_error();
+	t->n++;
+	return 0;
+}
+
+int imastream_trust_add_mem(struct imastream_trust *t, const void *buf, size_t len,
+			    const char *what)
+{
+	STACK_OF(X509) *certs = NULL;
+	int err;
+
+	err = ims_load_certs_mem(buf, len, what ? what : "certificate", &t->log, &certs);
+	if (err)
+		return err;
+	while (!err && sk_X509_num(certs) > 0)
+		err = add_cert(t, sk_X509_shift(certs));
+	sk_X509_pop_free(certs, X509_free);
+	return err;
+}
+
+static int add_file(struct imastream_trust *t, const char *path, const struct imastream_log *log)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	err = ims_read_public_file(path, log, &buf, &len);
+	if (!err) {
+		struct imastream_log saved = t->log;
+
+		t->log = log ? *log : (struct imastream_log){ 0 };
+		err = imastream_trust_add_mem(t, buf, len, path);
+		t->log = saved;
+	}
+	free(buf);
+	return err;
+}
+
+/* Every regular, non-hidden file; files that hold no certificate are skipped. */
+static int add_dir(struct imastream_trust *t, const char *path)
+{
+	size_t before = t->n;
+	struct dirent *de;
+	DIR *dir;
+	int err = 0;
+
+	dir = opendir(path);
+	if (!dir)
+		return ims_err(&t->log, -errno, "%s: %s", path, strerror(errno));
+	while ((de = readdir(dir)) != NULL) {
+		char file[4096];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(dir), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		err = add_file(t, file, NULL);
+		if (err == -ENOMEM)
+			goto out;
+		if (err)
+			ims_logf(&t->log, IMASTREAM_LOG_INFO, "%s: no certificate, skipped", file);
+		err = 0;
+	}
+	if (t->n == before)
+		err = ims_err(&t->log, -EINVAL, "%s: no certificate in this directory", path);
+out:
+	closedir(dir);
+	return err;
+}
+
+int imastream_trust_add_path(struct imastream_trust *t, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return ims_err(&t->log, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return add_dir(t, path);
+	return add_file(t, path, &t->log);
+}
+
+static int verify_one(EVP_PKEY *pub, const EVP_MD *md, const uint8_t *digest, size_t digest_len,
+		      const uint8_t *sig, size_t sig_len)
+{
+	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pub, NULL);
+	int ok = 0;
+
+	if (ctx && EVP_PKEY_verify_init(ctx) > 0 && EVP_PKEY_CTX_set_signature_md(ctx, md) > 0)
+		ok = EVP_PKEY_verify(ctx, sig, sig_len, digest, digest_len) == 1;
+	EVP_PKEY_CTX_free(ctx);
+	ERR_clear_error();
+	return ok;
+}
+
+int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
+			   const uint8_t *digest, size_t digest_len, const uint8_t *sig,
+			   size_t sig_len, uint32_t keyid)
+{
+	const struct trust_cert *rejected = NULL;
+	const EVP_MD *md;
+	bool tried = false;
+	int err;
+
+	err = ims_md_for(hash_algo, digest_len, &t->log, &md);
+	if (err)
+		return err;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trust_cert *tc = &t->certs[i];
+
+		if (tc->keyid != keyid)
+			continue;
+		if (!tc->usable) {
+			rejected = tc;
+			continue;
+		}
+		tried = true;
+		if (verify_one(X509_get0_pubkey(tc->cert), md, digest, digest_len, sig, sig_len))
+			return 0;
+	}
+	if (tried)
+		return ims_err(&t->log, -EBADMSG, "signature with key id %08x does not verify", keyid);
+	if (rejected)
+		return ims_err(&t->log, -EKEYREJECTED,
+			       "key id %08x: the certificate holds a %s key, which cannot verify IMA signatures",
+			       keyid, rejected->type);
+	return ims_err(&t->log, -ENOKEY, "no trusted certificate has key id %08x", keyid);
+}
