@@ -12,6 +12,7 @@ static const struct cli_command commands[] = {
 	{ "version", cmd_version, "print the version" },
 	{ "hash", cmd_hash, "write security.ima content digests (like evmctl ima_hash)" },
 	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
+	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
 };
 
 static int verbosity;

@@ -27,6 +27,8 @@ struct imastream_chain {
 	struct ims_digest_engine *engine;
 	struct imastream_file *streaming;
 	bool no_xattr_told;
+	struct imastream_signer *signer;
+	int signer_err;
 };
 
 static const char *const hook_names[IMASTREAM_HOOK_COUNT] = {
@@ -162,7 +164,7 @@ int imastream_chain_init(struct imastream_chain *chain)
 	for (unsigned int i = 0; i < chain->n; i++) {
 		struct slot *s = &chain->slots[i];
 		struct imastream_init_args args = {
-			.name = s->ops->name, .cfg = chain->cfg, .log = chain->log,
+			.chain = chain, .name = s->ops->name, .cfg = chain->cfg, .log = chain->log,
 		};
 
 		if (s->ops->init) {
@@ -196,7 +198,21 @@ void imastream_chain_free(struct imastream_chain *chain)
 			s->ops->cleanup(s->state);
 	}
 	ims_digest_engine_free(chain->engine);
+	ims_signer_free(chain->signer);
 	free(chain);
+}
+
+int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signer **ret)
+{
+	if (!chain || !ret)
+		return -EINVAL;
+	/* A failed load is not retried: its one line has been said. */
+	if (!chain->signer && !chain->signer_err)
+		chain->signer_err = ims_signer_load(chain->cfg, chain->log, &chain->signer);
+	if (chain->signer_err)
+		return chain->signer_err;
+	*ret = chain->signer;
+	return 0;
 }
 
 uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain)

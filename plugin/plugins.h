@@ -15,5 +15,7 @@ extern const struct imastream_plugin_ops ims_record_plugin;
 extern const struct imastream_plugin_ops ims_conflict_plugin;
 extern const struct imastream_plugin_ops ims_scriptctx_plugin;
 extern const struct imastream_plugin_ops ims_smack_plugin;
+extern const struct imastream_plugin_ops ims_ima_plugin;
+extern const struct imastream_plugin_ops ims_evm_plugin;
 
 #endif /* IMASTREAM_PLUGIN_PLUGINS_H */

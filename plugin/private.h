@@ -51,6 +51,12 @@ int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t 
 int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_digest *out,
 		      unsigned int max, unsigned int *n_ret);
 
+/* The chain's key (signer.c): loaded from @cfg, checked against cfg->trust. */
+struct imastream_signer;
+int ims_signer_load(const struct imastream_config *cfg, const struct imastream_log *log,
+		    struct imastream_signer **ret);
+void ims_signer_free(struct imastream_signer *s);
+
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);
 

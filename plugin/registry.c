@@ -6,6 +6,8 @@
 
 static const struct imastream_plugin_ops *const builtins[] = {
 	&ims_selinux_plugin,
+	&ims_ima_plugin,
+	&ims_evm_plugin,
 	&ims_trace_plugin,
 	&ims_trust_plugin,
 	&ims_conflict_plugin,

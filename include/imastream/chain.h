@@ -160,6 +160,22 @@ IMASTREAM_API int imastream_chain_init(struct imastream_chain *chain);
 /* Runs cleanup in reverse order for every plugin whose init succeeded, then frees. */
 IMASTREAM_API void imastream_chain_free(struct imastream_chain *chain);
 
+struct imastream_signer;
+
+/**
+ * imastream_chain_signer - the chain's signing key, shared by every plugin that signs
+ * @chain: the chain; call from a plugin's init
+ * @ret: the signer, owned by the chain (freed after every cleanup has run)
+ *
+ * The first call loads the configured key (key, cert, key_pass_file/key_pass_env), and,
+ * when "trust" is set, checks a test signature against those certificates; later calls
+ * return the same signer, so the private key is read once.
+ * Return: 0, -EINVAL without a key, or the error of imastream_signer_new() or of the
+ * trust check (-EKEYREJECTED), each reported in one line.
+ */
+IMASTREAM_API int imastream_chain_signer(struct imastream_chain *chain,
+					 struct imastream_signer **ret);
+
 /* The union of IMASTREAM_HASH_BIT()s the plugins asked for at init. */
 IMASTREAM_API uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain);
 

@@ -284,13 +284,17 @@ enum imastream_plugin_rank {
 
 /**
  * struct imastream_init_args - what init receives
+ * @chain: the chain, for imastream_chain_signer()
  * @name: the plugin's name in this chain
  * @cfg: the configuration (valid until cleanup)
  * @log: where to report (valid until cleanup)
  * @hash_algos: the plugin ORs IMASTREAM_HASH_BIT() of each content digest it will ask
  *              imastream_file_digest() for; the chain computes the union once per file
  */
+struct imastream_chain;
+
 struct imastream_init_args {
+	struct imastream_chain *chain;
 	const char *name;
 	const struct imastream_config *cfg;
 	const struct imastream_log *log;

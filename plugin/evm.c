@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The evm plugin, strictly last: a portable EVM signature (type 5) over the file's final
+ * metadata: the labels and security.ima earlier plugins set (from the shared context),
+ * security.capability as rpm set it, uid, gid and mode.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "imastream/keys.h"
+#include "imastream/xattr.h"
+#include "plugin/plugins.h"
+
+struct evm_state {
+	const struct imastream_config *cfg;
+	const struct imastream_log *log;
+	struct imastream_signer *signer; /* owned by the chain */
+	uint8_t *buf;
+	size_t buf_size;
+};
+
+static int evm_init(struct imastream_init_args *args, void **state_ret)
+{
+	struct evm_state *st;
+	int err;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->cfg = args->cfg;
+	st->log = args->log;
+	/* Listed but "evm = none": present in the chain, writes nothing. */
+	if (args->cfg->evm) {
+		err = imastream_chain_signer(args->chain, &st->signer);
+		if (err) {
+			free(st);
+			return err;
+		}
+		st->buf_size = IMASTREAM_SIG_HDR_SIZE + imastream_signer_max_sig_size(st->signer);
+		st->buf = malloc(st->buf_size);
+		if (!st->buf) {
+			free(st);
+			return -ENOMEM;
+		}
+	}
+	*state_ret = st;
+	return 0;
+}
+
+static void evm_cleanup(void *state)
+{
+	struct evm_state *st = state;
+
+	free(st->buf);
+	free(st);
+}
+
+/* The chain's record of an xattr wins over what the file says: it is what was meant. */
+static void take_recorded(const struct imastream_file *f, struct imastream_evm_input *in)
+{
+	for (int slot = 0; slot < IMASTREAM_EVM_NR_XATTRS; slot++) {
+		const struct imastream_file_xattr *x;
+		const char *name = imastream_evm_xattr_name(slot);
+
+		if (!name || !(x = imastream_file_get_xattr(f, name)))
+			continue;
+		in->xattrs[slot].value = x->value;
+		in->xattrs[slot].len = x->len;
+	}
+}
+
+static int evm_file_closed(void *state, struct imastream_file *f)
+{
+	struct evm_state *st = state;
+	const struct imastream_file_xattr *ima;
+	struct imastream_evm_input in;
+	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+	size_t dlen, sig_len;
+	unsigned int flags = st->cfg->user_xattrs ? IMASTREAM_EVM_COLLECT_USER_IMA : 0;
+	int algo = st->cfg->hash_algo;
+	int err;
+
+	if (!st->signer)
+		return 0;
+	/* The kernel refuses a portable signature on a file without security.ima. */
+	ima = imastream_file_get_xattr(f, "security.ima");
+	if (!ima || ima->skipped)
+		return 0;
+	/* What rpm set (capabilities, owner, mode) is read back from the file itself. */
+	err = imastream_evm_collect(f->fd, f->path, flags, &in, st->log);
+	if (err)
+		return ims_err(st->log, err, "evm: cannot read the metadata of %s: %s", f->dest,
+			       strerror(-err));
+	take_recorded(f, &in);
+	err = imastream_evm_digest_portable(&in, algo, digest, sizeof(digest), &dlen, st->log);
+	imastream_evm_input_release(&in);
+	if (err)
+		return err;
+	err = imastream_signer_sign(st->signer, algo, digest, dlen,
+				    st->buf + IMASTREAM_SIG_HDR_SIZE,
+				    st->buf_size - IMASTREAM_SIG_HDR_SIZE, &sig_len);
+	if (err)
+		return ims_err(st->log, err, "evm: cannot sign %s: %s", f->dest, strerror(-err));
+	err = imastream_sig_header_encode(IMASTREAM_XATTR_EVM_PORTABLE, algo,
+					  imastream_signer_keyid(st->signer), sig_len, st->buf,
+					  st->log);
+	if (err)
+		return err;
+	return imastream_file_set_xattr(f, "security.evm", st->buf,
+					IMASTREAM_SIG_HDR_SIZE + sig_len);
+}
+
+const struct imastream_plugin_ops ims_evm_plugin = {
+	.name = "evm",
+	.rank = IMASTREAM_RANK_EVM,
+	.init = evm_init,
+	.cleanup = evm_cleanup,
+	.file_closed = evm_file_closed,
+};
