@@ -18,6 +18,8 @@ struct cli_command {
 
 int cmd_hash(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
+int cmd_sign(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 int cmd_sign_package(int argc, char **argv);
 
 /* A log that prints "imastream: message" to stderr; DEBUG/INFO only when verbose. */

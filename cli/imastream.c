@@ -11,6 +11,8 @@ static int cmd_version(int argc, char **argv);
 static const struct cli_command commands[] = {
 	{ "version", cmd_version, "print the version" },
 	{ "hash", cmd_hash, "write security.ima content digests (like evmctl ima_hash)" },
+	{ "sign", cmd_sign, "write IMA and EVM portable signatures (like evmctl ima_sign + sign)" },
+	{ "verify", cmd_verify, "check security.ima and security.evm against trusted certificates" },
 	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
 	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
 };

@@ -166,6 +166,32 @@ out:
 	return err;
 }
 
+int imastream_signer_dup(const struct imastream_signer *s, struct imastream_signer **ret)
+{
+	struct imastream_signer *d;
+
+	/* Not an error worth a line: the caller just signs from one thread. */
+	if (s->engine)
+		return -EOPNOTSUPP;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->log = s->log;
+	if (s->pkey) {
+		if (EVP_PKEY_up_ref(s->pkey) != 1) {
+			free(d);
+			return ims_openssl_err(&s->log, -ENOMEM, "cannot share the key");
+		}
+		d->pkey = s->pkey;
+	}
+	d->kk = s->kk;
+	d->max_sig = s->max_sig;
+	d->keyid = s->keyid;
+	memcpy(d->type, s->type, sizeof(d->type));
+	*ret = d;
+	return 0;
+}
+
 void imastream_signer_free(struct imastream_signer *s)
 {
 	if (!s)

@@ -210,3 +210,45 @@ int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
 			       keyid, rejected->type);
 	return ims_err(&t->log, -ENOKEY, "no trusted certificate has key id %08x", keyid);
 }
+
+int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo,
+				  const uint8_t *sig, size_t sig_len, uint32_t keyid,
+				  uint8_t *out, size_t out_size, size_t *len_ret)
+{
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(hash_algo);
+	const EVP_MD *md;
+	bool any = false, rsa = false;
+
+	if (!hi || ims_md_for(hash_algo, hi->digest_size, NULL, &md))
+		return -EINVAL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trust_cert *tc = &t->certs[i];
+		EVP_PKEY *pub = X509_get0_pubkey(tc->cert);
+		EVP_PKEY_CTX *ctx;
+		uint8_t buf[1024];
+		size_t len = sizeof(buf);
+		int ok = 0;
+
+		if (tc->keyid != keyid)
+			continue;
+		any = true;
+		if (!tc->usable || !pub || EVP_PKEY_get_base_id(pub) != EVP_PKEY_RSA)
+			continue;
+		rsa = true;
+		/* With a signature md set, OpenSSL checks the DigestInfo and returns the digest. */
+		ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pub, NULL);
+		if (ctx && EVP_PKEY_verify_recover_init(ctx) > 0 &&
+		    EVP_PKEY_CTX_set_signature_md(ctx, md) > 0)
+			ok = EVP_PKEY_verify_recover(ctx, buf, &len, sig, sig_len) > 0;
+		EVP_PKEY_CTX_free(ctx);
+		ERR_clear_error();
+		if (ok && len == hi->digest_size && len <= out_size) {
+			memcpy(out, buf, len);
+			*len_ret = len;
+			return 0;
+		}
+	}
+	if (!any)
+		return -ENOKEY;
+	return rsa ? -EBADMSG : -EOPNOTSUPP;
+}

@@ -86,6 +86,20 @@ struct imastream_signer;
 IMASTREAM_API int imastream_signer_new(const struct imastream_key_opts *opts,
 				       const struct imastream_log *log,
 				       struct imastream_signer **ret);
+/**
+ * imastream_signer_dup - a second handle on the same loaded key, for another thread
+ * @s: a signer
+ * @ret: the new handle, freed with imastream_signer_free() (in any order with @s)
+ *
+ * The key is not read or parsed again: the handles share it (OpenSSL keys are
+ * reference-counted and safe to sign with from several threads, each with its own
+ * context; a kernel key is just a serial).  Each handle has its own signing contexts, so
+ * each may be used by one thread at a time.
+ * Return: 0; -EOPNOTSUPP, without a message, for a pkcs11 engine key (an engine session
+ * is not safe to share across threads: sign from one thread); -ENOMEM.
+ */
+IMASTREAM_API int imastream_signer_dup(const struct imastream_signer *s,
+				       struct imastream_signer **ret);
 /* Releases the key; private material held by this process is zeroed.  NULL is fine. */
 IMASTREAM_API void imastream_signer_free(struct imastream_signer *s);
 
@@ -169,6 +183,26 @@ IMASTREAM_API size_t imastream_trust_count(const struct imastream_trust *t);
 IMASTREAM_API int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
 					 const uint8_t *digest, size_t digest_len,
 					 const uint8_t *sig, size_t sig_len, uint32_t keyid);
+
+/**
+ * imastream_trust_signed_digest - open an RSA signature and return the digest it signs
+ * @keyid: the key id from the signature header (host order)
+ * @sig: the raw signature (PKCS#1 v1.5 with a DigestInfo of @hash_algo)
+ * @out: receives the signed digest; IMASTREAM_HASH_MAX_DIGEST bytes suffice
+ * @out_size: size of @out
+ * @len_ret: the digest's length
+ *
+ * Lets a verifier tell "the file changed" (a genuine signature over another digest)
+ * from "the signature is bad" after imastream_trust_verify() said -EBADMSG. ECDSA
+ * signatures cannot be opened this way.  Logs nothing.
+ * Return: 0; -ENOKEY when no certificate has @keyid; -EOPNOTSUPP when no certificate
+ * with @keyid holds an RSA key; -EBADMSG when none of them opens @sig into a DigestInfo
+ * of @hash_algo; -EINVAL for an unknown algorithm.
+ */
+IMASTREAM_API int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo,
+						const uint8_t *sig, size_t sig_len,
+						uint32_t keyid, uint8_t *out, size_t out_size,
+						size_t *len_ret);
 
 /*
  * Kernel keyrings.  A RING is written as:

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Verifies a file's security.ima and security.evm against a trust store, with one verdict each. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/xattr.h>
+
+#include "common/private.h"
+#include "imastream/filesig.h"
+#include "imastream/hash.h"
+
+/* The largest value either xattr can legally hold: a header and a 16-bit sized signature. */
+#define VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + IMASTREAM_SIG_MAX)
+
+struct imastream_verifier {
+	const struct imastream_trust *trust;
+	struct imastream_log log;
+	/* Content hashers, one per kernel algorithm id, made when first needed. */
+	struct imastream_hasher *hashers[32];
+	uint8_t value[VALUE_MAX];
+};
+
+static const char *const result_names[] = {
+	[IMASTREAM_VERIFY_OK] = "OK",
+	[IMASTREAM_VERIFY_CONTENT_CHANGED] = "content changed",
+	[IMASTREAM_VERIFY_METADATA_CHANGED] = "metadata changed",
+	[IMASTREAM_VERIFY_UNKNOWN_KEY] = "unknown key id",
+	[IMASTREAM_VERIFY_BAD_SIGNATURE] = "bad signature",
+	[IMASTREAM_VERIFY_MISSING] = "missing",
+	[IMASTREAM_VERIFY_MALFORMED] = "malformed",
+	[IMASTREAM_VERIFY_UNVERIFIABLE] = "cannot be verified",
+	[IMASTREAM_VERIFY_SKIPPED] = "not checked",
+};
+
+const char *imastream_verify_result_str(int result)
+{
+	if (result < 0 || (size_t)result >= ARRAY_SIZE(result_names))
+		return "unknown result";
+	return result_names[result];
+}
+
+int imastream_verifier_new(const struct imastream_trust *trust, const struct imastream_log *log,
+			   struct imastream_verifier **ret)
+{
+	struct imastream_verifier *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return ims_err(log, -ENOMEM, "out of memory for a verifier");
+	v->trust = trust;
+	if (log)
+		v->log = *log;
+	*ret = v;
+	return 0;
+}
+
+void imastream_verifier_free(struct imastream_verifier *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(v->hashers); i++)
+		imastream_hasher_free(v->hashers[i]);
+	free(v);
+}
+
+/* A log that keeps the decoder's one line as the verdict's detail. */
+static void keep_detail(void *arg, int level, const char *msg)
+{
+	struct imastream_verify_one *one = arg;
+
+	(void)level;
+	snprintf(one->detail, sizeof(one->detail), "%s", msg);
+}
+
+static void set_detail(struct imastream_verify_one *one, int result, const char *fmt, ...)
+	ims_printf(3, 4);
+
+static void set_detail(struct imastream_verify_one *one, int result, const char *fmt, ...)
+{
+	va_list ap;
+
+	one->result = result;
+	va_start(ap, fmt);
+	vsnprintf(one->detail, sizeof(one->detail), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Reads and decodes one xattr into @info (pointing into v->value).  Returns 1 when a
+ * value was decoded, 0 when @one already holds a verdict (missing, malformed), -errno.
+ */
+static int read_value(struct imastream_verifier *v, int fd, const char *path, const char *name,
+		      struct imastream_verify_one *one, struct imastream_xattr_info *info)
+{
+	struct imastream_log capture = { keep_detail, one };
+	ssize_t n;
+
+	n = fgetxattr(fd, name, v->value, sizeof(v->value));
+	if (n < 0) {
+		if (errno == ENODATA) {
+			set_detail(one, IMASTREAM_VERIFY_MISSING, "no %s", name);
+			return 0;
+		}
+		if (errno == ENOTSUP) {
+			set_detail(one, IMASTREAM_VERIFY_MISSING, "no %s (no xattr support here)",
+				   name);
+			return 0;
+		}
+		if (errno == ERANGE) {
+			set_detail(one, IMASTREAM_VERIFY_MALFORMED, "%s longer than any valid value",
+				   name);
+			return 0;
+		}
+		return ims_err(&v->log, -errno, "%s: cannot read %s: %s", path, name,
+			       strerror(errno));
+	}
+	if (n > 0)
+		one->type = v->value[0];
+	if (imastream_xattr_decode(v->value, (size_t)n, info, &capture)) {
+		one->result = IMASTREAM_VERIFY_MALFORMED;
+		return 0;
+	}
+	one->algo = info->algo;
+	if (info->type == IMASTREAM_XATTR_DIGSIG || info->type == IMASTREAM_XATTR_EVM_PORTABLE ||
+	    info->type == IMASTREAM_XATTR_IMA_VERITY_SIG)
+		one->keyid = info->keyid;
+	return 1;
+}
+
+/* Hashes the whole content of @fd with @algo; 1 = done, 0 = verdict set, -errno. */
+static int content_digest(struct imastream_verifier *v, int fd, const char *path, int algo,
+			  struct imastream_verify_one *one, const uint8_t **digest,
+			  size_t *digest_len)
+{
+	struct imastream_hasher **h;
+	int err;
+
+	if (!imastream_hash_by_algo(algo) || algo < 0 || (size_t)algo >= ARRAY_SIZE(v->hashers)) {
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "no %s hashing here",
+			   imastream_hash_by_algo(algo) ? imastream_hash_by_algo(algo)->name :
+			   "implementation of this algorithm for");
+		return 0;
+	}
+	h = &v->hashers[algo];
+	if (!*h) {
+		err = imastream_hasher_new(IMASTREAM_HASH_BIT(algo), NULL, h);
+		if (err == -EOPNOTSUPP) {
+			set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "OpenSSL has no %s",
+				   imastream_hash_by_algo(algo)->name);
+			return 0;
+		}
+		if (err)
+			return ims_err(&v->log, err, "%s: cannot set up hashing: %s", path,
+				       strerror(-err));
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return ims_err(&v->log, -errno, "%s: cannot seek: %s", path, strerror(errno));
+	err = imastream_hash_fd(*h, fd);
+	if (!err)
+		err = imastream_hasher_digest(*h, algo, digest, digest_len);
+	if (err)
+		return ims_err(&v->log, err, "%s: cannot read: %s", path, strerror(-err));
+	return 1;
+}
+
+/*
+ * The verdict on a signature over @digest: OK, or why not.  @changed is the verdict for
+ * a genuine signature over other data (content or metadata changed).
+ */
+static void check_signature(const struct imastream_verifier *v,
+			    const struct imastream_xattr_info *info, const uint8_t *digest,
+			    size_t digest_len, int changed, struct imastream_verify_one *one)
+{
+	uint8_t signed_digest[IMASTREAM_HASH_MAX_DIGEST];
+	size_t signed_len;
+	int err;
+
+	err = imastream_trust_verify(v->trust, info->algo, digest, digest_len, info->data,
+				     info->data_len, info->keyid);
+	switch (err) {
+	case 0:
+		one->result = IMASTREAM_VERIFY_OK;
+		return;
+	case -ENOKEY:
+		one->result = IMASTREAM_VERIFY_UNKNOWN_KEY;
+		return;
+	case -EBADMSG:
+		break;
+	case -EKEYREJECTED:
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE,
+			   "the certificate of key id %08x cannot verify it", info->keyid);
+		return;
+	default:
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "%s signatures not supported here",
+			   imastream_hash_by_algo(info->algo) ?
+			   imastream_hash_by_algo(info->algo)->name : "this algorithm's");
+		return;
+	}
+	/* It does not verify: open it (RSA) to see whether it signs something else. */
+	err = imastream_trust_signed_digest(v->trust, info->algo, info->data, info->data_len,
+					    info->keyid, signed_digest, sizeof(signed_digest),
+					    &signed_len);
+	if (!err && (signed_len != digest_len || memcmp(signed_digest, digest, digest_len)))
+		one->result = changed;
+	else if (err == -EOPNOTSUPP) {
+		one->result = changed;
+		one->undecided = true;
+	} else
+		one->result = IMASTREAM_VERIFY_BAD_SIGNATURE;
+}
+
+static int verify_ima(struct imastream_verifier *v, int fd, const char *path, unsigned int flags,
+		      struct imastream_verify_one *one)
+{
+	const char *name = (flags & IMASTREAM_FILESIG_USER) ? "user.ima" : "security.ima";
+	struct imastream_xattr_info info;
+	const uint8_t *digest;
+	size_t digest_len;
+	int err;
+
+	err = read_value(v, fd, path, name, one, &info);
+	if (err <= 0)
+		return err;
+	switch (info.type) {
+	case IMASTREAM_XATTR_IMA_DIGEST:
+	case IMASTREAM_XATTR_IMA_DIGEST_NG:
+	case IMASTREAM_XATTR_DIGSIG:
+		break;
+	case IMASTREAM_XATTR_IMA_VERITY_SIG:
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE,
+			   "an fs-verity signature needs the file's verity digest");
+		return 0;
+	default:
+		set_detail(one, IMASTREAM_VERIFY_MALFORMED, "type %d does not belong in %s",
+			   info.type, name);
+		return 0;
+	}
+	err = content_digest(v, fd, path, info.algo, one, &digest, &digest_len);
+	if (err <= 0)
+		return err;
+	if (info.type == IMASTREAM_XATTR_DIGSIG) {
+		check_signature(v, &info, digest, digest_len, IMASTREAM_VERIFY_CONTENT_CHANGED,
+				one);
+		return 0;
+	}
+	/* The kernel compares only the digest's bytes (a padded md5 is longer). */
+	one->result = info.data_len >= digest_len && !memcmp(info.data, digest, digest_len) ?
+		IMASTREAM_VERIFY_OK : IMASTREAM_VERIFY_CONTENT_CHANGED;
+	return 0;
+}
+
+/* A type-3 EVM signature: over the inode's identity too, with or without the fs UUID. */
+static int verify_evm_digsig(struct imastream_verifier *v, int fd, const char *path,
+			     const struct imastream_xattr_info *info,
+			     struct imastream_verify_one *one)
+{
+	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+	struct imastream_evm_input in;
+	size_t digest_len;
+	int err;
+
+	/* Like the kernel (and evmctl), a type-3 value always covers security.ima. */
+	err = imastream_evm_collect(fd, path,
+				    IMASTREAM_EVM_COLLECT_GENERATION | IMASTREAM_EVM_COLLECT_UUID,
+				    &in, NULL);
+	if (err == -ENOTTY || err == -EOPNOTSUPP || err == -EINVAL) {
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE,
+			   "type-3 EVM signature: this filesystem gives no inode generation or UUID");
+		return 0;
+	}
+	if (err)
+		return ims_err(&v->log, err, "%s: cannot read its metadata: %s", path,
+			       strerror(-err));
+	/* The kernel appends the UUID when built with CONFIG_EVM_ATTR_FSUUID (the default). */
+	for (int with_uuid = 1; with_uuid >= 0; with_uuid--) {
+		in.has_uuid = with_uuid;
+		err = imastream_evm_digest(&in, info->algo, digest, sizeof(digest), &digest_len,
+					   NULL);
+		if (err) {
+			set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "no %s hashing here",
+				   imastream_hash_by_algo(info->algo) ?
+				   imastream_hash_by_algo(info->algo)->name : "such");
+			break;
+		}
+		memset(one->detail, 0, sizeof(one->detail));
+		one->undecided = false;
+		check_signature(v, info, digest, digest_len, IMASTREAM_VERIFY_METADATA_CHANGED,
+				one);
+		if (one->result != IMASTREAM_VERIFY_METADATA_CHANGED &&
+		    one->result != IMASTREAM_VERIFY_BAD_SIGNATURE)
+			break;
+	}
+	imastream_evm_input_release(&in);
+	return 0;
+}
+
+static int verify_evm(struct imastream_verifier *v, int fd, const char *path, unsigned int flags,
+		      struct imastream_verify_one *one)
+{
+	const char *name = (flags & IMASTREAM_FILESIG_USER) ? "user.evm" : "security.evm";
+	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+	struct imastream_xattr_info info;
+	struct imastream_evm_input in;
+	size_t digest_len;
+	int err;
+
+	err = read_value(v, fd, path, name, one, &info);
+	if (err <= 0)
+		return err;
+	switch (info.type) {
+	case IMASTREAM_XATTR_EVM_PORTABLE:
+		break;
+	case IMASTREAM_XATTR_DIGSIG:
+		return verify_evm_digsig(v, fd, path, &info, one);
+	case IMASTREAM_XATTR_EVM_HMAC:
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE,
+			   "an EVM HMAC needs the device's EVM key");
+		return 0;
+	default:
+		set_detail(one, IMASTREAM_VERIFY_MALFORMED, "type %d does not belong in %s",
+			   info.type, name);
+		return 0;
+	}
+	/* The portable value covers user.ima in the place of security.ima, as evmctl does. */
+	err = imastream_evm_collect(fd, path, (flags & IMASTREAM_FILESIG_USER) ?
+				    IMASTREAM_EVM_COLLECT_USER_IMA : 0, &in, NULL);
+	if (err)
+		return ims_err(&v->log, err, "%s: cannot read its metadata: %s", path,
+			       strerror(-err));
+	err = imastream_evm_digest_portable(&in, info.algo, digest, sizeof(digest), &digest_len,
+					    NULL);
+	imastream_evm_input_release(&in);
+	if (err == -ENODATA) {
+		set_detail(one, IMASTREAM_VERIFY_METADATA_CHANGED,
+			   "a portable signature needs %s, which is gone",
+			   (flags & IMASTREAM_FILESIG_USER) ? "user.ima" : "security.ima");
+		return 0;
+	}
+	if (err) {
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "no %s hashing here",
+			   imastream_hash_by_algo(info.algo) ?
+			   imastream_hash_by_algo(info.algo)->name : "such");
+		return 0;
+	}
+	check_signature(v, &info, digest, digest_len, IMASTREAM_VERIFY_METADATA_CHANGED, one);
+	return 0;
+}
+
+int imastream_verify_file(struct imastream_verifier *v, int fd, const char *path,
+			  unsigned int flags, struct imastream_verify_report *report)
+{
+	struct imastream_verify_report r = { 0 };
+	int err;
+
+	if (!path)
+		path = "(fd)";
+	err = verify_ima(v, fd, path, flags, &r.ima);
+	if (err)
+		return err;
+	if (flags & IMASTREAM_VERIFY_NO_EVM) {
+		r.evm.result = IMASTREAM_VERIFY_SKIPPED;
+	} else {
+		err = verify_evm(v, fd, path, flags, &r.evm);
+		if (err)
+			return err;
+	}
+	r.ok = r.ima.result == IMASTREAM_VERIFY_OK &&
+	       (r.evm.result == IMASTREAM_VERIFY_OK || r.evm.result == IMASTREAM_VERIFY_SKIPPED);
+	*report = r;
+	return 0;
+}
