@@ -14,8 +14,33 @@
 static const char *const config_keys[] = {
 	"mode", "hash_algo", "key", "key_pass_file", "key_pass_env", "cert", "trust", "evm", "plugins",
 	"file_contexts", "no_xattr_support", "config_files", "xattr_namespace", "trace",
+	"record_log", "record_syslog", "trust_domains", "trust_unknown", "trust_privileged_rank",
+	"trust_protected", "seccomp_deny", "smack_manifests",
 	NULL,
 };
+
+/* The policy plugins' keys: text kept as given, checked by the plugin that reads it. */
+static char **policy_field(struct imastream_config *cfg, const char *key)
+{
+	struct {
+		const char *key;
+		char **field;
+	} map[] = {
+		{ "record_log", &cfg->record_log },
+		{ "record_syslog", &cfg->record_syslog },
+		{ "trust_domains", &cfg->trust_domains },
+		{ "trust_unknown", &cfg->trust_unknown },
+		{ "trust_privileged_rank", &cfg->trust_privileged_rank },
+		{ "trust_protected", &cfg->trust_protected },
+		{ "seccomp_deny", &cfg->seccomp_deny },
+		{ "smack_manifests", &cfg->smack_manifests },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (strcmp(key, map[i].key) == 0)
+			return map[i].field;
+	return NULL;
+}
 
 const char *const *imastream_config_keys(void)
 {
@@ -44,6 +69,14 @@ void imastream_config_release(struct imastream_config *cfg)
 	free(cfg->plugins);
 	free(cfg->file_contexts);
 	free(cfg->trace);
+	free(cfg->record_log);
+	free(cfg->record_syslog);
+	free(cfg->trust_domains);
+	free(cfg->trust_unknown);
+	free(cfg->trust_privileged_rank);
+	free(cfg->trust_protected);
+	free(cfg->seccomp_deny);
+	free(cfg->smack_manifests);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -91,6 +124,7 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const yesno[] = { "no", "yes", NULL };
 	static const char *const spaces[] = { "security", "user", NULL };
 	const struct imastream_hash_info *hi;
+	char **field;
 	int v;
 
 	if (!key || !value)
@@ -154,6 +188,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		return set_string(&cfg->file_contexts, value);
 	if (strcmp(key, "trace") == 0)
 		return set_string(&cfg->trace, value);
+	field = policy_field(cfg, key);
+	if (field)
+		return set_string(field, value);
 	return ims_err(log, -EINVAL, "%s: unknown configuration key \"%s\"", where, key);
 bad:
 	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */

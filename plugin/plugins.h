@@ -9,6 +9,12 @@
 
 extern const struct imastream_plugin_ops ims_trace_plugin;
 extern const struct imastream_plugin_ops ims_selinux_plugin;
+/* The policy plugins (plugin/policy/). */
+extern const struct imastream_plugin_ops ims_trust_plugin;
+extern const struct imastream_plugin_ops ims_record_plugin;
+extern const struct imastream_plugin_ops ims_conflict_plugin;
+extern const struct imastream_plugin_ops ims_scriptctx_plugin;
+extern const struct imastream_plugin_ops ims_smack_plugin;
 extern const struct imastream_plugin_ops ims_ima_plugin;
 extern const struct imastream_plugin_ops ims_evm_plugin;
 

@@ -9,6 +9,11 @@ static const struct imastream_plugin_ops *const builtins[] = {
 	&ims_ima_plugin,
 	&ims_evm_plugin,
 	&ims_trace_plugin,
+	&ims_trust_plugin,
+	&ims_conflict_plugin,
+	&ims_scriptctx_plugin,
+	&ims_smack_plugin,
+	&ims_record_plugin,
 };
 
 const struct imastream_plugin_ops *imastream_plugin_at(unsigned int i)

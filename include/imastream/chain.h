@@ -43,6 +43,16 @@ enum imastream_no_xattr {
  *   config_files      yes | no: cover %config files too                      (no)
  *   xattr_namespace   security | user: where IMA/EVM/labels go               (security)
  *   trace             file the trace plugin appends its transcript to         (unset)
+ * and the policy plugins' keys (plugin/policy/, checked by each plugin's init):
+ *   record_log        file the record plugin appends one line per file to     (unset)
+ *   record_syslog     syslog facility of its per-transaction summary, or none (authpriv)
+ *   trust_domains     "NAME=RANK:KEYFILE[:KEYFILE...]" words: armored OpenPGP keys (unset)
+ *   trust_unknown     refuse | allow: packages outside every domain          (refuse)
+ *   trust_privileged_rank  rank a domain needs for setuid/setgid, file capabilities
+ *                     and protected paths                                    (50)
+ *   trust_protected   path prefixes only a privileged domain may install to  (unset)
+ *   seccomp_deny      syscalls scriptlets get EPERM for, comma-separated     (a default set)
+ *   smack_manifests   folder of per-package Smack manifests NAME.manifest    (unset)
  */
 struct imastream_config {
 	int mode;              /* enum imastream_mode */
@@ -59,6 +69,15 @@ struct imastream_config {
 	bool config_files;
 	bool user_xattrs;
 	char *trace;
+	/* Policy plugins: raw text, parsed and checked by the plugin that reads it. */
+	char *record_log;
+	char *record_syslog;
+	char *trust_domains;
+	char *trust_unknown;
+	char *trust_privileged_rank;
+	char *trust_protected;
+	char *seccomp_deny;
+	char *smack_manifests;
 };
 
 /* The keys imastream_config_set() accepts, NULL-terminated. */

@@ -68,10 +68,14 @@ enum {
  * @root: the root directory files are installed under ("/" for none); file paths given
  *        to file hooks are relative to the root the driver is chrooted into
  * @flags: IMASTREAM_TXN_*
+ * @rpm_ts: the driver's librpm transaction set (an rpmts) when it has one, else NULL;
+ *          its database is the target root's: policy plugins look up who owns a file
+ *          there.  Valid from tsm_pre to tsm_post.
  */
 struct imastream_txn {
 	const char *root;
 	unsigned int flags;
+	void *rpm_ts;
 };
 
 enum imastream_pkg_op {
@@ -93,11 +97,16 @@ enum {
  * @nevra: name-epoch:version-release.arch, for messages and records
  * @op: enum imastream_pkg_op
  * @flags: IMASTREAM_PKG_*
+ * @rpm_header: the package's librpm Header when the driver has one (the rpm adapter; the
+ *              installer reads headers with librpm too), else NULL: policy plugins judge
+ *              the package by its header signature and file list.  Valid from psm_pre
+ *              to psm_post; plugins take their own reference (headerLink) to keep it.
  */
 struct imastream_pkg {
 	const char *nevra;
 	int op;
 	unsigned int flags;
+	void *rpm_header;
 };
 
 /* Script types (a bit mask, as rpm's). */

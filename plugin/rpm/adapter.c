@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include <rpm/header.h>
 #include <rpm/rpmlog.h>
 #include <rpm/rpmmacro.h>
 #include <rpm/rpmstring.h>
@@ -211,6 +212,7 @@ static void adapter_free(struct adapter *a)
 	if (a->chain)
 		end_open_files(a, -ECANCELED);
 	imastream_chain_free(a->chain);
+	headerFree(a->pkg.rpm_header);
 	imastream_config_release(&a->cfg);
 	free(a->root);
 	free(a->nevra);
@@ -257,6 +259,7 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 		return RPMRC_FAIL;
 	a->txn.root = a->root;
 	a->txn.flags = 0;
+	a->txn.rpm_ts = ts;
 	a->nofiledigest = tf & RPMTRANS_FLAG_NOFILEDIGEST;
 	if (a->nofiledigest)
 		a->txn.flags |= IMASTREAM_TXN_NOFILEDIGEST;
@@ -275,8 +278,10 @@ static rpmRC ims_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	struct adapter *a = rpmPluginGetData(plugin);
 
 	(void)ts;
-	if (a)
+	if (a) {
 		imastream_chain_tsm_post(a->chain, &a->txn, to_res(res));
+		a->txn.rpm_ts = NULL;
+	}
 	return RPMRC_OK;
 }
 
@@ -292,6 +297,9 @@ static rpmRC ims_psm_pre(rpmPlugin plugin, rpmte te)
 	if (!a->nevra)
 		return RPMRC_FAIL;
 	a->pkg.nevra = a->nevra;
+	/* Policy plugins judge the package by its header: one reference per psm pair. */
+	headerFree(a->pkg.rpm_header);
+	a->pkg.rpm_header = rpmteHeader(te);
 	switch (rpmteType(te)) {
 	case TR_ADDED:
 		a->pkg.op = IMASTREAM_PKG_INSTALL;
@@ -322,6 +330,7 @@ static rpmRC ims_psm_post(rpmPlugin plugin, rpmte te, int res)
 		return RPMRC_OK;
 	end_open_files(a, to_res(res));
 	imastream_chain_psm_post(a->chain, &a->pkg, to_res(res));
+	a->pkg.rpm_header = headerFree(a->pkg.rpm_header);
 	a->in_psm = false;
 	return RPMRC_OK;
 }

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The conflict plugin: a file owned by a package of a higher-ranked trust domain is never
+ * replaced by a package of a lower one, even with rpm --replacefiles.  Owners come from
+ * the rpm database of the target root (the driver's rpmts), their domain from the header
+ * signature stored there.  The check runs at package start over the header's file list,
+ * so that a refused package has not written a single file; the file_conflict hook does
+ * the same for drivers that report conflicts themselves.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmdb.h>
+#include <rpm/rpmtag.h>
+#include <rpm/rpmtd.h>
+#include <rpm/rpmts.h>
+
+#include "plugin/plugins.h"
+#include "plugin/policy/policy.h"
+
+/* Owners judged during one package: an rpmdb record judged once, whatever it owns. */
+#define OWNER_CACHE 32
+
+struct owner {
+	unsigned int instance;
+	int rank;
+	const char *domain;
+	char *nevra;
+};
+
+struct conflict {
+	const struct imastream_log *log;
+	struct ims_domains *domains;
+	rpmts ts;
+	/* The package in progress. */
+	int rank;
+	const char *domain;
+	struct owner owners[OWNER_CACHE];
+	unsigned int n_owners;
+};
+
+static void forget_owners(struct conflict *c)
+{
+	for (unsigned int i = 0; i < c->n_owners; i++)
+		free(c->owners[i].nevra);
+	c->n_owners = 0;
+}
+
+static void conflict_cleanup(void *state)
+{
+	struct conflict *c = state;
+
+	if (!c)
+		return;
+	forget_owners(c);
+	ims_domains_free(c->domains);
+	free(c);
+}
+
+static int conflict_init(struct imastream_init_args *args, void **state_ret)
+{
+	struct conflict *c;
+	int err;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->log = args->log;
+	err = ims_domains_load(args->cfg->trust_domains, "trust_domains", c->log, &c->domains);
+	if (!err && !ims_domains_count(c->domains))
+		err = ims_err(c->log, -EINVAL,
+			      "conflict: no trust_domains configured: there is nothing to rank by");
+	if (err) {
+		conflict_cleanup(c);
+		return err;
+	}
+	*state_ret = c;
+	return 0;
+}
+
+static int conflict_tsm_pre(void *state, const struct imastream_txn *txn)
+{
+	struct conflict *c = state;
+
+	c->ts = txn->rpm_ts;
+	return 0;
+}
+
+static void conflict_tsm_post(void *state, const struct imastream_txn *txn, int res)
+{
+	struct conflict *c = state;
+
+	(void)txn;
+	(void)res;
+	c->ts = NULL;
+}
+
+/* The rank of a header's domain; 0 ("-") outside every domain. */
+static void rank_of(struct conflict *c, Header h, int *rank, const char **domain)
+{
+	struct ims_verdict v;
+
+	*rank = 0;
+	*domain = "-";
+	if (ims_domains_judge(c->domains, h, &v) == 0 && v.domain) {
+		*rank = v.domain->rank;
+		*domain = v.domain->name;
+	}
+}
+
+static const struct owner *owner_of(struct conflict *c, Header h)
+{
+	unsigned int instance = headerGetInstance(h);
+	struct owner *o;
+
+	for (unsigned int i = 0; i < c->n_owners; i++)
+		if (c->owners[i].instance == instance)
+			return &c->owners[i];
+	if (c->n_owners == OWNER_CACHE)
+		forget_owners(c);
+	o = &c->owners[c->n_owners];
+	o->nevra = headerGetAsString(h, RPMTAG_NEVRA);
+	if (!o->nevra)
+		return NULL;
+	o->instance = instance;
+	rank_of(c, h, &o->rank, &o->domain);
+	c->n_owners++;
+	return o;
+}
+
+/* Refuses @path if a higher-ranked package owns it in the target root's database. */
+static int check_path(struct conflict *c, const struct imastream_pkg *pkg, const char *path)
+{
+	rpmdbMatchIterator mi;
+	Header h;
+	int err = 0;
+
+	mi = rpmtsInitIterator(c->ts, RPMDBI_INSTFILENAMES, path, 0);
+	while (!err && (h = rpmdbNextIterator(mi))) {
+		const struct owner *o = owner_of(c, h);
+
+		if (!o)
+			err = -ENOMEM;
+		else if (o->rank > c->rank)
+			err = ims_err(c->log, -EPERM,
+				      "conflict: rule higher-domain-owner: package %s (domain %s, rank %d) may not replace %s owned by %s (domain %s, rank %d)",
+				      pkg->nevra, c->domain, c->rank, path, o->nevra, o->domain,
+				      o->rank);
+	}
+	rpmdbFreeIterator(mi);
+	return err;
+}
+
+static int conflict_psm_pre(void *state, const struct imastream_pkg *pkg)
+{
+	struct conflict *c = state;
+	struct rpmtd_s names, modes;
+	int err = 0;
+
+	if (pkg->op != IMASTREAM_PKG_INSTALL || !pkg->rpm_header || !c->ts)
+		return 0;
+	forget_owners(c);
+	rank_of(c, pkg->rpm_header, &c->rank, &c->domain);
+	rpmtdReset(&names);
+	rpmtdReset(&modes);
+	if (!headerGet(pkg->rpm_header, RPMTAG_FILENAMES, &names, HEADERGET_EXT))
+		return 0;
+	headerGet(pkg->rpm_header, RPMTAG_FILEMODES, &modes, HEADERGET_MINMEM);
+	while (!err && rpmtdNext(&names) >= 0) {
+		const char *path = rpmtdGetString(&names);
+		uint16_t *mode = NULL;
+
+		if (rpmtdSetIndex(&modes, rpmtdGetIndex(&names)) >= 0)
+			mode = rpmtdGetUint16(&modes);
+		/* Directories are shared, never replaced. */
+		if (!path || (mode && S_ISDIR(*mode)))
+			continue;
+		err = check_path(c, pkg, path);
+	}
+	rpmtdFreeData(&names);
+	rpmtdFreeData(&modes);
+	return err;
+}
+
+/* A driver that finds conflicts itself names the owner; rank it from the database. */
+static int conflict_file_conflict(void *state, const struct imastream_conflict *cf)
+{
+	struct conflict *c = state;
+
+	if (!c->ts || !cf->pkg || !cf->pkg->rpm_header || !cf->path)
+		return 0;
+	rank_of(c, cf->pkg->rpm_header, &c->rank, &c->domain);
+	return check_path(c, cf->pkg, cf->path);
+}
+
+const struct imastream_plugin_ops ims_conflict_plugin = {
+	.name = "conflict",
+	.rank = IMASTREAM_RANK_ANY,
+	.init = conflict_init,
+	.cleanup = conflict_cleanup,
+	.tsm_pre = conflict_tsm_pre,
+	.tsm_post = conflict_tsm_post,
+	.psm_pre = conflict_psm_pre,
+	.file_conflict = conflict_file_conflict,
+};

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The record plugin: one line per installed file (path, package, digest, signer, domain,
+ * labels) appended to a log for attestation, and a per-transaction summary to syslog.
+ * Each line is one write(2) on an O_APPEND descriptor, so a crash leaves whole lines
+ * only; fields are percent-encoded, so a hostile name cannot forge a line or a field.
+ * The format is documented in imastream-rpm(8), section RECORD.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "plugin/plugins.h"
+#include "plugin/policy/policy.h"
+
+/* The labels a record lists, when an earlier plugin of the chain set them. */
+static const char *const label_names[] = {
+	"security.selinux", "security.SMACK64", "security.SMACK64EXEC",
+	"security.SMACK64TRANSMUTE", "security.SMACK64MMAP",
+};
+
+/* A label value longer than this is shown truncated and marked with a final "...". */
+#define MAX_LABEL_SHOWN 1024
+
+struct record {
+	const struct imastream_log *log;
+	int fd;
+	int facility; /* -1: no syslog summary */
+	int algo;
+	const char *log_path;
+	const char *root;
+	struct ims_domains *domains;
+	/* The package in progress: its signer, as far as anyone checked it. */
+	char keyid[17];
+	const char *domain;
+	unsigned int pkg_files;
+	/* The transaction so far. */
+	unsigned int packages, files, write_errors;
+};
+
+static const struct {
+	const char *name;
+	int facility;
+} facilities[] = {
+	{ "authpriv", LOG_AUTHPRIV }, { "auth", LOG_AUTH }, { "daemon", LOG_DAEMON },
+	{ "user", LOG_USER }, { "local0", LOG_LOCAL0 }, { "local1", LOG_LOCAL1 },
+	{ "local2", LOG_LOCAL2 }, { "local3", LOG_LOCAL3 }, { "local4", LOG_LOCAL4 },
+	{ "local5", LOG_LOCAL5 }, { "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
+};
+
+static int parse_facility(const char *name, int *ret, const struct imastream_log *log)
+{
+	if (!name || strcmp(name, "authpriv") == 0) {
+		*ret = LOG_AUTHPRIV;
+		return 0;
+	}
+	if (strcmp(name, "none") == 0) {
+		*ret = -1;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(facilities); i++)
+		if (strcmp(name, facilities[i].name) == 0) {
+			*ret = facilities[i].facility;
+			return 0;
+		}
+	return ims_err(log, -EINVAL, "record: record_syslog \"%s\" is not a syslog facility or none",
+		       name);
+}
+
+static void record_cleanup(void *state)
+{
+	struct record *r = state;
+
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	ims_domains_free(r->domains);
+	free(r);
+}
+
+static int record_init(struct imastream_init_args *args, void **state_ret)
+{
+	const struct imastream_config *cfg = args->cfg;
+	struct record *r;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = -1;
+	r->log = args->log;
+	r->algo = cfg->hash_algo;
+	r->log_path = cfg->record_log;
+	err = parse_facility(cfg->record_syslog, &r->facility, r->log);
+	if (!err && !cfg->record_log)
+		err = ims_err(r->log, -EINVAL, "record: no record_log file configured");
+	if (!err) {
+		/* Opened here: file hooks run inside the chroot, the log lives outside it. */
+		r->fd = open(cfg->record_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+			     0640);
+		if (r->fd < 0)
+			err = ims_err(r->log, -errno, "record: cannot open %s: %s", cfg->record_log,
+				      strerror(errno));
+	}
+	/* With trust domains configured, the record names the domain that verified. */
+	if (!err)
+		err = ims_domains_load(cfg->trust_domains, "trust_domains", r->log, &r->domains);
+	if (err) {
+		record_cleanup(r);
+		return err;
+	}
+	args->hash_algos |= IMASTREAM_HASH_BIT(r->algo);
+	*state_ret = r;
+	return 0;
+}
+
+static int record_tsm_pre(void *state, const struct imastream_txn *txn)
+{
+	struct record *r = state;
+
+	r->root = txn->root;
+	r->packages = r->files = r->write_errors = 0;
+	return 0;
+}
+
+static void record_tsm_post(void *state, const struct imastream_txn *txn, int res)
+{
+	struct record *r = state;
+	char msg[512];
+
+	(void)txn;
+	snprintf(msg, sizeof(msg),
+		 "transaction on %s %s: %u files of %u packages recorded in %s%s", r->root ? r->root : "/",
+		 res ? "failed" : "done", r->files, r->packages, r->log_path,
+		 r->write_errors ? " (some records could not be written)" : "");
+	ims_logf(r->log, IMASTREAM_LOG_INFO, "record: %s", msg);
+	if (r->facility >= 0) {
+		openlog("imastream", LOG_PID, r->facility);
+		syslog(r->facility | (res || r->write_errors ? LOG_WARNING : LOG_INFO), "%s", msg);
+		closelog();
+	}
+}
+
+static int record_psm_pre(void *state, const struct imastream_pkg *pkg)
+{
+	struct record *r = state;
+	struct ims_verdict v;
+
+	r->keyid[0] = '\0';
+	r->domain = NULL;
+	r->pkg_files = 0;
+	if (pkg->op != IMASTREAM_PKG_INSTALL || !pkg->rpm_header)
+		return 0;
+	if (ims_domains_judge(r->domains, pkg->rpm_header, &v) != 0)
+		return 0;
+	/* A key id is recorded only when someone verified it: our domains or rpm's keyring. */
+	if (v.domain || (v.keyid[0] && (pkg->flags & IMASTREAM_PKG_HEADER_VERIFIED)))
+		memcpy(r->keyid, v.keyid, sizeof(r->keyid));
+	r->domain = v.domain ? v.domain->name : NULL;
+	return 0;
+}
+
+static void record_psm_post(void *state, const struct imastream_pkg *pkg, int res)
+{
+	struct record *r = state;
+
+	(void)pkg;
+	if (!res && r->pkg_files)
+		r->packages++;
+	r->pkg_files = 0;
+}
+
+/* "name=value,..." of the labels set on @f, or "-". */
+static size_t format_labels(struct imastream_file *f, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(label_names); i++) {
+		const struct imastream_file_xattr *x = imastream_file_get_xattr(f, label_names[i]);
+		size_t len;
+
+		if (!x)
+			continue;
+		len = x->len;
+		/* A label's trailing NUL is not part of the label. */
+		if (len && x->value[len - 1] == '\0')
+			len--;
+		o += snprintf(out + o, size - o, "%s%s=", o ? "," : "", label_names[i] + 9);
+		o += ims_escape(x->value, len < MAX_LABEL_SHOWN ? len : MAX_LABEL_SHOWN, ",=",
+				out + o, size - o);
+		if (len > MAX_LABEL_SHOWN)
+			o += snprintf(out + o, size - o, "...");
+	}
+	if (!o)
+		o = snprintf(out, size, "-");
+	return o;
+}
+
+static void digest_field(struct record *r, struct imastream_file *f, char *out, size_t size)
+{
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(r->algo);
+	const uint8_t *d;
+	size_t len, o;
+
+	snprintf(out, size, "-");
+	if (!S_ISREG(f->mode) || !hi || imastream_file_digest(f, r->algo, &d, &len, NULL) != 0)
+		return;
+	o = snprintf(out, size, "%s:", hi->name);
+	for (size_t i = 0; i < len && o + 3 <= size; i++)
+		o += snprintf(out + o, size - o, "%02x", d[i]);
+}
+
+static void record_file_done(void *state, struct imastream_file *f, int res)
+{
+	struct record *r = state;
+	const char *name = f->dest ? f->dest : f->path;
+	size_t name_len, nevra_len, size, o;
+	char digest[2 * IMASTREAM_HASH_MAX_DIGEST + 16];
+	char *line;
+	ssize_t w;
+
+	if (res || !name || !f->pkg || (f->flags & (IMASTREAM_FILE_SKIP | IMASTREAM_FILE_ERASE |
+						  IMASTREAM_FILE_UNOWNED)))
+		return;
+	digest_field(r, f, digest, sizeof(digest));
+	name_len = strlen(name);
+	nevra_len = strlen(f->pkg->nevra);
+	size = 3 * (name_len + nevra_len) + strlen(digest) + 64 +
+	       ARRAY_SIZE(label_names) * (3 * MAX_LABEL_SHOWN + 64) + 3 * 64;
+	line = malloc(size);
+	if (!line) {
+		r->write_errors++;
+		return;
+	}
+	o = ims_escape(name, name_len, NULL, line, size);
+	line[o++] = ' ';
+	o += ims_escape(f->pkg->nevra, nevra_len, NULL, line + o, size - o);
+	o += snprintf(line + o, size - o, " %s %s ", digest, r->keyid[0] ? r->keyid : "-");
+	if (r->domain)
+		o += ims_escape(r->domain, strlen(r->domain), NULL, line + o, size - o);
+	else
+		line[o++] = '-';
+	line[o++] = ' ';
+	o += format_labels(f, line + o, size - o - 1);
+	line[o++] = '\n';
+	/* One write per line on O_APPEND: concurrent writers and crashes cut between lines. */
+	w = write(r->fd, line, o);
+	if (w != (ssize_t)o) {
+		r->write_errors++;
+		ims_logf(r->log, IMASTREAM_LOG_ERR, "record: cannot append the record of %s to %s: %s",
+			 name, r->log_path, w < 0 ? strerror(errno) : "short write");
+	} else {
+		r->files++;
+		r->pkg_files++;
+	}
+	free(line);
+}
+
+const struct imastream_plugin_ops ims_record_plugin = {
+	.name = "record",
+	.rank = IMASTREAM_RANK_ANY,
+	.init = record_init,
+	.cleanup = record_cleanup,
+	.tsm_pre = record_tsm_pre,
+	.tsm_post = record_tsm_post,
+	.psm_pre = record_psm_pre,
+	.psm_post = record_psm_post,
+	.file_done = record_file_done,
+};
