@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "imastream/filesig.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
 #include "plugin/plugins.h"
@@ -76,8 +77,7 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 	struct evm_state *st = state;
 	const struct imastream_file_xattr *ima;
 	struct imastream_evm_input in;
-	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
-	size_t dlen, sig_len;
+	size_t vlen;
 	unsigned int flags = st->cfg->user_xattrs ? IMASTREAM_EVM_COLLECT_USER_IMA : 0;
 	int algo = st->cfg->hash_algo;
 	int err;
@@ -94,22 +94,12 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 		return ims_err(st->log, err, "evm: cannot read the metadata of %s: %s", f->dest,
 			       strerror(-err));
 	take_recorded(f, &in);
-	err = imastream_evm_digest_portable(&in, algo, digest, sizeof(digest), &dlen, st->log);
+	err = imastream_evm_sign_portable(st->signer, &in, algo, st->buf, st->buf_size, &vlen,
+					  st->log);
 	imastream_evm_input_release(&in);
 	if (err)
-		return err;
-	err = imastream_signer_sign(st->signer, algo, digest, dlen,
-				    st->buf + IMASTREAM_SIG_HDR_SIZE,
-				    st->buf_size - IMASTREAM_SIG_HDR_SIZE, &sig_len);
-	if (err)
 		return ims_err(st->log, err, "evm: cannot sign %s: %s", f->dest, strerror(-err));
-	err = imastream_sig_header_encode(IMASTREAM_XATTR_EVM_PORTABLE, algo,
-					  imastream_signer_keyid(st->signer), sig_len, st->buf,
-					  st->log);
-	if (err)
-		return err;
-	return imastream_file_set_xattr(f, "security.evm", st->buf,
-					IMASTREAM_SIG_HDR_SIZE + sig_len);
+	return imastream_file_set_xattr(f, "security.evm", st->buf, vlen);
 }
 
 const struct imastream_plugin_ops ims_evm_plugin = {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "imastream/filesig.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
 #include "plugin/plugins.h"
@@ -77,7 +78,7 @@ static int ima_file_closed(void *state, struct imastream_file *f)
 	int algo = st->cfg->hash_algo;
 	const uint8_t *digest;
 	const char *how;
-	size_t len, vlen, sig_len;
+	size_t len, vlen;
 	int err;
 
 	if (!covered(st, f))
@@ -93,19 +94,11 @@ static int ima_file_closed(void *state, struct imastream_file *f)
 		if (err)
 			return err;
 	} else {
-		/* Sign straight behind the header, then write the header for that length. */
-		err = imastream_signer_sign(st->signer, algo, digest, len,
-					    st->buf + IMASTREAM_SIG_HDR_SIZE,
-					    st->buf_size - IMASTREAM_SIG_HDR_SIZE, &sig_len);
+		err = imastream_ima_sign_digest(st->signer, algo, digest, len, st->buf,
+						st->buf_size, &vlen, st->log);
 		if (err)
 			return ims_err(st->log, err, "ima: cannot sign %s: %s", f->dest,
 				       strerror(-err));
-		err = imastream_sig_header_encode(IMASTREAM_XATTR_DIGSIG, algo,
-						  imastream_signer_keyid(st->signer), sig_len,
-						  st->buf, st->log);
-		if (err)
-			return err;
-		vlen = IMASTREAM_SIG_HDR_SIZE + sig_len;
 	}
 	return imastream_file_set_xattr(f, "security.ima", st->buf, vlen);
 }
