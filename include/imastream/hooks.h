@@ -208,6 +208,11 @@ struct imastream_file_xattr {
  *              read again
  * @known_digest: that digest
  * @known_len: its length
+ * @pkg_sig: the security.ima value the package carries for this file (rpm's
+ *           RPMTAG_FILESIGNATURES: a type-3 signature header and signature), or NULL;
+ *           not yet verified: the ima plugin checks it against the trust store and the
+ *           file's verified digest before writing it
+ * @pkg_sig_len: its length
  * @chain_state: private to the chain
  */
 struct imastream_file {
@@ -223,6 +228,8 @@ struct imastream_file {
 	int known_algo;
 	uint8_t known_digest[IMASTREAM_HASH_MAX_DIGEST];
 	size_t known_len;
+	const uint8_t *pkg_sig;
+	size_t pkg_sig_len;
 	void *chain_state;
 };
 
