@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Shared helpers of the rpm benchmarks: a corpus of real binaries, packages cut from it,
+# wall-clock timing of one command, medians and ratios.  Source it after setting $work.
+# shellcheck shell=bash
+
+: "${work:?bench-lib.sh needs \$work}"
+
+# bench_corpus MIB: $work/corpus, MIB MiB of this machine's binaries and libraries, so the
+# payload compresses like a real one.  Repeated if the machine has fewer.
+bench_corpus() {
+	local want=$(($1 * 1048576)) have
+	corpus=$work/corpus
+	find /usr/lib/x86_64-linux-gnu /usr/bin /usr/libexec -type f -size +16k 2>/dev/null |
+		sort | while read -r f; do cat "$f"; done 2>/dev/null | head -c "$want" >"$corpus" || true
+	have=$(stat -c %s "$corpus")
+	[ "$have" -gt 0 ] || { echo "bench: no binaries to make a corpus from" >&2; return 1; }
+	while [ "$have" -lt "$want" ]; do
+		head -c $((want - have)) "$corpus" >>"$corpus.more"
+		cat "$corpus.more" >>"$corpus"
+		rm -f "$corpus.more"
+		have=$(stat -c %s "$corpus")
+	done
+}
+
+# bench_build_pkg NAME COUNT SIZE PAYLOAD: prints the path of a noarch package NAME-1-1
+# holding COUNT files of SIZE bytes under /opt/NAME (consecutive slices of the corpus,
+# 100 files per directory).  Build trees are removed; the package stays in $work/top.
+bench_build_pkg() {
+	local name=$1 count=$2 size=$3 payload=$4 dir=$work/src-$1 i=0 d
+	mkdir -p "$dir"
+	split -b "$size" -a 6 -d "$corpus" "$dir/f" 2>/dev/null
+	find "$dir" -maxdepth 1 -type f | sort | tail -n +$((count + 1)) | xargs -r rm -f
+	[ "$(find "$dir" -maxdepth 1 -type f | wc -l)" = "$count" ] ||
+		{ echo "bench: corpus too small for $count files of $size bytes" >&2; return 1; }
+	# Directories of 100 files, as packages have.
+	for f in "$dir"/f*; do
+		d=$dir/d$((i / 100))
+		[ -d "$d" ] || mkdir "$d"
+		mv "$f" "$d/"
+		i=$((i + 1))
+	done
+	cat >"$work/$name.spec" <<SPEC
+Name: $name
+Version: 1
+Release: 1
+Summary: bench
+License: MIT
+BuildArch: noarch
+%description
+bench
+%install
+mkdir -p %{buildroot}/opt/$name
+cp -a $dir/. %{buildroot}/opt/$name/
+%files
+/opt/$name
+SPEC
+	rpmbuild -bb --quiet --define "_topdir $work/top" --define "_binary_payload $payload" \
+		--define '_build_id_links none' --define '__os_install_post %{nil}' \
+		"$work/$name.spec" >"$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; return 1; }
+	rm -rf "$dir" "$work/top/BUILDROOT" "$work/top/BUILD"
+	echo "$work/top/RPMS/noarch/$name-1-1.noarch.rpm"
+}
+
+# bench_elapsed CMD...: wall seconds of one run of CMD, output discarded; a failure is fatal
+# (its stderr is shown).  $fresh is a new empty directory on $work for CMD to install into,
+# removed afterwards, outside the timing.
+bench_elapsed() {
+	local t0 t1 rc=0
+	fresh=$work/root.$RANDOM$RANDOM
+	mkdir -p "$fresh"
+	sync
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>"$work/stderr" || rc=$?
+	t1=$(date +%s.%N)
+	if [ "$rc" != 0 ]; then
+		echo "bench: '$*' failed ($rc):" >&2
+		tail -5 "$work/stderr" >&2
+		return 1
+	fi
+	rm -rf "$fresh"
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+
+# bench_median T...: the median of the given times (the lower middle one for an even count).
+bench_median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# bench_min T...: the best of the given times.
+bench_min() {
+	printf '%s\n' "$@" | sort -g | head -n 1
+}
+
+# bench_ratio A B [DIGITS]: A / B.
+bench_ratio() {
+	awk -v a="$1" -v b="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f\n", d, a / b }'
+}

@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# What imastream.so costs inside stock rpm: rpm -i with the plugin against rpm -i --noplugins,
+# and against rpm -i --noplugins followed by evmctl, on the same packages in one run.
+#
+# Two packages cut from this machine's binaries, payload IMASTREAM_BENCH_PAYLOAD (default
+# w3.zstdio: zstd decompresses about as fast at any level, and level 3 builds a GiB quickly):
+#   (a) big:   64 files of 16 MiB
+#   (b) small: 5,000 files of 16 KiB
+# Each round runs every command once, in turn, each into a fresh --root on /dev/shm;
+# BENCH_ROUNDS rounds (default 5); the median of each command is compared (best in brackets):
+#   noplugins   rpm -i --noplugins
+#   hash        rpm -i, imastream.so in hash mode (sha256)            target <= 1.03x noplugins
+#   sign+evm    rpm -i, sign mode + EVM portable, P-256 key (b only)  target <= 1.5x noplugins
+#   evmctl      rpm -i --noplugins; evmctl ima_sign -r; evmctl sign --portable -r, same key
+#                                                                     target >= 8x sign+evm
+# Exits 1 if a target is missed, so it can gate.  Needs root.
+set -euo pipefail
+
+: "${top_builddir:?run through make bench-rpm-plugin}"
+so=$top_builddir/.libs/imastream.so
+[ -f "$so" ] || { echo "bench-rpm-plugin: build first ($so missing)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench-rpm-plugin: needs root (rpm --root)" >&2; exit 1; }
+command -v evmctl >/dev/null || { echo "bench-rpm-plugin: evmctl not installed" >&2; exit 1; }
+rounds=${BENCH_ROUNDS:-5}
+payload=${IMASTREAM_BENCH_PAYLOAD:-w3.zstdio}
+
+work=$(mktemp -d /dev/shm/imastream-bench-rpm.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj "/CN=bench-rpm-plugin" -addext subjectKeyIdentifier=hash \
+	-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+chmod 600 "$work/key.pem"
+openssl x509 -in "$work/cert.pem" -outform DER -out "$work/cert.der"
+
+echo "bench-rpm-plugin: making a 1 GiB corpus and two packages ($payload)..."
+bench_corpus 1024
+big=$(bench_build_pkg big 64 16777216 "$payload")
+small=$(bench_build_pkg small 5000 16384 "$payload")
+rm -f "$corpus"
+
+# Every variant runs the same rpm with the same flags; only the plugin differs.
+rpm_i() {
+	rpm -i --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb' \
+		--define "__plugindir $top_builddir/.libs" --define "__transaction_imastream $so" "$@"
+}
+run_noplugins() { rpm_i --noplugins "$1"; }
+run_hash() { rpm_i --define '_imastream_mode hash' "$1"; }
+run_sign() {
+	rpm_i --define '_imastream_mode sign' --define "_imastream_key $work/key.pem" \
+		--define "_imastream_cert $work/cert.pem" --define '_imastream_evm portable' "$1"
+}
+# evmctl -r wants an absolute key path; 1.4 asks for --generation even when portable.
+run_evmctl() {
+	rpm_i --noplugins "$1"
+	evmctl ima_sign -r --key "$work/key.pem" "$fresh/opt" >/dev/null 2>&1
+	evmctl sign --portable -r --generation=0 --key "$work/key.pem" "$fresh/opt"
+}
+
+# check VARIANT PKG: one untimed run (it also warms the page cache), then what it wrote is
+# checked with evmctl on a few files, so the timed runs are known to do the real work.
+check() {
+	local variant=$1 pkg=$2 name f want got
+	name=$(rpm -qp --qf '%{NAME}' "$pkg")
+	fresh=$work/check
+	rm -rf "$fresh"
+	mkdir -p "$fresh"
+	"run_$variant" "$pkg" >/dev/null 2>"$work/stderr" ||
+		{ cat "$work/stderr" >&2; echo "bench-rpm-plugin: $variant failed" >&2; exit 1; }
+	for f in "$fresh/opt/$name/d0/f000000" "$fresh/opt/$name/d0/f000063"; do
+		case $variant in
+		noplugins)
+			;;
+		hash)
+			want=$(evmctl ima_hash -n "$f" 2>/dev/null)
+			got=$(getfattr --absolute-names -n security.ima -e hex "$f" 2>/dev/null |
+				sed -n 's/^security.ima=0x//p')
+			[ -n "$want" ] && [ "$want" = "$got" ] ||
+				{ echo "bench-rpm-plugin: $f: security.ima $got, evmctl $want" >&2; exit 1; }
+			;;
+		*)
+			evmctl ima_verify --key "$work/cert.der" "$f" >/dev/null 2>&1 &&
+				evmctl verify --generation=0 --key "$work/cert.der" "$f" >/dev/null 2>&1 ||
+				{ echo "bench-rpm-plugin: $variant: evmctl rejects $f" >&2; exit 1; }
+			;;
+		esac
+	done
+	rm -rf "$fresh"
+}
+
+# measure PKG VARIANT...: $rounds rounds of every variant in turn (the order rotates each
+# round, so none always runs first); sets med_VARIANT and best_VARIANT.
+measure() {
+	local pkg=$1 r i n t v
+	shift
+	local variants=("$@")
+	declare -gA times=()
+	for v in "${variants[@]}"; do
+		check "$v" "$pkg"
+		times[$v]=
+	done
+	n=${#variants[@]}
+	for ((r = 0; r < rounds; r++)); do
+		for ((i = 0; i < n; i++)); do
+			v=${variants[$(((i + r) % n))]}
+			t=$(bench_elapsed "run_$v" "$pkg") || exit 1
+			times[$v]="${times[$v]} $t"
+		done
+	done
+	for v in "${variants[@]}"; do
+		# shellcheck disable=SC2086
+		printf -v "med_${v//+/_}" '%s' "$(bench_median ${times[$v]})"
+		# shellcheck disable=SC2086
+		printf -v "best_${v//+/_}" '%s' "$(bench_min ${times[$v]})"
+	done
+}
+
+missed=0
+# verdict LABEL A B OP TARGET: prints A/B (medians; best in brackets) and whether it meets
+# "ratio OP target".
+verdict() {
+	local label=$1 a=$2 b=$3 op=$4 target=$5 ma mb ba bb r rb ok
+	ma=med_$a mb=med_$b ba=best_$a bb=best_$b
+	r=$(bench_ratio "${!ma}" "${!mb}")
+	rb=$(bench_ratio "${!ba}" "${!bb}")
+	if awk -v r="$r" -v t="$target" -v op="$op" \
+		'BEGIN { exit !((op == "<=") ? r <= t : r >= t) }'; then
+		ok=met
+	else
+		ok=MISSED
+		missed=1
+	fi
+	printf '  %-34s %6.3fx (best %6.3fx)  target %s %sx: %s\n' "$label" "$r" "$rb" "$op" \
+		"$target" "$ok"
+}
+
+show() {
+	local v m b
+	for v in "$@"; do
+		m=med_${v//+/_} b=best_${v//+/_}
+		printf '  %-12s median %7.3f s  best %7.3f s\n' "$v" "${!m}" "${!b}"
+	done
+}
+
+echo "bench-rpm-plugin: rpm $(rpm --version | awk '{print $3}'), $rounds rounds, medians," \
+	"fresh roots on /dev/shm, $(nproc) cores"
+echo "(a) $(rpm -qpl "$big" | wc -l) entries, 64 files of 16 MiB," \
+	"$(($(stat -c %s "$big") / 1048576)) MiB package"
+measure "$big" noplugins hash
+show noplugins hash
+verdict "hash / noplugins" hash noplugins "<=" 1.03
+
+echo "(b) $(rpm -qpl "$small" | wc -l) entries, 5,000 files of 16 KiB," \
+	"$(($(stat -c %s "$small") / 1048576)) MiB package"
+measure "$small" noplugins hash sign evmctl
+show noplugins hash sign evmctl
+verdict "hash / noplugins" hash noplugins "<=" 1.03
+verdict "sign+evm / noplugins" sign noplugins "<=" 1.5
+verdict "evmctl after rpm / sign+evm" evmctl sign ">=" 8
+exit $missed
