@@ -61,24 +61,23 @@ SPEC
 	echo "$work/top/RPMS/noarch/$name-1-1.noarch.rpm"
 }
 
-# bench_elapsed CMD...: wall seconds of one run of CMD, output discarded; a failure is fatal
-# (its stderr is shown).  $fresh is a new empty directory on $work for CMD to install into,
-# removed afterwards, outside the timing.
+# bench_elapsed CMD...: "WALL CPU" seconds of one run of CMD (CPU: user + system of CMD
+# and its children, every thread), output discarded; a failure is fatal (its stderr is
+# shown).  $fresh is a new empty directory on $work for CMD to install into, removed
+# afterwards, outside the timing.
 bench_elapsed() {
-	local t0 t1 rc=0
+	local rc=0 TIMEFORMAT='%R %U %S'
 	fresh=$work/root.$RANDOM$RANDOM
 	mkdir -p "$fresh"
 	sync
-	t0=$(date +%s.%N)
-	"$@" >/dev/null 2>"$work/stderr" || rc=$?
-	t1=$(date +%s.%N)
+	{ time "$@" >/dev/null 2>"$work/stderr" || rc=$?; } 2>"$work/time"
 	if [ "$rc" != 0 ]; then
 		echo "bench: '$*' failed ($rc):" >&2
 		tail -5 "$work/stderr" >&2
 		return 1
 	fi
 	rm -rf "$fresh"
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$work/time"
 }
 
 # bench_median T...: the median of the given times (the lower middle one for an even count).
