@@ -11,7 +11,7 @@
 #include "imastream/keys.h"
 #include "test.h"
 
-static char tmpdir[4096];
+static char tmpdir[1024];
 
 /* The committed test key, copied with the 0600 mode the loader insists on. */
 static const char *key_copy(const char *srcdir, const char *name)
