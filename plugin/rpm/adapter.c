@@ -10,7 +10,6 @@
  *   psm_post, so every file_opened has its file_done.
  */
 #include <errno.h>
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,7 +28,9 @@ struct afile {
 	struct imastream_file f;
 	char *path;
 	char *dest;
-	uint64_t key; /* hash of dest: the tree compares it before the long shared prefixes */
+	uint64_t key;       /* hash of dest */
+	uint64_t seq;       /* order of opening */
+	struct afile *next; /* in its bucket of adapter.files */
 };
 
 struct adapter {
@@ -42,7 +43,10 @@ struct adapter {
 	char *nevra;
 	bool in_psm;
 	bool nofiledigest;
-	void *files; /* tsearch tree of struct afile, by final name */
+	/* Open files by final name: rpm opens all of a package's files before it posts any. */
+	struct afile **files;
+	size_t nbuckets, nfiles;
+	uint64_t opened;
 };
 
 static void log_to_rpm(void *arg, int level, const char *msg)
@@ -181,8 +185,9 @@ static rpmRC ims_init(rpmPlugin plugin, rpmts ts)
 }
 
 /*
- * rpm opens every file of a package before it posts any, so thousands wait in the tree:
- * their names share long prefixes, and a hash compared first spares a strcmp per level.
+ * rpm opens every file of a package before it posts any, so thousands wait at once: a
+ * hash table finds each in one step (a tree did ~13 compares of names sharing long
+ * prefixes, a third of the plugin's own time on 5,000 small files).
  */
 static uint64_t name_key(const char *name)
 {
@@ -193,13 +198,51 @@ static uint64_t name_key(const char *name)
 	return h;
 }
 
-static int by_dest(const void *x, const void *y)
+static struct afile **bucket(const struct adapter *a, uint64_t key)
 {
-	const struct afile *a = x, *b = y;
+	return &a->files[key & (a->nbuckets - 1)];
+}
 
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return strcmp(a->dest, b->dest);
+/* Adds @af; the table doubles when it holds as many files as buckets. */
+static int track(struct adapter *a, struct afile *af)
+{
+	if (a->nfiles >= a->nbuckets) {
+		size_t n = a->nbuckets ? 2 * a->nbuckets : 256;
+		struct afile **old = a->files, **b;
+		size_t old_n = a->nbuckets;
+
+		a->files = calloc(n, sizeof(*a->files));
+		if (!a->files) {
+			a->files = old;
+			return -ENOMEM;
+		}
+		a->nbuckets = n;
+		for (size_t i = 0; i < old_n; i++) {
+			for (struct afile *x = old[i], *next; x; x = next) {
+				next = x->next;
+				b = bucket(a, x->key);
+				x->next = *b;
+				*b = x;
+			}
+		}
+		free(old);
+	}
+	af->seq = a->opened++;
+	af->next = *bucket(a, af->key);
+	*bucket(a, af->key) = af;
+	a->nfiles++;
+	return 0;
+}
+
+static void untrack(struct adapter *a, struct afile *af)
+{
+	for (struct afile **p = bucket(a, af->key); *p; p = &(*p)->next) {
+		if (*p == af) {
+			*p = af->next;
+			a->nfiles--;
+			return;
+		}
+	}
 }
 
 static void afile_free(struct afile *af)
@@ -211,16 +254,42 @@ static void afile_free(struct afile *af)
 	free(af);
 }
 
-/* Ends every file rpm did not post (a failed unpack): the chain's posts still run. */
+static int later_first(const void *x, const void *y)
+{
+	const struct afile *a = *(struct afile *const *)x, *b = *(struct afile *const *)y;
+
+	return a->seq < b->seq ? 1 : a->seq > b->seq ? -1 : 0;
+}
+
+static void end_file(struct adapter *a, struct afile *af, int res)
+{
+	untrack(a, af);
+	imastream_chain_file_done(a->chain, &af->f, res);
+	afile_free(af);
+}
+
+/*
+ * Ends every file rpm did not post (a failed unpack, unowned directories): the chain's
+ * posts still run, latest first, as rpm undoes an unpack.
+ */
 static void end_open_files(struct adapter *a, int res)
 {
-	while (a->files) {
-		struct afile *af = *(struct afile **)a->files;
+	struct afile **all = a->nfiles ? calloc(a->nfiles, sizeof(*all)) : NULL;
+	size_t n = 0;
 
-		tdelete(af, &a->files, by_dest);
-		imastream_chain_file_done(a->chain, &af->f, res);
-		afile_free(af);
+	for (size_t i = 0; all && i < a->nbuckets; i++)
+		for (struct afile *af = a->files[i]; af; af = af->next)
+			all[n++] = af;
+	if (all) {
+		qsort(all, n, sizeof(*all), later_first);
+		for (size_t i = 0; i < n; i++)
+			end_file(a, all[i], res);
+		free(all);
 	}
+	/* Without memory for the order, in any order: every file still gets its post. */
+	for (size_t i = 0; a->nfiles && i < a->nbuckets; i++)
+		while (a->files[i])
+			end_file(a, a->files[i], res);
 }
 
 static void adapter_free(struct adapter *a)
@@ -230,6 +299,7 @@ static void adapter_free(struct adapter *a)
 	if (a->chain)
 		end_open_files(a, -ECANCELED);
 	imastream_chain_free(a->chain);
+	free(a->files);
 	headerFree(a->pkg.rpm_header);
 	imastream_config_release(&a->cfg);
 	free(a->root);
@@ -380,10 +450,14 @@ static char *final_name(rpmfi fi, const char *path)
 
 static struct afile *find(struct adapter *a, const char *dest)
 {
-	struct afile key = { .dest = (char *)dest, .key = name_key(dest) };
-	struct afile **hit = tfind(&key, &a->files, by_dest);
+	uint64_t key = name_key(dest);
 
-	return hit ? *hit : NULL;
+	if (!a->nfiles)
+		return NULL;
+	for (struct afile *af = *bucket(a, key); af; af = af->next)
+		if (af->key == key && strcmp(af->dest, dest) == 0)
+			return af;
+	return NULL;
 }
 
 static unsigned int file_flags(rpmfi fi, rpmFsmOp op)
@@ -429,11 +503,11 @@ static struct afile *open_file(struct adapter *a, rpmfi fi, const char *path, co
 	/* The same name again (rpm retried it): end the first one before tracking this one. */
 	old = find(a, af->dest);
 	if (old) {
-		tdelete(old, &a->files, by_dest);
+		untrack(a, old);
 		imastream_chain_file_done(a->chain, &old->f, -ECANCELED);
 		afile_free(old);
 	}
-	if (!tsearch(af, &a->files, by_dest)) {
+	if (track(a, af)) {
 		afile_free(af);
 		return NULL;
 	}
@@ -548,7 +622,7 @@ static rpmRC ims_fsm_file_post(rpmPlugin plugin, rpmfi fi, const char *path, mod
 	free(dest);
 	if (!af)
 		return RPMRC_OK;
-	tdelete(af, &a->files, by_dest);
+	untrack(a, af);
 	if (path) {
 		/* Now the final name (a %config may have become .rpmnew). */
 		af->f.path = path;
