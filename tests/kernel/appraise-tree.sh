@@ -5,7 +5,7 @@
 #
 # Usage:
 #   appraise-tree.sh [--ima-cert DER]... [--evm-cert DER]... [--name NAME] [--console FILE]
-#                    [--guest-checks FILE] [--guest-bin PROGRAM]...
+#                    [--guest-checks FILE] [--guest-checks-evm FILE] [--guest-bin PROGRAM]...
 #                    TREE...
 #   TREE: --root DIR --mode hash|imasig|evm [--tag WORD]
 #         --exec 'REL [ARGS...]'... [--deny 'REL [ARGS...]' [--cause CAUSE]]...
@@ -34,10 +34,12 @@
 #   --evm-cert DER   loaded into _evm (default: the --ima-cert files) when EVM goes on
 #   --guest-checks FILE  more checks (a guest-lib.sh script fragment, cwd = the disk) run
 #                    after the trees without EVM and before EVM goes on
+#   --guest-checks-evm FILE  the same, run last, with EVM on (needs an evm tree)
 #   --guest-bin PROG passed to vm-check.sh: PROG and its libraries in the initramfs
 #
 # Order in the VM: the hash and imasig trees are checked first with EVM off, then the
-# --guest-checks, then EVM is switched on (check "evm-on") and the evm trees are checked.
+# --guest-checks, then EVM is switched on (check "evm-on"), the evm trees are checked and
+# the --guest-checks-evm run.
 # EVM cannot be switched off again, and with it on every root-owned file needs
 # security.evm, which is why the order is fixed; a file is appraised on first use, and no
 # evm-tree file is touched before EVM is on.
@@ -50,7 +52,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-name="" console="" guest_checks=""
+name="" console="" guest_checks="" guest_checks_evm=""
 ima_certs=() evm_certs=() guest_bins=()
 # Per tree g: roots[g] modes[g] tags[g]; per program: its tree, command, (deny) cause.
 roots=() modes=() tags=()
@@ -75,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--ima-cert) ima_certs+=("${2:-}"); shift 2 ;;
 	--evm-cert) evm_certs+=("${2:-}"); shift 2 ;;
 	--guest-checks) guest_checks=${2:-}; shift 2 ;;
+	--guest-checks-evm) guest_checks_evm=${2:-}; shift 2 ;;
 	--guest-bin) guest_bins+=("${2:-}"); shift 2 ;;
 	--name) name=${2:-}; shift 2 ;;
 	--console) console=${2:-}; shift 2 ;;
@@ -111,6 +114,10 @@ for g in "${!roots[@]}"; do
 	done
 done
 [ ${#exec_cmd[@]} -gt 0 ] || die "at least one --exec is required"
+if [ -n "$guest_checks_evm" ]; then
+	[ -f "$guest_checks_evm" ] || die "--guest-checks-evm $guest_checks_evm not found"
+	[ $has_evm = 1 ] || die "--guest-checks-evm needs a --mode evm tree (EVM stays off without one)"
+fi
 [ $has_evm = 0 ] || [ ${#evm_certs[@]} -gt 0 ] || evm_certs=("${ima_certs[@]}")
 if [ -z "$name" ]; then
 	name=kernel
@@ -261,6 +268,11 @@ script=$tmp/checks.sh
 		for g in "${!roots[@]}"; do
 			[ "${modes[g]}" != evm ] || tree_checks "$g" || exit 99
 		done
+		if [ -n "$guest_checks_evm" ]; then
+			echo "# --- from $guest_checks_evm"
+			cat "$guest_checks_evm"
+			echo
+		fi
 	fi
 } >"$script" || exit 99
 

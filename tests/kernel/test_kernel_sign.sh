@@ -11,7 +11,10 @@
 # (pkcs8_key_parser, a module on Debian 6.1), runs this build's imastream (copied into the
 # initramfs with its libraries) as "imastream sign --key kernel:SERIAL" on a busybox copy
 # owned by uid 1000 (so appraise_tcb leaves it alone while it is read), gives it to root
-# and runs it: the signature the kernel made must appraise. The host kernel here lacks
+# and runs it: the signature the kernel made must appraise. Then the same with an EVM
+# portable signature too: a root-owned copy, hashed on the host so that it may be read
+# while EVM is off, is signed in the guest with --evm portable, and run once EVM is on.
+# The host kernel here lacks
 # the PKCS#8 parser, which is why tests/integration/test_keys_kernel_sign.sh skips there.
 # Skips (77) where the VM cannot run.
 set -uo pipefail
@@ -82,6 +85,9 @@ mkdir -p "$ks" &&
 	cp "$tmp/trusted.der" "$ks/cert.der" && cp "$tmp/foreign.der" "$ks/foreign.der" &&
 	cp "$busybox" "$ks/busybox" &&
 	chown -R 1000:1000 "$ks" && chmod 0755 "$ks/busybox" || exit 99
+install_program "$tmp/root-imasig" ksign-evm/busybox
+"$imastream" hash -a sha256 "$tmp/root-imasig/ksign-evm/busybox" >"$tmp/hash.log" 2>&1 ||
+	{ cat "$tmp/hash.log"; exit 99; }
 cat >"$tmp/ksign.sh" <<'GUEST'
 # Sign with a private key held by the kernel, then let the kernel appraise the result.
 ks=./imasig/ksign
@@ -106,8 +112,20 @@ case "$out" in
 *"unknown key id"*) report ksign-is-signature PASS "$out" ;;
 *) report ksign-is-signature FAIL "$out" ;;
 esac
+# IMA + EVM portable signatures from the kernel-held key; run once EVM is on (below).
+if out=$(imastream sign --evm portable -a sha256 --key "kernel:$serial" \
+	--cert $ks/cert.der ./imasig/ksign-evm/busybox 2>&1); then
+	report ksign-evm-sign PASS "imastream sign --evm portable --key kernel:$serial"
+else
+	report ksign-evm-sign FAIL "$out"
+fi
+GUEST
+cat >"$tmp/ksign-evm.sh" <<'GUEST'
+# With EVM on: the kernel-made EVM signature holds, and binds the metadata.
+expect_runs ksign-evm-runs ./imasig/ksign-evm/busybox true
+expect_meta_denied ksign-evm-chmod %a chmod 0700 ./imasig/ksign-evm/busybox
 GUEST
 
 LD_LIBRARY_PATH=$builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	"$kdir/appraise-tree.sh" --ima-cert "$tmp/trusted.der" --name test_kernel_sign \
-	--guest-checks "$tmp/ksign.sh" --guest-bin "$guest_bin" "${trees[@]}"
+	--guest-checks "$tmp/ksign.sh" --guest-checks-evm "$tmp/ksign-evm.sh" --guest-bin "$guest_bin" "${trees[@]}"
