@@ -369,6 +369,14 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 	return err;
 }
 
+/* Whether a plugin of the chain wrote xattr @name on the file (not skipped). */
+static bool wrote(const struct sfile *sf, const char *name)
+{
+	const struct imastream_file_xattr *xa = imastream_file_get_xattr(&sf->f, name);
+
+	return xa && !xa->skipped;
+}
+
 /* What the record says about an object: the extractor's verified digest, else the chain's. */
 static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
 			const struct imastream_entry *e, const uint8_t *digest)
@@ -381,11 +389,20 @@ static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
 
 	if (!cs->rpkg || (e->flags & IMASTREAM_ENTRY_UNOWNED))
 		return 0;
+	if (!sf->hardlink) {
+		if (wrote(sf, "security.ima"))
+			rf.xattrs |= IMASTREAM_RECORD_IMA;
+		if (wrote(sf, "security.evm"))
+			rf.xattrs |= IMASTREAM_RECORD_EVM;
+		if (wrote(sf, "security.selinux") || wrote(sf, "security.SMACK64"))
+			rf.xattrs |= IMASTREAM_RECORD_LABEL;
+	}
 	if (sf->hardlink) {
 		/* The same inode as an earlier entry of the package: its size and digest. */
 		const struct imastream_record_file *first = ims_record_pkg_find(cs->rpkg, e->link_target);
 
 		if (first) {
+			rf.xattrs = first->xattrs;
 			rf.size = first->size;
 			rf.digest_algo = first->digest_algo;
 			memcpy(rf.digest, first->digest, sizeof(rf.digest));
@@ -532,10 +549,10 @@ static int probe_xattrs(struct imastream_chain_sink *cs)
 	return ims_err(cs->log, -EOPNOTSUPP, "%s has no xattr support for %s", cs->root, name);
 }
 
-/* "pgp=1:FILE:FILE" for the trust-domain loader: every key file in one domain. */
+/* "pgp-key=1:FILE:FILE" for the trust-domain loader: every key file in one domain. */
 static int load_keys(struct imastream_chain_sink *cs)
 {
-	size_t len = sizeof("pgp=1");
+	size_t len = sizeof("pgp-key=1");
 	char *spec;
 	int err;
 
@@ -550,7 +567,7 @@ static int load_keys(struct imastream_chain_sink *cs)
 	spec = malloc(len);
 	if (!spec)
 		return -ENOMEM;
-	strcpy(spec, "pgp=1");
+	strcpy(spec, "pgp-key=1");
 	for (const char *const *k = cs->opts.pgp_keys; *k; k++) {
 		strcat(spec, ":");
 		strcat(spec, *k);

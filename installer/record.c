@@ -25,10 +25,13 @@
  *	nevra NEVRA
  *	ima hash|sign|off
  *	evm portable|none
- *	TYPE MODE UID GID SIZE DIGEST PATH [TARGET]
+ *	serial N
+ *	TYPE MODE UID GID SIZE DIGEST XATTRS PATH [TARGET]
  *
  * TYPE is f, d, l, c, b or p; MODE the permission bits in octal; DIGEST "ALGO:HEX" or
- * "-"; TARGET a symlink's target or a device's "MAJOR:MINOR".  A file is replaced by
+ * "-"; N the install order (a path two records list belongs to the later one: a file
+ * replaced with --replace-files, or a shared identical file); XATTRS the security xattrs the chain wrote, "ima+evm+label" or a part, or "-";
+ * TARGET a symlink's target or a device's "MAJOR:MINOR".  A file is replaced by
  * renaming a complete temp file over it, so a reader sees the old or the new record.
  */
 
@@ -45,6 +48,8 @@ struct rfile {
 struct rpkg {
 	char *name, *nevra, *ima, *evm;
 	bool gone; /* replaced by a newer record of the same name */
+	unsigned long serial; /* install order: a later package owns a path it shares */
+	size_t first, count;  /* its objects in ims_record.files */
 };
 
 struct ims_record {
@@ -53,6 +58,7 @@ struct ims_record {
 	struct rpkg *pkgs;
 	size_t npkgs, apkgs;
 	struct ims_strmap owner; /* "/path" → index in files, -1 once replaced */
+	unsigned long max_serial;
 	const struct imastream_log *log;
 };
 
@@ -222,6 +228,10 @@ static int add_pkg(struct ims_record *rec, struct rpkg *meta)
 		rec->apkgs = n;
 	}
 	rec->pkgs[rec->npkgs] = *meta;
+	rec->pkgs[rec->npkgs].first = rec->nfiles;
+	rec->pkgs[rec->npkgs].count = 0;
+	if (meta->serial > rec->max_serial)
+		rec->max_serial = meta->serial;
 	return (int)rec->npkgs++;
 }
 
@@ -253,15 +263,15 @@ static void link_view(struct rfile *f, const struct rpkg *p)
 /* Parses one object line; @line is modified. */
 static int parse_file_line(char *line, struct rfile *out)
 {
-	char *field[8], *save = NULL, *end;
+	char *field[9], *save = NULL, *end;
 	const struct imastream_hash_info *hi;
 	unsigned long long v[4];
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (char *w = strtok_r(line, " ", &save); w && n < 8; w = strtok_r(NULL, " ", &save))
+	for (char *w = strtok_r(line, " ", &save); w && n < 9; w = strtok_r(NULL, " ", &save))
 		field[n++] = w;
-	if (n < 7 || strlen(field[0]) != 1 || !type_of(field[0][0]))
+	if (n < 8 || n > 9 || strlen(field[0]) != 1 || !type_of(field[0][0]))
 		return -EBADMSG;
 	for (int i = 0; i < 4; i++) {
 		errno = 0;
@@ -295,20 +305,34 @@ static int parse_file_line(char *line, struct rfile *out)
 		}
 		out->f.digest_algo = hi->algo;
 	}
-	if (!decode_field(field[6]) || (n > 7 && !decode_field(field[7])))
+	if (strcmp(field[6], "-")) {
+		char *save2 = NULL;
+
+		for (char *w = strtok_r(field[6], "+", &save2); w; w = strtok_r(NULL, "+", &save2)) {
+			if (!strcmp(w, "ima"))
+				out->f.xattrs |= IMASTREAM_RECORD_IMA;
+			else if (!strcmp(w, "evm"))
+				out->f.xattrs |= IMASTREAM_RECORD_EVM;
+			else if (!strcmp(w, "label"))
+				out->f.xattrs |= IMASTREAM_RECORD_LABEL;
+			else
+				return -EBADMSG;
+		}
+	}
+	if (!decode_field(field[7]) || (n > 8 && !decode_field(field[8])))
 		return -EBADMSG;
-	out->path = canonical(field[6]);
+	out->path = canonical(field[7]);
 	if (!out->path)
 		return -EBADMSG;
-	if (n > 7) {
+	if (n > 8) {
 		if (S_ISCHR(out->f.mode) || S_ISBLK(out->f.mode)) {
 			unsigned int maj, min;
 
-			if (sscanf(field[7], "%u:%u", &maj, &min) != 2)
+			if (sscanf(field[8], "%u:%u", &maj, &min) != 2)
 				return -EBADMSG;
 			out->f.rdev = makedev(maj, min);
 		} else {
-			out->target = strdup(field[7]);
+			out->target = strdup(field[8]);
 			if (!out->target)
 				return -ENOMEM;
 		}
@@ -363,6 +387,17 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 				slot = &meta.ima;
 			else if (!strcmp(line, "evm"))
 				slot = &meta.evm;
+			if (!strcmp(line, "serial")) {
+				char *end;
+
+				errno = 0;
+				meta.serial = strtoul(val, &end, 10);
+				if (errno || *end || end == val) {
+					err = -EBADMSG;
+					break;
+				}
+				continue;
+			}
 			if (slot) {
 				if (*slot || !decode_field(val) || !(*slot = strdup(val))) {
 					err = -EBADMSG;
@@ -396,11 +431,7 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 					rfile_release(&rf);
 					err = idx;
 				} else {
-					err = ims_strmap_add(&rec->owner, rec->files[idx].path, idx);
-					if (err == -EEXIST) {
-						ims_strmap_set(&rec->owner, rec->files[idx].path, idx);
-						err = 0;
-					}
+					rec->pkgs[pkg].count++;
 				}
 			} else {
 				rfile_release(&rf);
@@ -435,6 +466,37 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int by_serial(const void *a, const void *b)
+{
+	const struct rpkg *x = *(struct rpkg *const *)a, *y = *(struct rpkg *const *)b;
+
+	return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+/* Who owns each path: the records in install order, a later one taking a shared path. */
+static int build_owners(struct ims_record *rec)
+{
+	struct rpkg **order = malloc((rec->npkgs + 1) * sizeof(*order));
+	int err = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < rec->npkgs; i++)
+		order[i] = &rec->pkgs[i];
+	qsort(order, rec->npkgs, sizeof(*order), by_serial);
+	for (size_t i = 0; i < rec->npkgs && !err; i++) {
+		for (size_t j = order[i]->first; j < order[i]->first + order[i]->count && !err; j++) {
+			err = ims_strmap_add(&rec->owner, rec->files[j].path, (int)j);
+			if (err == -EEXIST) {
+				ims_strmap_set(&rec->owner, rec->files[j].path, (int)j);
+				err = 0;
+			}
+		}
+	}
+	free(order);
+	return err;
 }
 
 void ims_record_free(struct ims_record *rec)
@@ -498,6 +560,8 @@ int ims_record_load(int rootfd, const struct imastream_log *log, struct ims_reco
 	qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n && !err; i++)
 		err = load_one(rec, dirfd, names[i]);
+	if (!err)
+		err = build_owners(rec);
 out:
 	if (d)
 		closedir(d);
@@ -654,7 +718,8 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 		fputs("\nevm ", f);
 		put_field(f, p->meta.evm);
 	}
-	putc('\n', f);
+	p->meta.serial = rec->max_serial + 1;
+	fprintf(f, "\nserial %lu\n", p->meta.serial);
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct rfile *rf = &p->files[i];
 
@@ -662,7 +727,12 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 			(unsigned int)(rf->f.mode & 07777), (unsigned int)rf->f.uid,
 			(unsigned int)rf->f.gid, (unsigned long long)rf->f.size);
 		put_digest(f, &rf->f);
-		putc(' ', f);
+		fprintf(f, " %s%s%s%s%s%s ", rf->f.xattrs & IMASTREAM_RECORD_IMA ? "ima" : "",
+			(rf->f.xattrs & IMASTREAM_RECORD_IMA) && (rf->f.xattrs & ~IMASTREAM_RECORD_IMA) ? "+" : "",
+			rf->f.xattrs & IMASTREAM_RECORD_EVM ? "evm" : "",
+			(rf->f.xattrs & IMASTREAM_RECORD_EVM) && (rf->f.xattrs & IMASTREAM_RECORD_LABEL) ? "+" : "",
+			rf->f.xattrs & IMASTREAM_RECORD_LABEL ? "label" : "",
+			rf->f.xattrs ? "" : "-");
 		put_field(f, rf->path);
 		if (rf->target) {
 			putc(' ', f);
@@ -716,6 +786,7 @@ int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p)
 	pkg = add_pkg(rec, &p->meta);
 	if (pkg < 0)
 		return pkg;
+	rec->pkgs[pkg].count = p->nfiles;
 	memset(&p->meta, 0, sizeof(p->meta));
 	for (size_t i = 0; i < p->nfiles && !err; i++) {
 		struct rfile *rf = &p->files[i];
@@ -765,8 +836,10 @@ int imastream_record_foreach(int rootfd, int (*fn)(void *arg, const struct imast
 
 	if (err)
 		return err;
+	/* A path another package took over later is that package's to answer for. */
 	for (size_t i = 0; i < rec->nfiles && !err; i++)
-		if (!rec->pkgs[rec->files[i].pkg].gone)
+		if (!rec->pkgs[rec->files[i].pkg].gone &&
+		    ims_strmap_get(&rec->owner, rec->files[i].path) == (int)i)
 			err = fn(arg, &rec->files[i].f);
 	ims_record_free(rec);
 	return err;

@@ -411,8 +411,9 @@ IMASTREAM_API void imastream_chain_sink_free(struct imastream_chain_sink *cs, in
  * @digest: the content digest
  * @link_target: a symlink's target, or NULL
  * @rdev: a device's number
- * @ima: what the package's chain wrote: "hash", "sign" or "off" ("" if not known)
- * @evm: "portable", "none" or ""
+ * @xattrs: IMASTREAM_RECORD_* bits: the security xattrs the chain wrote on the object
+ * @ima: the package's IMA mode: "hash", "sign" or "off" ("" if not known)
+ * @evm: its EVM mode: "portable", "none" or ""
  */
 struct imastream_record_file {
 	const char *package;
@@ -425,8 +426,16 @@ struct imastream_record_file {
 	uint8_t digest[IMASTREAM_RECORD_MAX_DIGEST];
 	const char *link_target;
 	dev_t rdev;
+	unsigned int xattrs;
 	const char *ima;
 	const char *evm;
+};
+
+/* Which security xattrs the chain wrote (struct imastream_record_file.xattrs). */
+enum {
+	IMASTREAM_RECORD_IMA = 1u << 0,   /* security.ima */
+	IMASTREAM_RECORD_EVM = 1u << 1,   /* security.evm */
+	IMASTREAM_RECORD_LABEL = 1u << 2, /* security.selinux or security.SMACK64 */
 };
 
 /**
