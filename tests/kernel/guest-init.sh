@@ -33,6 +33,7 @@ exec 3>/dev/ttyS1
 # The results port is a plain 8250 UART: raw mode keeps the lines byte-exact.
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 
+# shellcheck source=tests/kernel/guest-lib.sh
 . /guest-lib.sh
 
 harness() {
