@@ -191,6 +191,7 @@ int cmd_install(int argc, char **argv)
 	struct setting settings[MAX_SETTINGS];
 	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
 	const char *root = NULL, *config_file = NULL;
+	char *root_abs = NULL;
 	unsigned int n_settings = 0, n_keys = 0, sink_flags = 0, extract_flags = 0;
 	unsigned int install_flags = 0, txn_flags = 0, failed = 0;
 	int show = -1; /* -1: only on a terminal */
@@ -311,6 +312,13 @@ int cmd_install(int argc, char **argv)
 		cli_error("install: %s: %s", root, strerror(errno));
 		goto out;
 	}
+	/* rpm's root (for its database) and the chain's txn.root are absolute paths. */
+	root_abs = realpath(root, NULL);
+	if (!root_abs) {
+		cli_error("install: %s: %s", root, strerror(errno));
+		goto out;
+	}
+	root = root_abs;
 	/* Keys load here, once, before any package is read. */
 	if (imastream_chain_new(&cfg, &log, &chain) ||
 	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
@@ -361,6 +369,7 @@ out:
 		imastream_config_release(&cfg);
 	if (rootfd >= 0)
 		close(rootfd);
+	free(root_abs);
 	clear_progress(&il);
 	return ret;
 }

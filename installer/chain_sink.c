@@ -34,6 +34,7 @@ struct sfile {
 	char *dest;
 	bool opened;   /* file_opened ran: file_done is owed */
 	bool hardlink; /* a further link: the chain already saw its inode */
+	bool stream;   /* chunks go to file_updated */
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
 };
 
@@ -318,6 +319,7 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 {
 	struct imastream_chain_sink *cs = arg;
 	struct sfile *sf;
+	uint32_t algos;
 	int err;
 
 	err = check_conflict(cs, e);
@@ -348,6 +350,15 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 		sf->f.flags |= IMASTREAM_FILE_CONFIG;
 	if (e->flags & IMASTREAM_ENTRY_UNOWNED)
 		sf->f.flags |= IMASTREAM_FILE_UNOWNED;
+	/*
+	 * Invariant 1: each digest once.  The extractor hashes the content in the header's
+	 * algorithm to check it; when that is every digest the chain asked for, the chain
+	 * takes it as known_digest at file_closed instead of hashing the same bytes again.
+	 * Otherwise (another algorithm, no header digest) the chain hashes the stream.
+	 */
+	algos = imastream_chain_hash_algos(cs->chain);
+	sf->stream = (cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS) || !e->digest ||
+		     !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo));
 	sf->opened = true;
 	err = imastream_chain_file_opened(cs->chain, &sf->f);
 	if (err) {
@@ -361,9 +372,10 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 {
 	struct imastream_chain_sink *cs = arg;
 	struct sfile *sf = entry_ctx;
-	int err;
+	int err = 0;
 
-	err = imastream_chain_file_updated(cs->chain, &sf->f, buf, len);
+	if (sf->stream)
+		err = imastream_chain_file_updated(cs->chain, &sf->f, buf, len);
 	cs->prog.bytes += len;
 	progress(cs);
 	return err;
@@ -452,13 +464,20 @@ static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry
 	sf->f.fd = fd;
 	sf->f.pkg_sig = e->sig;
 	sf->f.pkg_sig_len = e->sig_len;
+	if (e->sig)
+		ims_logf(cs->log, IMASTREAM_LOG_DEBUG, "%s: %s: the package carries a %zu-byte IMA signature",
+			 cs->nevra, e->path, e->sig_len);
 	if (digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
 	    hi->digest_size <= sizeof(sf->f.known_digest)) {
 		sf->f.known_algo = hi->algo;
 		memcpy(sf->f.known_digest, digest, hi->digest_size);
 		sf->f.known_len = hi->digest_size;
 	}
-	err = imastream_chain_file_closed(cs->chain, &sf->f);
+	/* An empty file streams nothing: its (empty) stream still gives the digest. */
+	err = sf->stream && S_ISREG(e->mode) && !e->size ?
+	      imastream_chain_file_updated(cs->chain, &sf->f, "", 0) : 0;
+	if (!err)
+		err = imastream_chain_file_closed(cs->chain, &sf->f);
 	if (!err)
 		err = record_entry(cs, sf, e, digest);
 	/* The extractor closes its fd and frees the signature after this call. */
@@ -620,8 +639,8 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	struct imastream_chain_sink *cs;
 	int err;
 
-	if (!chain || !opts || !opts->root || !opts->root[0] || rootfd < 0)
-		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its path are required");
+	if (!chain || !opts || !opts->root || opts->root[0] != '/' || rootfd < 0)
+		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its absolute path are required");
 	err = ims_rpm_config();
 	if (err)
 		return ims_err(log, err, "cannot read rpm's configuration");

@@ -294,7 +294,11 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *	entry_begin		→ file conflict hook when the record says another package owns
  *				  the path; file_opened (except further hard links: their inode
  *				  already has its attributes)
- *	entry_data		→ file_updated: the chain's digests come from the stream
+ *	entry_data		→ file_updated: the chain's digests come from the stream, except
+ *				  when the header digest the extractor verifies in the same pass
+ *				  is every digest the chain wants: then the chain takes that one
+ *				  (known_digest) and no byte is hashed twice
+ *				  (IMASTREAM_SINK_STREAM_ALWAYS streams anyway)
  *	entry_end		→ file_closed on the temp object: fd = the extractor's fd,
  *				  path = "/proc/self/fd/DIRFD/TEMPNAME" (never follows a symlink
  *				  in the root), known_digest = the digest the extractor verified,
@@ -326,6 +330,9 @@ enum imastream_chain_sink_flag {
 	IMASTREAM_SINK_NO_HEADER_DIGEST = 1u << 3,
 	/* Do not judge header signatures at all (archives without OpenPGP headers). */
 	IMASTREAM_SINK_NO_SIGNATURES = 1u << 4,
+	/* Call file_updated for every chunk even when the verified header digest already
+	 * gives the chain every digest it wants (for plugins that look at the content). */
+	IMASTREAM_SINK_STREAM_ALWAYS = 1u << 5,
 };
 
 /**
@@ -346,7 +353,7 @@ struct imastream_sink_progress {
 
 /**
  * struct imastream_chain_sink_opts - how the bridge runs
- * @root: the root's path (txn.root, its rpm database, the record); required
+ * @root: the root's absolute path (txn.root, its rpm database); required
  * @flags: enum imastream_chain_sink_flag
  * @txn_flags: IMASTREAM_TXN_* the chain is told (IMASTREAM_TXN_NOFILEDIGEST when the
  *	reader does not check file digests)
