@@ -402,6 +402,10 @@ static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
 	if (!cs->rpkg || (e->flags & IMASTREAM_ENTRY_UNOWNED))
 		return 0;
 	if (!sf->hardlink) {
+		/* What the inode has (see cs_entry_end), not what the package asked for. */
+		rf.uid = sf->f.uid;
+		rf.gid = sf->f.gid;
+		rf.mode = sf->f.mode;
 		if (wrote(sf, "security.ima"))
 			rf.xattrs |= IMASTREAM_RECORD_IMA;
 		if (wrote(sf, "security.evm"))
@@ -414,6 +418,9 @@ static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
 		const struct imastream_record_file *first = ims_record_pkg_find(cs->rpkg, e->link_target);
 
 		if (first) {
+			rf.uid = first->uid;
+			rf.gid = first->gid;
+			rf.mode = first->mode;
 			rf.xattrs = first->xattrs;
 			rf.size = first->size;
 			rf.digest_algo = first->digest_algo;
@@ -447,6 +454,7 @@ static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry
 	struct imastream_chain_sink *cs = arg;
 	struct sfile *sf = entry_ctx;
 	const struct imastream_hash_info *hi;
+	struct stat st;
 	int err;
 
 	if (!sf)
@@ -462,6 +470,13 @@ static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry
 	snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", dirfd, name);
 	sf->f.path = sf->path;
 	sf->f.fd = fd;
+	/* Owner and mode as the inode has them (EVM covers them): --no-chown leaves the
+	 * caller's, a setgid directory passes its group on. */
+	if ((fd >= 0 ? fstat(fd, &st) : fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) == 0) {
+		sf->f.uid = st.st_uid;
+		sf->f.gid = st.st_gid;
+		sf->f.mode = st.st_mode;
+	}
 	sf->f.pkg_sig = e->sig;
 	sf->f.pkg_sig_len = e->sig_len;
 	if (e->sig)
@@ -546,6 +561,7 @@ static void cs_end_package(void *arg, int status)
 	if (!status)
 		cs->prog.packages++;
 	progress(cs);
+	cs->prog.package = NULL; /* the extractor frees the name after this call */
 }
 
 /* Invariant 4: a root filesystem without xattrs is reported before any file is touched. */

@@ -134,6 +134,20 @@ for k in rsa ec; do
 	done
 done
 
+echo "== --no-chown: EVM and the record cover the owner the files really have"
+root=$work/nochown
+make_root "$root"
+"$IMASTREAM" install --root "$root" --allow-unsigned --quiet --no-chown --mode sign \
+	--key "$work/ec.key" --cert "$work/ec.pem" --evm portable "${pkgs[0]}" 2>/dev/null || fail "install --no-chown failed"
+[ "$(stat -c %u:%g "$root/opt/imstest-gz/owned")" = 0:0 ] || fail "--no-chown still changed the owner"
+for f in $(regular_files "$root"); do
+	evmctl verify --generation=0 --key "$work/ec.der" "$root/$f" >"$work/ev.log" 2>&1 ||
+		{ cat "$work/ev.log"; fail "$f: evmctl verify after --no-chown"; }
+done
+"$IMASTREAM" verify --root "$root" --trust "$work/ec.pem" >"$work/verify" ||
+	{ cat "$work/verify"; fail "verify --root after --no-chown"; }
+echo "ok: --no-chown"
+
 echo "== the package's own IMA signatures (sign-package) reach the chain, decoded"
 mkdir -p "$work/signed"
 "$IMASTREAM" sign-package --key "$work/ec.key" --cert "$work/ec.pem" -o "$work/signed" "${pkgs[2]}" ||
