@@ -308,6 +308,16 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *				  psm_post; the record is renamed into place or removed
  *	sink freed		→ tsm_post
  *
+ * The chain thread: when the chain needs no chunk of a file (the verified header digest
+ * is every digest it wants, or the object is not a regular file), file_opened and
+ * file_closed of that file run on a second thread, in entry order, while the extractor
+ * writes the next files, so that signing overlaps extraction.  Only one thread is ever
+ * inside the chain: the bridge waits for that thread before any chain call of its own
+ * (a file that streams, the conflict hook, commit, end of package).  A failure there
+ * fails the package at commit_package, before any rename.  The chain's plugins and log
+ * may thus be called from that thread.  IMASTREAM_SINK_ONE_THREAD keeps everything on
+ * the caller's thread.
+ *
  * The record lives in ROOT/var/lib/imastream/packages/, one file per package name (see
  * imastream-install(1) for the format); installing a package of the same name again
  * replaces its record.  With a record, a path another package owns is a file conflict:
@@ -333,6 +343,8 @@ enum imastream_chain_sink_flag {
 	/* Call file_updated for every chunk even when the verified header digest already
 	 * gives the chain every digest it wants (for plugins that look at the content). */
 	IMASTREAM_SINK_STREAM_ALWAYS = 1u << 5,
+	/* Run the chain on the caller's thread only (see the chain thread below). */
+	IMASTREAM_SINK_ONE_THREAD = 1u << 6,
 };
 
 /**
@@ -362,7 +374,8 @@ struct imastream_sink_progress {
  * @pgp_keys: NULL-terminated list of armored OpenPGP public key files trusted for header
  *	signatures, or NULL
  * @progress: called after every chunk and every object (from the extractor's thread), or
- *	NULL; it may print, the library does not
+ *	NULL; it may print, the library does not (the log may be called from the chain
+ *	thread at the same time)
  * @progress_arg: its first argument
  */
 struct imastream_chain_sink_opts {
