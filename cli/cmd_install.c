@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,12 @@ struct setting {
 #define MAX_SETTINGS 64
 #define MAX_PGP_KEYS 32
 
-/* The log: the first error of a package is its one line; later ones are its echoes. */
+/*
+ * The log: the first error of a package is its one line; later ones are its echoes.  The
+ * library's chain thread logs too, so the terminal is taken under a lock.
+ */
 struct install_log {
+	pthread_mutex_t lock;
 	int verbose;
 	bool pkg_failed;   /* this package already printed its error */
 	bool line_shown;   /* a progress line is on the terminal */
@@ -86,15 +91,18 @@ static void install_log_fn(void *arg, int level, const char *msg)
 {
 	struct install_log *il = arg;
 
+	pthread_mutex_lock(&il->lock);
 	if (level == IMASTREAM_LOG_ERR) {
 		if (il->pkg_failed && il->verbose < 1)
-			return;
+			goto out;
 		il->pkg_failed = true;
 	} else if (level > IMASTREAM_LOG_NOTICE + il->verbose) {
-		return;
+		goto out;
 	}
 	clear_progress(il);
 	fprintf(stderr, "imastream: %s\n", msg);
+out:
+	pthread_mutex_unlock(&il->lock);
 }
 
 struct progress {
@@ -122,6 +130,7 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	if (!p->done && seconds(&pr->last, &now) < 0.1)
 		return;
 	pr->last = now;
+	pthread_mutex_lock(&pr->il->lock);
 	t = seconds(&pr->start, &now);
 	mib = (double)p->bytes / (1024.0 * 1024.0);
 	fprintf(stderr, "\r\033[Kimastream: [%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s",
@@ -133,6 +142,7 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	} else {
 		pr->il->line_shown = true;
 	}
+	pthread_mutex_unlock(&pr->il->lock);
 }
 
 static bool add_setting(struct setting *s, unsigned int *n, const char *key, const char *value,
@@ -185,12 +195,13 @@ int cmd_install(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct install_log il = { 0 };
+	struct install_log il = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	const struct imastream_log log = { install_log_fn, &il };
 	struct progress pr = { .il = &il };
 	struct setting settings[MAX_SETTINGS];
 	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
 	const char *root = NULL, *config_file = NULL;
+	char *root_abs = NULL;
 	unsigned int n_settings = 0, n_keys = 0, sink_flags = 0, extract_flags = 0;
 	unsigned int install_flags = 0, txn_flags = 0, failed = 0;
 	int show = -1; /* -1: only on a terminal */
@@ -311,6 +322,13 @@ int cmd_install(int argc, char **argv)
 		cli_error("install: %s: %s", root, strerror(errno));
 		goto out;
 	}
+	/* rpm's root (for its database) and the chain's txn.root are absolute paths. */
+	root_abs = realpath(root, NULL);
+	if (!root_abs) {
+		cli_error("install: %s: %s", root, strerror(errno));
+		goto out;
+	}
+	root = root_abs;
 	/* Keys load here, once, before any package is read. */
 	if (imastream_chain_new(&cfg, &log, &chain) ||
 	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
@@ -336,7 +354,9 @@ int cmd_install(int argc, char **argv)
 		int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
 		int perr;
 
+		pthread_mutex_lock(&il.lock);
 		il.pkg_failed = false;
+		pthread_mutex_unlock(&il.lock);
 		pr.pkg_index = (unsigned int)(i - optind + 1);
 		if (fd < 0) {
 			perr = -errno;
@@ -361,6 +381,7 @@ out:
 		imastream_config_release(&cfg);
 	if (rootfd >= 0)
 		close(rootfd);
+	free(root_abs);
 	clear_progress(&il);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
@@ -34,6 +35,15 @@ struct sfile {
 	char *dest;
 	bool opened;   /* file_opened ran: file_done is owed */
 	bool hardlink; /* a further link: the chain already saw its inode */
+	bool stream;   /* chunks go to file_updated */
+	/* Handed to the chain thread: its own copies of what the extractor frees. */
+	bool queued;
+	int fd, dirfd;
+	struct imastream_entry e;
+	char *target;
+	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+	bool has_digest;
+	uint8_t *sig;
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
 };
 
@@ -62,7 +72,24 @@ struct imastream_chain_sink {
 	struct ims_record_pkg *rpkg;
 	struct sfile *done, **done_tail; /* closed, awaiting file_done after commit */
 	struct imastream_sink_progress prog;
+	/*
+	 * The chain thread.  When no file needs the chain to see its chunks (the verified
+	 * header digest is all the chain wants), file_opened/file_closed and the record run
+	 * on a second thread, in entry order, while this one writes the next files: the
+	 * signing of small files overlaps their extraction.  Only one thread is ever inside
+	 * the chain: the caller drains the queue before any chain call of its own.  A
+	 * failure fails the package at commit_package, before any rename.
+	 */
+	pthread_t worker;
+	bool worker_started, worker_stop;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct sfile *queue, **queue_tail;
+	unsigned int queued, busy;
+	int worker_err;
 };
+
+static void drain(struct imastream_chain_sink *cs);
 
 /* An rpm header blob starts with this magic; the header signature covers it too. */
 static const uint8_t header_magic[8] = { 0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0 };
@@ -90,6 +117,14 @@ static void sfile_free(struct sfile *sf)
 {
 	if (!sf)
 		return;
+	if (sf->queued) {
+		if (sf->fd >= 0)
+			close(sf->fd);
+		if (sf->dirfd >= 0)
+			close(sf->dirfd);
+	}
+	free(sf->target);
+	free(sf->sig);
 	free(sf->dest);
 	free(sf);
 }
@@ -302,6 +337,7 @@ static int check_conflict(struct imastream_chain_sink *cs, const struct imastrea
 			return 0;
 	}
 	c = (struct imastream_conflict){ .path = e->path, .pkg = &cs->pkg, .owner = rf->package };
+	drain(cs);
 	err = imastream_chain_file_conflict(cs->chain, &c);
 	if (err)
 		return ims_err(cs->log, err, "%s: %s: conflicts with the file of package %s (refused by the file_conflict hook)",
@@ -318,6 +354,7 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 {
 	struct imastream_chain_sink *cs = arg;
 	struct sfile *sf;
+	uint32_t algos;
 	int err;
 
 	err = check_conflict(cs, e);
@@ -348,6 +385,21 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 		sf->f.flags |= IMASTREAM_FILE_CONFIG;
 	if (e->flags & IMASTREAM_ENTRY_UNOWNED)
 		sf->f.flags |= IMASTREAM_FILE_UNOWNED;
+	/*
+	 * Invariant 1: each digest once.  The extractor hashes the content in the header's
+	 * algorithm to check it; when that is every digest the chain asked for, the chain
+	 * takes it as known_digest at file_closed instead of hashing the same bytes again.
+	 * Otherwise (another algorithm, no header digest) the chain hashes the stream.
+	 */
+	algos = imastream_chain_hash_algos(cs->chain);
+	sf->stream = S_ISREG(e->mode) &&
+		     ((cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS) || !e->digest ||
+		      !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo)));
+	/* Nothing of this file needs the chain before it is closed: the chain thread
+	 * opens and closes it in one go. */
+	if (cs->worker_started && !sf->stream)
+		return 0;
+	drain(cs);
 	sf->opened = true;
 	err = imastream_chain_file_opened(cs->chain, &sf->f);
 	if (err) {
@@ -361,9 +413,10 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 {
 	struct imastream_chain_sink *cs = arg;
 	struct sfile *sf = entry_ctx;
-	int err;
+	int err = 0;
 
-	err = imastream_chain_file_updated(cs->chain, &sf->f, buf, len);
+	if (sf->stream)
+		err = imastream_chain_file_updated(cs->chain, &sf->f, buf, len);
 	cs->prog.bytes += len;
 	progress(cs);
 	return err;
@@ -390,6 +443,10 @@ static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
 	if (!cs->rpkg || (e->flags & IMASTREAM_ENTRY_UNOWNED))
 		return 0;
 	if (!sf->hardlink) {
+		/* What the inode has (see cs_entry_end), not what the package asked for. */
+		rf.uid = sf->f.uid;
+		rf.gid = sf->f.gid;
+		rf.mode = sf->f.mode;
 		if (wrote(sf, "security.ima"))
 			rf.xattrs |= IMASTREAM_RECORD_IMA;
 		if (wrote(sf, "security.evm"))
@@ -402,6 +459,9 @@ static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
 		const struct imastream_record_file *first = ims_record_pkg_find(cs->rpkg, e->link_target);
 
 		if (first) {
+			rf.uid = first->uid;
+			rf.gid = first->gid;
+			rf.mode = first->mode;
 			rf.xattrs = first->xattrs;
 			rf.size = first->size;
 			rf.digest_algo = first->digest_algo;
@@ -429,51 +489,212 @@ static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
 	return ims_record_pkg_add(cs->rpkg, &rf);
 }
 
-static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry *e, int fd,
-			int dirfd, const char *name, const uint8_t *digest)
+/*
+ * file_closed (and file_opened first when the chain thread runs it) for one object, and
+ * its record.  On error the file is ended and freed; on success it waits in the done list.
+ */
+static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
+		      const struct imastream_entry *e, int fd, const uint8_t *digest)
 {
-	struct imastream_chain_sink *cs = arg;
-	struct sfile *sf = entry_ctx;
 	const struct imastream_hash_info *hi;
-	int err;
+	struct stat st;
+	int err = 0;
 
-	if (!sf)
-		return -EINVAL;
 	if (sf->hardlink) {
 		err = record_entry(cs, sf, e, NULL);
 		sfile_free(sf);
-		cs->prog.files++;
-		progress(cs);
 		return err;
 	}
-	/* The only handle on a symlink or a device that never follows one in the root. */
-	snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", dirfd, name);
+	if (!sf->opened) {
+		sf->opened = true;
+		err = imastream_chain_file_opened(cs->chain, &sf->f);
+		if (err) {
+			sfile_done(cs, sf, err);
+			return err;
+		}
+	}
 	sf->f.path = sf->path;
 	sf->f.fd = fd;
+	/* Owner and mode as the inode has them (EVM covers them): --no-chown leaves the
+	 * caller's, a setgid directory passes its group on. */
+	if ((fd >= 0 ? fstat(fd, &st) : lstat(sf->path, &st)) == 0) {
+		sf->f.uid = st.st_uid;
+		sf->f.gid = st.st_gid;
+		sf->f.mode = st.st_mode;
+	}
 	sf->f.pkg_sig = e->sig;
 	sf->f.pkg_sig_len = e->sig_len;
+	if (e->sig)
+		ims_logf(cs->log, IMASTREAM_LOG_DEBUG, "%s: %s: the package carries a %zu-byte IMA signature",
+			 cs->nevra, e->path, e->sig_len);
 	if (digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
 	    hi->digest_size <= sizeof(sf->f.known_digest)) {
 		sf->f.known_algo = hi->algo;
 		memcpy(sf->f.known_digest, digest, hi->digest_size);
 		sf->f.known_len = hi->digest_size;
 	}
-	err = imastream_chain_file_closed(cs->chain, &sf->f);
+	/* An empty file streams nothing: its (empty) stream still gives the digest. */
+	err = sf->stream && S_ISREG(e->mode) && !e->size ?
+	      imastream_chain_file_updated(cs->chain, &sf->f, "", 0) : 0;
+	if (!err)
+		err = imastream_chain_file_closed(cs->chain, &sf->f);
 	if (!err)
 		err = record_entry(cs, sf, e, digest);
-	/* The extractor closes its fd and frees the signature after this call. */
+	/* The extractor closes its fd and frees the signature after this call; the chain
+	 * thread's copies go now (thousands of files may wait for their file_done). */
 	sf->f.fd = -1;
 	sf->f.pkg_sig = NULL;
 	sf->f.pkg_sig_len = 0;
+	if (sf->queued) {
+		if (sf->fd >= 0)
+			close(sf->fd);
+		if (sf->dirfd >= 0)
+			close(sf->dirfd);
+		sf->fd = sf->dirfd = -1;
+		free(sf->sig);
+		sf->sig = NULL;
+	}
 	if (err) {
 		sfile_done(cs, sf, err);
 		return err;
 	}
 	*cs->done_tail = sf;
 	cs->done_tail = &sf->next;
+	return 0;
+}
+
+static void *chain_thread(void *arg)
+{
+	struct imastream_chain_sink *cs = arg;
+
+	pthread_mutex_lock(&cs->lock);
+	for (;;) {
+		struct sfile *sf;
+		int err;
+
+		while (!cs->queue && !cs->worker_stop)
+			pthread_cond_wait(&cs->cond, &cs->lock);
+		if (!cs->queue)
+			break;
+		sf = cs->queue;
+		cs->queue = sf->next;
+		if (!cs->queue)
+			cs->queue_tail = &cs->queue;
+		sf->next = NULL;
+		cs->queued--;
+		cs->busy = 1;
+		pthread_mutex_unlock(&cs->lock);
+
+		/* After a failure the package is lost: end the rest without the chain's work. */
+		if (cs->worker_err) {
+			sfile_done(cs, sf, cs->worker_err);
+			err = 0;
+		} else {
+			char *path = strdup(sf->e.path);
+
+			err = close_file(cs, sf, &sf->e, sf->fd, sf->has_digest ? sf->digest : NULL);
+			if (err)
+				ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->nevra,
+					path ? path : "?", strerror(-err));
+			free(path);
+		}
+
+		pthread_mutex_lock(&cs->lock);
+		if (err && !cs->worker_err)
+			cs->worker_err = err;
+		cs->busy = 0;
+		pthread_cond_broadcast(&cs->cond);
+	}
+	pthread_mutex_unlock(&cs->lock);
+	return NULL;
+}
+
+/* Waits until the chain thread has done every queued file; then only the caller is in the chain. */
+static void drain(struct imastream_chain_sink *cs)
+{
+	if (!cs->worker_started)
+		return;
+	pthread_mutex_lock(&cs->lock);
+	while (cs->queue || cs->busy)
+		pthread_cond_wait(&cs->cond, &cs->lock);
+	pthread_mutex_unlock(&cs->lock);
+}
+
+/* Hands a closed object to the chain thread, with its own copies of the extractor's data. */
+static int enqueue(struct imastream_chain_sink *cs, struct sfile *sf, const struct imastream_entry *e,
+		   int fd, int dirfd, const char *name, const uint8_t *digest)
+{
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(e->digest_algo);
+	int err;
+
+	sf->queued = true;
+	sf->fd = sf->dirfd = -1;
+	sf->e = *e;
+	sf->e.path = sf->dest;
+	sf->e.digest = NULL;
+	sf->e.sig = NULL;
+	sf->e.sig_len = 0;
+	sf->e.caps = NULL;
+	sf->e.link_target = NULL;
+	if (e->link_target && !(sf->target = strdup(e->link_target)))
+		goto nomem;
+	sf->e.link_target = sf->target;
+	if (e->sig && e->sig_len) {
+		if (!(sf->sig = malloc(e->sig_len)))
+			goto nomem;
+		memcpy(sf->sig, e->sig, e->sig_len);
+		sf->e.sig = sf->sig;
+		sf->e.sig_len = e->sig_len;
+	}
+	if (digest && hi && hi->digest_size <= sizeof(sf->digest)) {
+		memcpy(sf->digest, digest, hi->digest_size);
+		sf->has_digest = true;
+	}
+	if (!sf->hardlink) {
+		/* The extractor closes its descriptors once this returns: ours stay open. */
+		if ((fd >= 0 && (sf->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
+		    (sf->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			err = ims_err(cs->log, -errno, "%s: %s: %m", cs->nevra, e->path);
+			sfile_free(sf);
+			return err;
+		}
+		snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", sf->dirfd, name);
+	}
+	pthread_mutex_lock(&cs->lock);
+	err = cs->worker_err;
+	if (!err) {
+		*cs->queue_tail = sf;
+		cs->queue_tail = &sf->next;
+		cs->queued++;
+		pthread_cond_broadcast(&cs->cond);
+	}
+	pthread_mutex_unlock(&cs->lock);
+	if (err)
+		sfile_free(sf); /* (a file already failed: the package is lost) */
+	return err;
+nomem:
+	sfile_free(sf);
+	return -ENOMEM;
+}
+
+static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry *e, int fd,
+			int dirfd, const char *name, const uint8_t *digest)
+{
+	struct imastream_chain_sink *cs = arg;
+	struct sfile *sf = entry_ctx;
+	int err;
+
+	if (!sf)
+		return -EINVAL;
 	cs->prog.files++;
 	progress(cs);
-	return 0;
+	if (cs->worker_started && !sf->opened)
+		return enqueue(cs, sf, e, fd, dirfd, name, digest);
+	/* The only handle on a symlink or a device that never follows one in the root. */
+	snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", dirfd, name);
+	drain(cs); /* (a hard link's record waits for its first link's) */
+	err = close_file(cs, sf, e, fd, digest);
+	return err;
 }
 
 static void cs_entry_abort(void *arg, void *entry_ctx, int err)
@@ -488,6 +709,9 @@ static int cs_commit_package(void *arg)
 {
 	struct imastream_chain_sink *cs = arg;
 
+	drain(cs);
+	if (cs->worker_err)
+		return cs->worker_err; /* (said when it happened) */
 	return cs->rpkg ? ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg) : 0;
 }
 
@@ -496,6 +720,8 @@ static void cs_end_package(void *arg, int status)
 	struct imastream_chain_sink *cs = arg;
 	char final[PATH_MAX];
 
+	drain(cs);
+	cs->worker_err = 0;
 	while (cs->done) {
 		struct sfile *sf = cs->done;
 
@@ -527,6 +753,7 @@ static void cs_end_package(void *arg, int status)
 	if (!status)
 		cs->prog.packages++;
 	progress(cs);
+	cs->prog.package = NULL; /* the extractor frees the name after this call */
 }
 
 /* Invariant 4: a root filesystem without xattrs is reported before any file is touched. */
@@ -620,8 +847,8 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	struct imastream_chain_sink *cs;
 	int err;
 
-	if (!chain || !opts || !opts->root || !opts->root[0] || rootfd < 0)
-		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its path are required");
+	if (!chain || !opts || !opts->root || opts->root[0] != '/' || rootfd < 0)
+		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its absolute path are required");
 	err = ims_rpm_config();
 	if (err)
 		return ims_err(log, err, "cannot read rpm's configuration");
@@ -632,6 +859,9 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	cs->log = log;
 	cs->opts = *opts;
 	cs->done_tail = &cs->done;
+	cs->queue_tail = &cs->queue;
+	pthread_mutex_init(&cs->lock, NULL);
+	pthread_cond_init(&cs->cond, NULL);
 	cs->rootfd = dup(rootfd);
 	cs->root = strdup(opts->root);
 	cs->ts = rpmtsCreate();
@@ -670,6 +900,15 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 			strerror(-err));
 		goto fail;
 	}
+	if (!(opts->flags & IMASTREAM_SINK_ONE_THREAD)) {
+		cs->queue_tail = &cs->queue;
+		err = -pthread_create(&cs->worker, NULL, chain_thread, cs);
+		if (err) {
+			ims_err(log, err, "cannot start the chain thread: %s", strerror(-err));
+			goto fail;
+		}
+		cs->worker_started = true;
+	}
 	cs->sink = (struct imastream_entry_sink){
 		.arg = cs,
 		.package_header = cs_package_header,
@@ -700,6 +939,15 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 	/* A package the extractor never ended (it was freed first, or never called). */
 	if (cs->in_psm)
 		cs_end_package(cs, -ECANCELED);
+	if (cs->worker_started) {
+		pthread_mutex_lock(&cs->lock);
+		cs->worker_stop = true;
+		pthread_cond_broadcast(&cs->cond);
+		pthread_mutex_unlock(&cs->lock);
+		pthread_join(cs->worker, NULL);
+	}
+	pthread_cond_destroy(&cs->cond);
+	pthread_mutex_destroy(&cs->lock);
 	if (cs->tsm)
 		imastream_chain_tsm_post(cs->chain, &cs->txn, res);
 	cs->prog.done = true;

@@ -294,7 +294,11 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *	entry_begin		→ file conflict hook when the record says another package owns
  *				  the path; file_opened (except further hard links: their inode
  *				  already has its attributes)
- *	entry_data		→ file_updated: the chain's digests come from the stream
+ *	entry_data		→ file_updated: the chain's digests come from the stream, except
+ *				  when the header digest the extractor verifies in the same pass
+ *				  is every digest the chain wants: then the chain takes that one
+ *				  (known_digest) and no byte is hashed twice
+ *				  (IMASTREAM_SINK_STREAM_ALWAYS streams anyway)
  *	entry_end		→ file_closed on the temp object: fd = the extractor's fd,
  *				  path = "/proc/self/fd/DIRFD/TEMPNAME" (never follows a symlink
  *				  in the root), known_digest = the digest the extractor verified,
@@ -303,6 +307,16 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *	end_package		→ file_done for every file (0 after the renames, or the error),
  *				  psm_post; the record is renamed into place or removed
  *	sink freed		→ tsm_post
+ *
+ * The chain thread: when the chain needs no chunk of a file (the verified header digest
+ * is every digest it wants, or the object is not a regular file), file_opened and
+ * file_closed of that file run on a second thread, in entry order, while the extractor
+ * writes the next files, so that signing overlaps extraction.  Only one thread is ever
+ * inside the chain: the bridge waits for that thread before any chain call of its own
+ * (a file that streams, the conflict hook, commit, end of package).  A failure there
+ * fails the package at commit_package, before any rename.  The chain's plugins and log
+ * may thus be called from that thread.  IMASTREAM_SINK_ONE_THREAD keeps everything on
+ * the caller's thread.
  *
  * The record lives in ROOT/var/lib/imastream/packages/, one file per package name (see
  * imastream-install(1) for the format); installing a package of the same name again
@@ -326,6 +340,11 @@ enum imastream_chain_sink_flag {
 	IMASTREAM_SINK_NO_HEADER_DIGEST = 1u << 3,
 	/* Do not judge header signatures at all (archives without OpenPGP headers). */
 	IMASTREAM_SINK_NO_SIGNATURES = 1u << 4,
+	/* Call file_updated for every chunk even when the verified header digest already
+	 * gives the chain every digest it wants (for plugins that look at the content). */
+	IMASTREAM_SINK_STREAM_ALWAYS = 1u << 5,
+	/* Run the chain on the caller's thread only (see the chain thread below). */
+	IMASTREAM_SINK_ONE_THREAD = 1u << 6,
 };
 
 /**
@@ -346,7 +365,7 @@ struct imastream_sink_progress {
 
 /**
  * struct imastream_chain_sink_opts - how the bridge runs
- * @root: the root's path (txn.root, its rpm database, the record); required
+ * @root: the root's absolute path (txn.root, its rpm database); required
  * @flags: enum imastream_chain_sink_flag
  * @txn_flags: IMASTREAM_TXN_* the chain is told (IMASTREAM_TXN_NOFILEDIGEST when the
  *	reader does not check file digests)
@@ -355,7 +374,8 @@ struct imastream_sink_progress {
  * @pgp_keys: NULL-terminated list of armored OpenPGP public key files trusted for header
  *	signatures, or NULL
  * @progress: called after every chunk and every object (from the extractor's thread), or
- *	NULL; it may print, the library does not
+ *	NULL; it may print, the library does not (the log may be called from the chain
+ *	thread at the same time)
  * @progress_arg: its first argument
  */
 struct imastream_chain_sink_opts {

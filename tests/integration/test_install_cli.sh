@@ -83,10 +83,19 @@ done
 "$IMASTREAM" verify --root "$ours" >"$work/verify" || { cat "$work/verify"; fail "verify --root failed after a hash install"; }
 echo "ok: $n files, hash mode"
 
-echo "== hash mode, sha512"
+# One pass: the header digest the extractor verified is the chain's; nothing is re-read.
+make_root "$work/onepass"
+"$IMASTREAM" install --root "$work/onepass" --allow-unsigned --quiet -vv "${pkgs[3]}" 2>"$work/err" ||
+	fail "install -vv failed"
+grep -q 'ima: /opt/imstest/bin/tool: digest from header' "$work/err" || fail "the header digest was not used"
+grep -q 'digest from reread' "$work/err" && fail "a file was read again"
+
+echo "== hash mode, sha512 (the chain hashes the stream: the header's digests are sha256)"
 make_root "$work/sha512"
-"$IMASTREAM" install --root "$work/sha512" --allow-unsigned --quiet -a sha512 "${pkgs[@]}" 2>/dev/null ||
+"$IMASTREAM" install --root "$work/sha512" --allow-unsigned --quiet -vv -a sha512 "${pkgs[@]}" 2>"$work/err" ||
 	fail "install -a sha512 failed"
+grep -q 'ima: /opt/imstest/bin/tool: digest from stream' "$work/err" || fail "sha512 did not come from the stream"
+grep -q 'digest from reread' "$work/err" && fail "a file was read again"
 for f in $(regular_files "$work/sha512"); do
 	want=$(evmctl ima_hash -a sha512 -n "$work/sha512/$f" 2>/dev/null)
 	[ "$(xattr_of "$work/sha512/$f" security.ima)" = "$want" ] || fail "$f: sha512 security.ima differs from evmctl's"
@@ -124,6 +133,39 @@ for k in rsa ec; do
 		echo "ok: $n files, evmctl accepts every signature ($k, EVM $evm)"
 	done
 done
+
+echo "== --no-chown: EVM and the record cover the owner the files really have"
+root=$work/nochown
+make_root "$root"
+"$IMASTREAM" install --root "$root" --allow-unsigned --quiet --no-chown --mode sign \
+	--key "$work/ec.key" --cert "$work/ec.pem" --evm portable "${pkgs[0]}" 2>/dev/null || fail "install --no-chown failed"
+[ "$(stat -c %u:%g "$root/opt/imstest-gz/owned")" = 0:0 ] || fail "--no-chown still changed the owner"
+for f in $(regular_files "$root"); do
+	evmctl verify --generation=0 --key "$work/ec.der" "$root/$f" >"$work/ev.log" 2>&1 ||
+		{ cat "$work/ev.log"; fail "$f: evmctl verify after --no-chown"; }
+done
+"$IMASTREAM" verify --root "$root" --trust "$work/ec.pem" >"$work/verify" ||
+	{ cat "$work/verify"; fail "verify --root after --no-chown"; }
+echo "ok: --no-chown"
+
+echo "== the package's own IMA signatures (sign-package) reach the chain, decoded"
+mkdir -p "$work/signed"
+"$IMASTREAM" sign-package --key "$work/ec.key" --cert "$work/ec.pem" -o "$work/signed" "${pkgs[2]}" ||
+	fail "sign-package failed"
+spkg=$work/signed/$(basename "${pkgs[2]}")
+make_root "$work/pkgsig"
+"$IMASTREAM" install --root "$work/pkgsig" --allow-unsigned --quiet -vv "$spkg" 2>"$work/err" || fail "installing a package with file signatures failed"
+nsig=0
+while read -r path sig; do
+	[ -n "$sig" ] || continue
+	# (a further hard link's inode went through the chain with its first link)
+	[ "$(stat -c %h "$work/pkgsig$path")" = 1 ] || continue
+	grep -qF ": $path: the package carries a $(( ${#sig} / 2 ))-byte IMA signature" "$work/err" ||
+		fail "$path: its ${#sig}-hex-digit signature did not reach the chain"
+	nsig=$((nsig + 1))
+done < <(rpm -qp --qf '[%{FILENAMES} %{FILESIGNATURES}\n]' "$spkg")
+[ $nsig -ge 15 ] || fail "only $nsig signed files seen"
+echo "ok: $nsig file signatures handed to the chain"
 
 echo "== progress: one updating line with --progress, nothing with --quiet"
 make_root "$work/progress"

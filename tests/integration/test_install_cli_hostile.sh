@@ -70,6 +70,13 @@ echo "garbage" >"$work/bad.key"
 chmod 600 "$work/bad.key"
 refused bad-signing-key "bad.key" "$work/root-key" --allow-unsigned --mode sign --key "$work/bad.key" "$pkg"
 
+# A plugin failing on the chain thread, mid-package (user.* xattrs cannot go on
+# symlinks): the package is refused at commit, before any rename.
+printf '/opt(/.*)?\tsystem_u:object_r:usr_t:s0\n' >"$work/fc"
+make_root "$work/root-plugin"
+refused plugin-failure "link-(abs|rel): cannot set user.selinux: Operation not permitted" "$work/root-plugin" \
+	--allow-unsigned -o file_contexts="$work/fc" -o xattr_namespace=user "$pkg"
+
 # Usage errors are exit 2.
 rc=0; "$IMASTREAM" install "$pkg" 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || fail "no --root: exit $rc, expected 2"
