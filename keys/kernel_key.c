@@ -114,7 +114,7 @@ int ims_kernel_key_sign(const struct ims_kernel_key *kk, int hash_algo, const ui
 		return ims_err(log, -ENOSPC, "signature needs up to %zu bytes, only %zu given",
 			       kk->max_sig, sig_cap);
 	snprintf(params, sizeof(params), "enc=%s hash=%s", kk->ec ? "x962" : "pkcs1", info->name);
-	n = keyctl_pkey_sign(kk->serial, params, digest, digest_len, sig, sig_cap);
+	n = keyctl_pkey_sign(kk->serial, params, digest, digest_len, sig, kk->max_sig);
 	if (n < 0)
 		return ims_err(log, -EIO, "kernel key %d: signing (%s) failed: %s", kk->serial, params,
 			       strerror(errno));

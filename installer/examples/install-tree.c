@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Example of the extractor API for an archive format of one's own: installs a staged
+ * Example of the installer API for an archive format of one's own: installs a staged
  * directory tree (what `make install DESTDIR=STAGE` leaves) into a root as one package,
- * supplying entries and content chunks itself.  The library does the rest: secure
- * creation below the root, temp names, metadata, rename on commit, rollback on error.
+ * supplying entries and content chunks itself, through the security hook chain.  The
+ * library does the rest: secure creation below the root, temp names, metadata, the
+ * chain's labels, security.ima and security.evm on each object before its rename,
+ * rollback on error, and the install record that `imastream verify --root` checks.
  *
- *   install-tree STAGE ROOT
+ *   install-tree [-o KEY=VALUE]... [--name NAME] STAGE ROOT
+ *
+ * -o sets a chain configuration key (mode=sign, key=..., evm=portable, ...); the default
+ * chain writes security.ima digests.  NAME names the package in the record (default:
+ * the stage's last path component).
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -18,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "imastream/chain.h"
 #include "imastream/installer.h"
 
 static struct imastream_extract *x;
@@ -98,40 +105,98 @@ static int visit(const char *src, const struct stat *st, int type, struct FTW *f
 	return err; /* non-zero stops the walk */
 }
 
+static void usage(void)
+{
+	fprintf(stderr, "usage: install-tree [-o KEY=VALUE]... [--name NAME] STAGE ROOT\n");
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
 	struct imastream_log log = { print_log, NULL };
-	int rootfd, err;
+	struct imastream_config cfg;
+	struct imastream_chain *chain = NULL;
+	struct imastream_chain_sink *cs = NULL;
+	const char *name = NULL, *stage, *root;
+	char *root_abs = NULL;
+	int rootfd = -1, err, i;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: install-tree STAGE ROOT\n");
-		return 2;
+	/* The chain's configuration: defaults (security.ima digests), then -o KEY=VALUE. */
+	if (imastream_config_init(&cfg))
+		return 1;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		char *eq;
+
+		if (!strcmp(argv[i], "--name") && i + 1 < argc) {
+			name = argv[++i];
+			continue;
+		}
+		if (strcmp(argv[i], "-o") || i + 1 == argc || !(eq = strchr(argv[i + 1], '=')))
+			usage();
+		*eq = 0;
+		if (imastream_config_set(&cfg, argv[i + 1], eq + 1, "-o", &log))
+			return 2;
+		i++;
 	}
-	stage_len = strlen(argv[1]);
-	while (stage_len > 1 && argv[1][stage_len - 1] == '/')
+	if (argc - i != 2)
+		usage();
+	stage = argv[i];
+	root = argv[i + 1];
+	stage_len = strlen(stage);
+	while (stage_len > 1 && stage[stage_len - 1] == '/')
 		stage_len--;
-	rootfd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
-		fprintf(stderr, "install-tree: %s: %s\n", argv[2], strerror(errno));
+	if (!name) {
+		name = strrchr(stage, '/') && strrchr(stage, '/')[1] ? strrchr(stage, '/') + 1 : stage;
+	}
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	root_abs = realpath(root, NULL);
+	if (rootfd < 0 || !root_abs) {
+		fprintf(stderr, "install-tree: %s: %s\n", root, strerror(errno));
 		return 1;
 	}
-	err = imastream_extract_new(rootfd, 0, NULL, &log, &x);
-	close(rootfd);
+
+	/* The chain: its plugins load their keys now, before any file is touched. */
+	err = imastream_config_check(&cfg, &log);
 	if (!err)
-		err = imastream_extract_begin(x, argv[1]);
+		err = imastream_chain_new(&cfg, &log, &chain);
+	if (!err)
+		err = imastream_chain_add_list(chain, cfg.plugins);
+	if (!err)
+		err = imastream_chain_init(chain);
+	/* The bridge: tsm_pre now; its entry sink drives the chain per entry and chunk. */
+	if (!err) {
+		struct imastream_chain_sink_opts opts = {
+			.root = root_abs, .cfg = &cfg,
+			/* A stage has no OpenPGP header to judge. */
+			.flags = IMASTREAM_SINK_NO_SIGNATURES,
+		};
+
+		err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
+	}
+	if (!err)
+		err = imastream_extract_new(rootfd, 0, imastream_chain_sink_entry_sink(cs), &log, &x);
+	if (!err)
+		err = imastream_extract_begin(x, name);
 	/* Pre-order, without following symlinks: directories come before their content. */
 	if (!err) {
-		err = nftw(argv[1], visit, 64, FTW_PHYS);
+		err = nftw(stage, visit, 64, FTW_PHYS);
 		if (err == -1)
-			fprintf(stderr, "install-tree: %s: %s\n", argv[1], strerror(errno));
+			fprintf(stderr, "install-tree: %s: %s\n", stage, strerror(errno));
 	}
 	if (!err)
 		err = imastream_extract_commit(x);
 	else
 		imastream_extract_abort(x, err);
+	/* The extractor first: it may still have a package to end in the chain. */
 	imastream_extract_free(x);
-	for (size_t i = 0; i < nlinks; i++)
-		free(links[i].path);
+	imastream_chain_sink_free(cs, err);
+	imastream_chain_free(chain);
+	imastream_config_release(&cfg);
+	free(root_abs);
+	if (rootfd >= 0)
+		close(rootfd);
+	for (size_t j = 0; j < nlinks; j++)
+		free(links[j].path);
 	free(links);
 	return err ? 1 : 0;
 }

@@ -16,7 +16,9 @@
 
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin /proc /sys /dev /mnt
 /bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin:/usr/local/bin
+# Libraries of programs vm-check.sh --guest-bin copied in (the loader is at its own path).
+export LD_LIBRARY_PATH=/usr/local/lib
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -30,6 +32,9 @@ echo 0 >/proc/sys/kernel/printk_ratelimit
 exec 3>/dev/ttyS1
 # The results port is a plain 8250 UART: raw mode keeps the lines byte-exact.
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
+
+# shellcheck source=tests/kernel/guest-lib.sh
+. /guest-lib.sh
 
 harness() {
 	echo "HARNESS $*" >&3
@@ -66,10 +71,10 @@ if [ -d /certs/ima ]; then
 	/keyload _ima /certs/ima/*.der || fail "cannot load the IMA certificates into _ima"
 	harness "OK keys _ima"
 fi
-if [ -d /certs/evm ]; then
-	/keyload _evm /certs/evm/*.der || fail "cannot load the EVM certificates into _evm"
-	# 2 = EVM_INIT_X509: EVM on, verifying signatures with the _evm keys, no HMAC key.
-	echo 2 >/sys/kernel/security/evm || fail "cannot enable EVM (write 2 to securityfs evm)"
+# With /evm-late (vm-check.sh --evm-late) the checks script switches EVM on itself with
+# evm_on, after the checks that need it off.
+if [ -d /certs/evm ] && [ ! -e /evm-late ]; then
+	evm_on || fail "$evm_error"
 	harness "OK evm $(cat /sys/kernel/security/evm)"
 fi
 

@@ -108,3 +108,28 @@ expect_meta_allowed() {
 		report "$name" FAIL "exit $rc, now $after (wanted $want): $out"
 	fi
 }
+
+# evm_on: loads /certs/evm/*.der into _evm and switches EVM on with X.509 keys only (no
+# HMAC key). Returns 1 with the reason in $evm_error if either step fails.
+evm_on() {
+	evm_error=""
+	if ! /keyload _evm /certs/evm/*.der; then
+		evm_error="cannot load the EVM certificates into _evm"
+		return 1
+	fi
+	# 2 = EVM_INIT_X509: EVM on, verifying signatures with the _evm keys.
+	if ! echo 2 >/sys/kernel/security/evm; then
+		evm_error="cannot enable EVM (write 2 to securityfs evm)"
+		return 1
+	fi
+}
+
+# expect_evm_on NAME: evm_on, reported as a check (for checks scripts that switch EVM on
+# between phases).
+expect_evm_on() {
+	if evm_on; then
+		report "$1" PASS "evm=$(cat /sys/kernel/security/evm)"
+	else
+		report "$1" FAIL "$evm_error"
+	fi
+}

@@ -4,7 +4,11 @@
  * keyring (_ima, _evm) in the user keyring and adds DER certificates to it as
  * "asymmetric" keys.
  *
- * Usage: keyload RING CERT.der [CERT.der...]
+ * Usage: keyload [-d DESCRIPTION] RING FILE.der [FILE.der...]
+ *
+ * A FILE is an X.509 certificate or, where the kernel has its PKCS#8 parser
+ * (pkcs8_key_parser), an unencrypted PKCS#8 private key. The parser names a certificate
+ * itself; a private key needs -d, or add_key() fails with EINVAL.
  *
  * It runs as /keyload inside a busybox initramfs, so it is linked statically and talks
  * to the kernel with raw add_key/keyctl system calls: no libkeyutils, no libc extras.
@@ -79,35 +83,41 @@ static ssize_t read_file(const char *path, unsigned char *buf, size_t size)
 int main(int argc, char **argv)
 {
 	static unsigned char cert[MAX_CERT_SIZE];
+	const char *desc = NULL, *name;
 	long ring, key;
 	ssize_t len;
-	int i;
+	int i = 1;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: keyload RING CERT.der [CERT.der...]\n");
+	if (argc > 2 && strcmp(argv[1], "-d") == 0) {
+		desc = argv[2];
+		i = 3;
+	}
+	if (argc - i < 2) {
+		fprintf(stderr, "usage: keyload [-d DESCRIPTION] RING FILE.der [FILE.der...]\n");
 		return 1;
 	}
-	ring = find_or_create_ring(argv[1]);
+	name = argv[i++];
+	ring = find_or_create_ring(name);
 	if (ring < 0) {
-		fprintf(stderr, "keyload: cannot find or create keyring %s: %s\n", argv[1],
+		fprintf(stderr, "keyload: cannot find or create keyring %s: %s\n", name,
 			strerror(errno));
 		return 1;
 	}
-	for (i = 2; i < argc; i++) {
+	for (; i < argc; i++) {
 		len = read_file(argv[i], cert, sizeof(cert));
 		if (len <= 0) {
 			fprintf(stderr, "keyload: cannot read %s: %s\n", argv[i],
 				len == 0 ? "empty file" : strerror(errno));
 			return 1;
 		}
-		/* An empty description lets the kernel name the key "CN: SKID". */
-		key = sys_add_key("asymmetric", NULL, cert, (size_t)len, (int32_t)ring);
+		/* No description lets the kernel name a certificate "CN: SKID". */
+		key = sys_add_key("asymmetric", desc, cert, (size_t)len, (int32_t)ring);
 		if (key < 0) {
 			fprintf(stderr, "keyload: %s refused by keyring %s: %s\n", argv[i],
-				argv[1], strerror(errno));
+				name, strerror(errno));
 			return 1;
 		}
-		printf("keyload: %s %s serial %ld\n", argv[1], argv[i], key);
+		printf("keyload: %s %s serial %ld\n", name, argv[i], key);
 	}
 	return 0;
 }

@@ -5,7 +5,8 @@
 #
 # Usage:
 #   vm-check.sh --root DIR --checks SCRIPT [--ima-cert DER]... [--evm-cert DER]...
-#               [--name NAME] [--timeout SECONDS] [--console FILE]
+#               [--evm-late] [--guest-bin PROGRAM]... [--name NAME] [--timeout SECONDS]
+#               [--console FILE]
 #   vm-check.sh --probe      only say whether this machine can run it (exit 0 or 77)
 #
 #   --root DIR       tree to put on the disk (mke2fs -d keeps ownership and security.*
@@ -16,6 +17,13 @@
 #   --ima-cert DER   certificate loaded into the _ima keyring (repeatable; none = no ring)
 #   --evm-cert DER   certificate loaded into _evm, then "echo 2 > .../security/evm":
 #                    EVM on with X.509 keys (repeatable; none = EVM stays off)
+#   --evm-late       stage the --evm-cert files but leave EVM off: the checks script
+#                    switches it on with evm_on / expect_evm_on (guest-lib.sh) when its
+#                    checks that need EVM off are done, so one boot serves both
+#   --guest-bin PROG copy the dynamically linked program PROG into the initramfs as
+#                    /usr/local/bin/NAME, with every library ldd lists for it (ldd runs
+#                    in this environment: set LD_LIBRARY_PATH for build-tree libraries).
+#                    The initramfs is not appraised, so the program runs unlabelled.
 #   --name NAME      label for log files (default vm-check)
 #   --timeout SEC    hard limit for the whole VM run (default 300; TCG boots in ~6 s)
 #   --console FILE   always keep the guest console log there (for debugging)
@@ -34,7 +42,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
-ima_certs=() evm_certs=()
+ima_certs=() evm_certs=() guest_bins=() evm_late=0
 
 die() { echo "vm-check: $*" >&2; exit 99; }
 skip() { echo "vm-check: SKIP: $*"; exit 77; }
@@ -45,6 +53,8 @@ while [ $# -gt 0 ]; do
 	--checks) checks=${2:-}; shift 2 ;;
 	--ima-cert) ima_certs+=("${2:-}"); shift 2 ;;
 	--evm-cert) evm_certs+=("${2:-}"); shift 2 ;;
+	--evm-late) evm_late=1; shift ;;
+	--guest-bin) guest_bins+=("${2:-}"); shift 2 ;;
 	--name) name=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--console) keep_console=${2:-}; shift 2 ;;
@@ -58,6 +68,9 @@ if [ $probe = 0 ]; then
 fi
 for c in "${ima_certs[@]}" "${evm_certs[@]}"; do
 	[ -f "$c" ] || die "certificate $c not found"
+done
+for b in "${guest_bins[@]}"; do
+	[ -x "$b" ] || die "--guest-bin $b is not an executable file"
 done
 case "$timeout_s" in '' | *[!0-9]*) die "--timeout wants whole seconds" ;; esac
 
@@ -118,8 +131,9 @@ cp "$busybox" "$ird/bin/busybox" && cp "$tmp/keyload" "$ird/keyload" &&
 	die "modprobe cannot resolve the virtio and ext4 modules of $kver: $(head -n 3 "$tmp/deps")"
 # The guest has no module tree for request_module(), so digests that are modules rather
 # than built in (sha512 and sha384, sha3 on Debian 6.1) are loaded up front, where they
-# exist, for signatures and hashes that use them.
-for m in sha512_generic sha3_generic; do
+# exist, for signatures and hashes that use them; and the PKCS#8 parser, so that the
+# checks can hand the kernel a private key (CONFIG_PKCS8_PRIVATE_KEY_PARSER=m).
+for m in sha512_generic sha3_generic pkcs8_key_parser; do
 	"$modprobe" -S "$kver" --show-depends "$m" >>"$tmp/deps" 2>/dev/null || true
 done
 : >"$ird/modules.order"
@@ -140,6 +154,30 @@ for c in "${ima_certs[@]}"; do
 done
 for c in "${evm_certs[@]}"; do
 	mkdir -p "$ird/certs/evm" && cp "$c" "$ird/certs/evm/" || die "cannot stage $c"
+done
+[ $evm_late = 0 ] || : >"$ird/evm-late" || die "cannot write $ird/evm-late"
+
+# add_guest_bin PROG: PROG in /usr/local/bin, its libraries in /usr/local/lib (guest-init
+# sets LD_LIBRARY_PATH), the ELF interpreter at the absolute path the program names.
+add_guest_bin() {
+	local prog=$1 lib path
+	mkdir -p "$ird/usr/local/bin" "$ird/usr/local/lib" || return 1
+	cp -L "$prog" "$ird/usr/local/bin/" || return 1
+	ldd "$prog" >"$tmp/ldd.out" 2>&1 || { cat "$tmp/ldd.out" >&2; return 1; }
+	if grep -q 'not found' "$tmp/ldd.out"; then
+		grep 'not found' "$tmp/ldd.out" >&2
+		return 1
+	fi
+	while read -r lib _ path _; do
+		case "$lib" in
+		linux-vdso.so.*) ;;
+		/*) mkdir -p "$ird/$(dirname "$lib")" && cp -L "$lib" "$ird/$lib" || return 1 ;;
+		*) cp -L "$path" "$ird/usr/local/lib/$lib" || return 1 ;;
+		esac
+	done <"$tmp/ldd.out"
+}
+for b in "${guest_bins[@]}"; do
+	add_guest_bin "$b" || die "cannot copy $b and its libraries into the initramfs"
 done
 (cd "$ird" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$tmp/initramfs.cpio" ||
 	die "cpio failed"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# imastream install with hash, IMA signature and EVM portable signature against the two-pass peers and the physical limit.
+#
+# On bench_install.sh's packages (big: IMASTREAM_BENCH_MB MiB in 4 MiB files; small:
+# IMASTREAM_BENCH_SMALL files of 16 KiB; payload IMASTREAM_BENCH_PAYLOAD, w19.zstdio by
+# default), best of IMASTREAM_BENCH_RUNS, each into a fresh root on /dev/shm:
+#   ours        imastream install --mode sign --evm portable (P-256): one pass, attributes
+#               on every file before its rename
+#   cpio+evmctl rpm2cpio PKG | cpio -idm, then evmctl ima_sign -r and evmctl sign
+#               --portable -r with the same key (target: ours at least 2x faster)
+#   rpm -i      rpm -i --noplugins --nodeps --noscripts: no attributes at all (target: ours
+#               not slower)
+#   zstd+sha    zstd -dc PAYLOAD | openssl sha256: decompression and one SHA-256 pass on
+#               two cores, the physical limit (target: ours within 1.3x)
+# Prints each time and its ratio to ours.  Needs root, evmctl and zstd.
+set -euo pipefail
+top_builddir=${top_builddir:-$(pwd)}
+bin=$top_builddir/imastream
+[ -x "$bin" ] || { echo "bench-install-chain: build first ($bin missing)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench-install-chain: needs root" >&2; exit 1; }
+for t in evmctl zstd rpm2cpio cpio; do
+	command -v $t >/dev/null || { echo "bench-install-chain: $t not installed" >&2; exit 1; }
+done
+mb=${IMASTREAM_BENCH_MB:-96}
+nsmall=${IMASTREAM_BENCH_SMALL:-5000}
+payload=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}
+runs=${IMASTREAM_BENCH_RUNS:-3}
+
+. "$(dirname "$0")/bench_install_lib.sh"
+
+(umask 077; openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/p256.pem" 2>/dev/null)
+openssl req -x509 -new -key "$work/p256.pem" -out "$work/p256.crt" -days 2 -subj "/CN=bench p256" \
+	-addext subjectKeyIdentifier=hash 2>/dev/null
+openssl x509 -in "$work/p256.crt" -outform DER -out "$work/p256.der"
+"$bin" --version >/dev/null # libtool's wrapper does its first-run work outside the timing
+
+run_ours() {
+	"$bin" install --root "$fresh" --allow-unsigned --quiet --mode sign --key "$work/p256.pem" \
+		--cert "$work/p256.crt" --evm portable "$1"
+}
+run_peer() {
+	(cd "$fresh" && rpm2cpio "$1" | cpio -idm --quiet) &&
+		evmctl ima_sign -r --key "$work/p256.pem" "$fresh" >/dev/null 2>&1 &&
+		evmctl sign --portable -r --generation=0 --key "$work/p256.pem" "$fresh" >/dev/null 2>&1
+}
+run_rpm() { rpm -i --noplugins --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb' "$1"; }
+run_limit() { zstd -dc "$1" | openssl dgst -sha256 >/dev/null; }
+
+# ratio LABEL TIME OURS TARGET: the peer's time, how many times ours it is, and the target.
+ratio() {
+	printf '  %-12s %8.3f s  peer/ours x%.2f  (%s)\n' "$1" "$2" "$(echo "$2 / $3" | bc -l)" "$4"
+}
+
+echo "bench-install-chain: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores, P-256"
+for spec in "big $((mb / 4 > 0 ? mb / 4 : 1)) 4194304" "small $nsmall 16384"; do
+	set -- $spec
+	pkg=$(build "$1" "$2" "$3")
+	files=$(rpm -qpl "$pkg" | wc -l)
+	bytes=$(rpm -qp --qf '%{LONGSIZE}' "$pkg")
+	echo "$1: $files files, $((bytes / 1048576)) MiB installed, $(($(stat -c %s "$pkg") / 1048576)) MiB package"
+	# What ours writes verifies, or the timing means nothing.
+	fresh=$work/check
+	mkdir -p "$fresh"
+	run_ours "$pkg"
+	f=$(find "$fresh/opt" -type f -print -quit)
+	evmctl ima_verify --key "$work/p256.der" "$f" >/dev/null 2>&1 &&
+		evmctl verify --generation=0 --key "$work/p256.der" "$f" >/dev/null 2>&1 ||
+		{ echo "bench-install-chain: evmctl does not accept $f" >&2; exit 1; }
+	rm -rf "$fresh"
+	t_ours=$(best run_ours "$pkg")
+	printf '  %-12s %8.3f s  (%.0f MB/s)\n' ours "$t_ours" "$(echo "$bytes / $t_ours / 1000000" | bc -l)"
+	ratio cpio+evmctl "$(best run_peer "$pkg")" "$t_ours" "target >= 2"
+	ratio "rpm -i" "$(best run_rpm "$pkg")" "$t_ours" "target >= 1"
+	if [ "$(rpm -qp --qf '%{PAYLOADCOMPRESSOR}' "$pkg")" = zstd ]; then
+		payload_of "$pkg" "$work/payload.zst"
+		t=$(best run_limit "$work/payload.zst")
+		printf '  %-12s %8.3f s  ours/limit x%.2f  (target <= 1.3)\n' zstd+sha "$t" "$(echo "$t_ours / $t" | bc -l)"
+	fi
+done

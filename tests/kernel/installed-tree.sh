@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Kernel acceptance of trees an installer wrote: installs a package with real programs
+# (tests/kernel/kbox.spec) through INSTALLER in each mode, then boots once to let the
+# kernel judge all the trees.
+#
+# Usage: installed-tree.sh rpm|imastream      (run by test_kernel_rpm.sh and
+#                                              test_kernel_install.sh under make check)
+#   rpm        stock rpm -i --root DIR with imastream.so from the build tree, set up by
+#              %_imastream_* macros (plugin/README-rpm.md)
+#   imastream  imastream install --root DIR (the streaming installer)
+#
+# Trees (one install each; appraise-tree.sh adds the controls, see tests/kernel/README.md):
+#   hash        IMA hashes, sha256               hash mode
+#   imasig      IMA signatures, sha256           EVM none
+#   evm         IMA + EVM portable signatures    sha256
+#   evm-sha512  the same with sha512             (a module on Debian's 6.1 kernel)
+# Programs: usr/bin/busybox (static ELF) and usr/libexec/kbox/hello.sh (a script).
+# Keys: RSA-2048 (Debian's 6.1 kernel has no ECDSA), certificate with SKID by hash.
+# Exit: 0, 1 (a check failed), 77 (skipped, with the reason), 99 (error).
+set -uo pipefail
+
+installer=${1:-}
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-.}
+kdir=$srcdir/tests/kernel
+imastream=$builddir/imastream
+so=$builddir/.libs/imastream.so
+
+skip() { echo "SKIP: $*"; exit 77; }
+error() { echo "ERROR: $*"; exit 99; }
+
+case "$installer" in
+rpm | imastream) ;;
+*) error "usage: installed-tree.sh rpm|imastream" ;;
+esac
+
+"$kdir/vm-check.sh" --probe >/dev/null || { "$kdir/vm-check.sh" --probe; exit $?; }
+command -v openssl >/dev/null || skip "openssl not found"
+command -v rpmbuild >/dev/null || skip "rpmbuild not found (package rpm)"
+[ -x "$imastream" ] || error "$imastream not built"
+case "$installer" in
+rpm)
+	command -v rpm >/dev/null || skip "rpm not found"
+	[ -f "$so" ] || error "$so not built"
+	# rpm cannot load a sanitizer build of the plugin (see tests/integration/rpm-lib.sh).
+	! ldd "$so" 2>/dev/null | grep -q libasan || skip "rpm cannot load a sanitizer build of imastream.so"
+	;;
+imastream)
+	"$imastream" install --help >/dev/null 2>&1 ||
+		skip "this build of imastream has no 'install' command yet (issue 5)" ;;
+esac
+busybox=""
+for b in /bin/busybox /usr/bin/busybox; do
+	[ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1 && { busybox=$b; break; }
+done
+[ -n "$busybox" ] || skip "no static busybox to package (package busybox-static)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kernel-$installer.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+(umask 077; openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
+	-subj "/CN=imastream kernel $installer test" -addext subjectKeyIdentifier=hash \
+	-keyout "$tmp/key.pem" -outform DER -out "$tmp/cert.der" >"$tmp/openssl.log" 2>&1) ||
+	{ cat "$tmp/openssl.log"; exit 99; }
+
+rpmbuild -bb --quiet --nodeps --define "_topdir $tmp/topdir" --define "busybox $busybox" \
+	"$kdir/kbox.spec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; exit 99; }
+pkg=$(find "$tmp/topdir/RPMS" -name 'imastream-kbox-*.rpm' | head -n 1)
+[ -f "$pkg" ] || error "rpmbuild made no package"
+
+# install ROOT MODE EVM ALGO: one install of the package into the empty ROOT.
+install_pkg() {
+	local root=$1 mode=$2 evm=$3 algo=$4 log=$tmp/install.log
+	mkdir -p "$root" || exit 99
+	case "$installer" in
+	rpm)
+		local defs=(--define "_imastream_mode $mode" --define "_imastream_hash_algo $algo"
+			--define "_imastream_evm $evm")
+		[ "$mode" = hash ] || defs+=(--define "_imastream_key $tmp/key.pem"
+			--define "_imastream_cert $tmp/cert.der")
+		# Debian's %__plugindir does not exist: point discovery at the build tree.
+		rpm --root "$root" --dbpath /var/lib/rpm --nodeps \
+			--define "__plugindir $builddir/.libs" \
+			--define "__transaction_imastream $so" "${defs[@]}" -i "$pkg" ;;
+	imastream)
+		local opts=(--mode "$mode" -a "$algo" --evm "$evm")
+		[ "$mode" = hash ] || opts+=(--key "$tmp/key.pem" --cert "$tmp/cert.der")
+		# The test package has no header signature.
+		"$imastream" install --root "$root" --allow-unsigned --quiet "${opts[@]}" "$pkg" ;;
+	esac >"$log" 2>&1 || {
+		echo "$installer install ($mode, evm $evm, $algo) into $root failed:"
+		grep -v -e 'should not be used directly' -e 'know what you are doing' "$log"
+		exit 99
+	}
+}
+
+programs=(--exec 'usr/bin/busybox true' --exec 'usr/libexec/kbox/hello.sh')
+trees=()
+while read -r tag mode evm algo kmode; do
+	install_pkg "$tmp/$tag" "$mode" "$evm" "$algo"
+	trees+=(--root "$tmp/$tag" --mode "$kmode" --tag "$tag" "${programs[@]}")
+done <<'TREES'
+hash       hash none     sha256 hash
+imasig     sign none     sha256 imasig
+evm        sign portable sha256 evm
+evm-sha512 sign portable sha512 evm
+TREES
+
+"$kdir/appraise-tree.sh" --ima-cert "$tmp/cert.der" --name "test_kernel_$installer" "${trees[@]}"
