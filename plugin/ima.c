@@ -36,7 +36,7 @@ static void ima_cleanup(void *state);
  * serves and no byte is read again) and hash_algo are: asking for every algorithm IMA
  * knows would hash each streamed file in all of them, and the chain keeps four at most.
  * A signature in another algorithm is one that cannot be checked: the failure policy
- * decides, and the message names the key to add it to.
+ * decides, and the message names package_sig_algos, where the operator can add it.
  */
 static int pkgsig_init(struct ima_state *st, struct imastream_init_args *args)
 {
@@ -206,7 +206,7 @@ static int check_pkg_sig(struct ima_state *st, struct imastream_file *f, char *w
  */
 static int use_pkg_sig(struct ima_state *st, struct imastream_file *f, bool *done)
 {
-	char why[160], kid[16];
+	char why[600], kid[16];
 	bool have_keyid;
 	uint32_t keyid = 0;
 	int err;

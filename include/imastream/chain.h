@@ -50,7 +50,8 @@ enum imastream_no_xattr {
  *   key_pass_file     file whose first line is the key's passphrase or PIN   (unset)
  *   key_pass_env      name of an environment variable holding it             (unset)
  *   cert              the signer's certificate (key id from its SKID)        (unset)
- *   trust             trust store: a directory or bundle of certificates     (unset)
+ *   trust             trust store: a directory or bundle of certificates; our
+ *                     signatures and the package's must verify against it    (unset)
  *   evm               portable | none                                        (none)
  *   plugins           ordered, comma-separated chain                   (selinux,ima,evm)
  *   file_contexts     SELinux file_contexts path (the policy's if unset)     (unset)
