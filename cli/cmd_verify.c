@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* imastream verify: checks security.ima and security.evm of files against trusted certificates. */
+/* imastream verify: checks security.ima and security.evm of files (or of an install record) against trusted certificates. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/walk.h"
 #include "imastream/filesig.h"
+#include "imastream/installer.h"
 #include "imastream/keys.h"
 
 enum evm_mode { EVM_AUTO, EVM_REQUIRE, EVM_NONE };
@@ -28,6 +31,8 @@ struct verify_job {
 static const char usage_text[] =
 	"Usage: imastream verify [-r] --trust DIR|FILE [--trust ...] [--xattr-user]\n"
 	"                        [--evm auto|require|none] [-j N] [-v] PATH...\n"
+	"       imastream verify --root DIR [--trust DIR|FILE ...] [--xattr-user]\n"
+	"                        [--evm auto|require|none]\n"
 	"\n"
 	"Checks each regular file's security.ima (a digest: compared with the content; an\n"
 	"IMA signature: verified over the content digest) and security.evm (a portable or\n"
@@ -48,13 +53,19 @@ static const char usage_text[] =
 	"                      require: a missing or uncheckable security.evm fails;\n"
 	"                      none: security.ima only\n"
 	"  -r, --recursive     walk directories; symlinks are skipped, never followed\n"
+	"      --root DIR      check every object 'imastream install' recorded under DIR\n"
+	"                      (DIR/var/lib/imastream/): that it exists with its type,\n"
+	"                      mode, owner, size, symlink target and content digest, then\n"
+	"                      the security.ima and security.evm the install wrote (by\n"
+	"                      default --evm require where EVM was written); --trust is\n"
+	"                      only needed for signatures\n"
 	"      --xattr-user    read user.ima / user.evm instead (evmctl --xattr-user)\n"
 	"  -j, --jobs N        check N files at a time (default: one per CPU)\n"
 	"  -v, --verbose       also name the symlinks a walk skips\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 if every file passed, 1 if any failed or could not be read, 2 for a\n"
-	"usage error or a trust store that cannot be loaded.\n";
+	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or the\n"
+	"record is malformed), 2 for a usage error or a trust store that cannot be loaded.\n";
 
 static void verify_item(void *ctx, unsigned int worker, struct cli_item *it)
 {
@@ -140,6 +151,107 @@ static void print_item(void *ctx, struct cli_item *it)
 
 static const struct cli_walk_ops verify_ops = { verify_item, print_item };
 
+/* --root: every object of the install record, checked in record order. */
+struct root_job {
+	int rootfd;
+	const char *root;
+	unsigned int flags;
+	bool evm_given;
+	enum evm_mode evm;
+	struct imastream_verifier *verifier;
+	unsigned long checked, failed;
+};
+
+static int verify_recorded(void *arg, const struct imastream_record_file *f)
+{
+	struct root_job *job = arg;
+	struct verify_result res = { 0 };
+	struct verify_job vj = { .flags = job->flags, .evm = job->evm };
+	struct cli_item it = { .data = &res };
+	char why[512] = "", path[4096];
+	int fd = -1, rc;
+
+	snprintf(path, sizeof(path), "%s%s", strcmp(job->root, "/") ? job->root : "", f->path);
+	job->checked++;
+	rc = imastream_record_check(job->rootfd, f, &fd, why, sizeof(why));
+	if (rc) {
+		if (rc < 0 && !why[0])
+			snprintf(why, sizeof(why), "cannot be read (%s)", strerror(-rc));
+		printf("%s: FAIL: %s (package %s)\n", path, why, f->package);
+		job->failed++;
+		return 0;
+	}
+	/* What the install wrote is what must verify; symlinks and devices carry none. */
+	if (fd < 0 || !(f->xattrs & IMASTREAM_RECORD_IMA)) {
+		if (fd >= 0)
+			close(fd);
+		printf("%s: OK\n", path);
+		return 0;
+	}
+	if (!job->evm_given)
+		vj.evm = (f->xattrs & IMASTREAM_RECORD_EVM) ? EVM_REQUIRE : EVM_AUTO;
+	if (vj.evm == EVM_NONE)
+		vj.flags |= IMASTREAM_VERIFY_NO_EVM;
+	it.fd = fd;
+	it.path = path;
+	memset(&res, 0, sizeof(res));
+	if (imastream_verify_file(job->verifier, fd, path, vj.flags, &res.report)) {
+		res.error = true;
+	} else {
+		it.ok = res.report.ima.result == IMASTREAM_VERIFY_OK;
+		switch (res.report.evm.result) {
+		case IMASTREAM_VERIFY_OK:
+		case IMASTREAM_VERIFY_SKIPPED:
+			break;
+		case IMASTREAM_VERIFY_MISSING:
+		case IMASTREAM_VERIFY_UNVERIFIABLE:
+			if (vj.evm == EVM_REQUIRE)
+				it.ok = false;
+			break;
+		default:
+			it.ok = false;
+		}
+	}
+	close(fd);
+	print_item(&vj, &it);
+	if (!it.ok)
+		job->failed++;
+	return 0;
+}
+
+static int verify_root(const char *root, struct imastream_trust *trust, unsigned int flags,
+		       enum evm_mode evm, bool evm_given)
+{
+	struct root_job job = { .root = root, .flags = flags, .evm = evm, .evm_given = evm_given };
+	int err, ret = CLI_FAILED;
+
+	job.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (job.rootfd < 0) {
+		cli_error("verify: %s: %s", root, strerror(errno));
+		return CLI_USAGE;
+	}
+	if (imastream_verifier_new(trust, &cli_log, &job.verifier))
+		goto out;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	err = imastream_record_foreach(job.rootfd, verify_recorded, &job, &cli_log);
+	if (fflush(stdout) == EOF) {
+		cli_error("verify: cannot write to stdout: %s", strerror(errno));
+		goto out;
+	}
+	if (err)
+		goto out; /* the record said why */
+	if (!job.checked) {
+		cli_error("verify: %s: no install record (nothing installed by 'imastream install')",
+			  root);
+		goto out;
+	}
+	ret = job.failed ? CLI_FAILED : CLI_OK;
+out:
+	imastream_verifier_free(job.verifier);
+	close(job.rootfd);
+	return ret;
+}
+
 /*
  * The trust store explains load errors on stderr; once files are checked, its "does not
  * verify" lines would repeat what each file's verdict says, so they are dropped.
@@ -154,11 +266,12 @@ static void trust_log(void *arg, int level, const char *msg)
 
 int cmd_verify(int argc, char **argv)
 {
-	enum { OPT_EVM = 256, OPT_USER };
+	enum { OPT_EVM = 256, OPT_USER, OPT_ROOT };
 	static const struct option options[] = {
 		{ "trust", required_argument, NULL, 't' },
 		{ "evm", required_argument, NULL, OPT_EVM },
 		{ "recursive", no_argument, NULL, 'r' },
+		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "xattr-user", no_argument, NULL, OPT_USER },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -169,7 +282,8 @@ int cmd_verify(int argc, char **argv)
 	const struct imastream_log tlog = { trust_log, &trust_loading };
 	struct verify_job job = { .evm = EVM_AUTO };
 	struct imastream_trust *trust = NULL;
-	const char *trust_paths[64];
+	const char *trust_paths[64], *root = NULL;
+	bool evm_given = false;
 	unsigned int n_trust = 0, jobs = cli_walk_default_jobs();
 	int verbose = 0, c, ret = CLI_FAILED;
 
@@ -184,7 +298,11 @@ int cmd_verify(int argc, char **argv)
 			}
 			trust_paths[n_trust++] = optarg;
 			break;
+		case OPT_ROOT:
+			root = optarg;
+			break;
 		case OPT_EVM:
+			evm_given = true;
 			if (!strcmp(optarg, "auto")) {
 				job.evm = EVM_AUTO;
 			} else if (!strcmp(optarg, "require")) {
@@ -219,11 +337,15 @@ int cmd_verify(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (!n_trust) {
+	if (root && (optind < argc || job.walk.recursive)) {
+		cli_error("verify: --root checks the install record: no PATH or -r with it");
+		return CLI_USAGE;
+	}
+	if (!n_trust && !root) {
 		cli_error("verify: no --trust given (try 'imastream verify --help')");
 		return CLI_USAGE;
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !root) {
 		cli_error("verify: no PATH given (try 'imastream verify --help')");
 		return CLI_USAGE;
 	}
@@ -241,6 +363,10 @@ int cmd_verify(int argc, char **argv)
 		}
 	}
 	trust_loading = false;
+	if (root) {
+		ret = verify_root(root, trust, job.flags, job.evm, evm_given);
+		goto out;
+	}
 	for (unsigned int i = 0; i < jobs; i++)
 		if (imastream_verifier_new(trust, &cli_log, &job.verifiers[i]))
 			goto out;

@@ -1,9 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Hostile packages: one clear line on stderr, nothing written, no temp files, nothing outside.
+# With IMASTREAM_INSTALL_CLI=1, the same packages go through `imastream install` and its chain.
 set -euo pipefail
 . "$top_srcdir/tests/integration/install-lib.sh"
 install_preconditions
+IMASTREAM=$top_builddir/imastream
+
+# run_installer ROOT PKG...: the example program, or the command with its hook chain.
+run_installer() {
+	local root=$1; shift
+	if [ -n "${IMASTREAM_INSTALL_CLI:-}" ]; then
+		"$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$@"
+	else
+		"$INSTALL_RPM" ${ONE_THREAD:+--one-thread} "$root" "$@"
+	fi
+}
 HOSTILE=$top_builddir/tests/rpm-hostile/rpm-hostile
 [ -x "$HOSTILE" ] || { echo "ERROR: $HOSTILE not built"; exit 99; }
 
@@ -53,7 +65,7 @@ expect_refused() {
 	local name=$1 pkg=$2 regex=$3 root=${4:-$work/root-$1} before after
 	[ -d "$root" ] || make_root "$root"
 	before=$(cd "$root" && find . -printf '%p %y %m %s\n' | sort)
-	if "$INSTALL_RPM" ${ONE_THREAD:+--one-thread} "$root" "$pkg" >"$work/out" 2>"$work/err"; then
+	if run_installer "$root" "$pkg" >"$work/out" 2>"$work/err"; then
 		fail "$name: the install succeeded"
 	fi
 	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "$name: expected one line on stderr"; }
@@ -63,7 +75,7 @@ expect_refused() {
 	[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") >&2 || true; fail "$name: the root changed"; }
 	no_leftovers "$root"
 	[ -z "$(ls -A "$outside")" ] || fail "$name: something was written outside the root: $(ls -A "$outside")"
-	echo "ok $name: $(sed 's/^install-rpm: //' "$work/err")"
+	echo "ok $name: $(sed 's/^install-rpm: //; s/^imastream: //' "$work/err")"
 	passed=$((passed + 1))
 }
 
@@ -79,10 +91,10 @@ hostile() {
 # The base packages install cleanly, and so does a benign rewrite, or the refusals below
 # prove nothing.
 make_root "$work/root-ok"
-"$INSTALL_RPM" "$work/root-ok" "$zst" "$gz" || fail "the base packages do not install"
+run_installer "$work/root-ok" "$zst" "$gz" || fail "the base packages do not install"
 [ "$(cat "$work/root-ok/opt/h/b")" = small ] || fail "the base package installed wrong content"
 make_root "$work/root-ok2"
-"$INSTALL_RPM" "$work/root-ok2" "$(hostile same rename /opt/h/b /opt/h/b2)" ||
+run_installer "$work/root-ok2" "$(hostile same rename /opt/h/b /opt/h/b2)" ||
 	fail "a rewritten but benign package does not install"
 [ -f "$work/root-ok2/opt/h/b2" ] || fail "the rewritten package lacks its renamed file"
 
