@@ -63,6 +63,8 @@ refused() {
 	rc=$?
 	[ "$rc" = 1 ] || fail "install exited $rc for a package whose signatures must be refused"
 	grep -q "ima: /\{0,1\}$pattern" "$T/err" || fail "no line matching '$pattern'"
+	# The first refusal stops the package: one line, not one per file.
+	[ "$(grep -c 'package signature refused' "$T/err")" = 1 ] || fail "not one refusal line"
 	left=$(find "$root/opt" "$root/etc" ! -type d 2>/dev/null)
 	[ -z "$left" ] || fail "left behind: $left"
 }
@@ -70,7 +72,7 @@ refused() {
 echo "== signatures made with another key: refused, nothing left"
 refused "$pkb" "opt/pkb/[a-z/]*: package signature refused (key id $other_id): no certificate" \
 	--trust "$T/vendor.pem"
-echo "ok: refused"
+echo "ok: $(grep "package signature refused" "$T/err" | head -n 1)"
 
 echo "== one altered signature byte: refused, nothing left"
 cp "$pka" "$T/alt.rpm"
@@ -85,7 +87,7 @@ printf '%s' "$new" | dd of="$T/alt.rpm" bs=1 seek=$pos conv=notrunc 2>/dev/null
 refused "$T/alt.rpm" \
 	"opt/pka/busybox: package signature refused (key id $vendor_id): it does not verify" \
 	--trust "$T/vendor.pem"
-echo "ok: refused"
+echo "ok: $(grep "package signature refused" "$T/err" | head -n 1)"
 
 echo "== fallback: the foreign package with local hashes and a warning per file"
 inst --trust "$T/vendor.pem" --set package_sig_failure=fallback "$pkb" ||
