@@ -6,13 +6,20 @@
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 IMASTREAM="$top_builddir/imastream"
 
-# pkgsig_setup: skips (77) without the peers, then makes the scratch folder $T.
+# pkgsig_setup [noplugin]: skips (77) without the peers, then makes the scratch folder $T.
+# noplugin: the test drives imastream install, not rpm, so a sanitizer build runs it too.
 pkgsig_setup() {
-	for tool in rpmbuild rpmsign rpmkeys gpg openssl evmctl getfattr xxd; do
+	for tool in rpm rpmbuild rpmsign rpmkeys gpg openssl evmctl getfattr xxd; do
 		need "$tool"
 	done
-	setup_scratch
 	[ -x "$IMASTREAM" ] || { echo "missing $IMASTREAM"; exit 99; }
+	if [ "${1:-}" != noplugin ]; then
+		setup_scratch
+		return
+	fi
+	[ "$(id -u)" = 0 ] || { echo "SKIP: security.* xattrs need root"; exit 77; }
+	T=$(mktemp -d "${TMPDIR:-/tmp}/imastream-pkgsig.XXXXXX")
+	trap 'rm -rf "$T"' EXIT
 }
 
 # mkkey NAME: an RSA-2048 key with a certificate whose subjectKeyIdentifier gives the

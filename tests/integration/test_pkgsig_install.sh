@@ -7,7 +7,7 @@ set -u
 . "$top_srcdir/tests/integration/pkgsig-lib.sh"
 "$IMASTREAM" install --help >/dev/null 2>&1 ||
 	{ echo "SKIP: this build has no imastream install"; exit 77; }
-pkgsig_setup
+pkgsig_setup noplugin
 
 root="$T/root"
 mkkey vendor
