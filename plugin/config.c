@@ -15,7 +15,8 @@ static const char *const config_keys[] = {
 	"mode", "hash_algo", "key", "key_pass_file", "key_pass_env", "cert", "trust", "evm", "plugins",
 	"file_contexts", "no_xattr_support", "config_files", "xattr_namespace", "trace",
 	"record_log", "record_syslog", "trust_domains", "trust_unknown", "trust_privileged_rank",
-	"trust_protected", "seccomp_deny", "smack_manifests",
+	"trust_protected", "seccomp_deny", "smack_manifests", "package_sigs", "package_sig_failure",
+	"package_sig_algos",
 	NULL,
 };
 
@@ -53,6 +54,10 @@ int imastream_config_init(struct imastream_config *cfg)
 	cfg->mode = IMASTREAM_MODE_HASH;
 	cfg->hash_algo = IMASTREAM_HASH_SHA256;
 	cfg->no_xattr = IMASTREAM_NO_XATTR_FAIL;
+	cfg->package_sigs = IMASTREAM_PKGSIG_VERIFY;
+	cfg->package_sig_failure = IMASTREAM_PKGSIG_REFUSE;
+	/* rpm's default file digest, which sign-package signs over unless told otherwise. */
+	cfg->package_sig_algos = IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256);
 	cfg->plugins = strdup(DEFAULT_PLUGINS);
 	return cfg->plugins ? 0 : -ENOMEM;
 }
@@ -104,6 +109,36 @@ static int set_string(char **field, const char *value)
 	return 0;
 }
 
+/*
+ * "sha256,sha512": the digests the chain computes so that package signatures in those
+ * algorithms can be checked.  Each one is hashed for every file whose signature uses it
+ * and the driver's header digest does not give it, so the list stays short.
+ */
+static int parse_algos(const char *value, uint32_t *mask_ret)
+{
+	char buf[128], *save = NULL, *word;
+	uint32_t mask = 0;
+	unsigned int n = 0;
+
+	if (strlen(value) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, value);
+	for (word = strtok_r(buf, ", ", &save); word; word = strtok_r(NULL, ", ", &save)) {
+		const struct imastream_hash_info *hi = imastream_hash_by_name(word);
+
+		if (!hi)
+			return -EINVAL;
+		if (!(mask & IMASTREAM_HASH_BIT(hi->algo)))
+			n++;
+		mask |= IMASTREAM_HASH_BIT(hi->algo);
+	}
+	/* With hash_algo, the chain computes at most four digests per file. */
+	if (n == 0 || n > IMASTREAM_PKGSIG_MAX_ALGOS)
+		return -EINVAL;
+	*mask_ret = mask;
+	return 0;
+}
+
 /* A chain list: names separated by commas, each a C identifier; checked for content later. */
 static bool valid_list(const char *value)
 {
@@ -123,6 +158,8 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const no_xattr[] = { "fail", "skip", NULL };
 	static const char *const yesno[] = { "no", "yes", NULL };
 	static const char *const spaces[] = { "security", "user", NULL };
+	static const char *const pkgsigs[] = { "ignore", "verify", NULL };
+	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
 	const struct imastream_hash_info *hi;
 	char **field;
 	int v;
@@ -166,6 +203,23 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		if ((v = pick(value, spaces)) < 0)
 			goto bad;
 		cfg->user_xattrs = v == 1;
+		return 0;
+	}
+	if (strcmp(key, "package_sigs") == 0) {
+		if ((v = pick(value, pkgsigs)) < 0)
+			goto bad;
+		cfg->package_sigs = v == 1 ? IMASTREAM_PKGSIG_VERIFY : IMASTREAM_PKGSIG_IGNORE;
+		return 0;
+	}
+	if (strcmp(key, "package_sig_failure") == 0) {
+		if ((v = pick(value, pkgsig_failure)) < 0)
+			goto bad;
+		cfg->package_sig_failure = v == 1 ? IMASTREAM_PKGSIG_FALLBACK : IMASTREAM_PKGSIG_REFUSE;
+		return 0;
+	}
+	if (strcmp(key, "package_sig_algos") == 0) {
+		if (parse_algos(value, &cfg->package_sig_algos) < 0)
+			goto bad;
 		return 0;
 	}
 	if (strcmp(key, "plugins") == 0) {

@@ -19,6 +19,21 @@ enum imastream_mode {
 	IMASTREAM_MODE_SIGN, /* security.ima = signature of the digest with a local key */
 };
 
+/* What the ima plugin does with the file signatures a package carries. */
+enum imastream_pkgsig {
+	IMASTREAM_PKGSIG_VERIFY, /* check each against trust and the file's digest, then write it */
+	IMASTREAM_PKGSIG_IGNORE, /* never look at them: the plugin's own mode decides */
+};
+
+/* ... and when one cannot be used (bad, unknown key, no trust store, other algorithm). */
+enum imastream_pkgsig_failure {
+	IMASTREAM_PKGSIG_REFUSE,   /* fail the file, so the package: one line, file and key id */
+	IMASTREAM_PKGSIG_FALLBACK, /* warn, then hash or sign locally as the mode says */
+};
+
+/* Largest number of algorithms package_sig_algos may list. */
+#define IMASTREAM_PKGSIG_MAX_ALGOS 3
+
 enum imastream_no_xattr {
 	IMASTREAM_NO_XATTR_FAIL, /* a filesystem without xattrs fails the install */
 	IMASTREAM_NO_XATTR_SKIP, /* ... or is skipped with one notice */
@@ -35,12 +50,23 @@ enum imastream_no_xattr {
  *   key_pass_file     file whose first line is the key's passphrase or PIN   (unset)
  *   key_pass_env      name of an environment variable holding it             (unset)
  *   cert              the signer's certificate (key id from its SKID)        (unset)
- *   trust             trust store: a directory or bundle of certificates     (unset)
+ *   trust             trust store: a directory or bundle of certificates; our
+ *                     signatures and the package's must verify against it    (unset)
  *   evm               portable | none                                        (none)
  *   plugins           ordered, comma-separated chain                   (selinux,ima,evm)
  *   file_contexts     SELinux file_contexts path (the policy's if unset)     (unset)
  *   no_xattr_support  fail | skip                                            (fail)
- *   config_files      yes | no: cover %config files too                      (no)
+ *   config_files      yes | no: cover %config files too, package signatures   (no)
+ *                     included
+ *   package_sigs      verify | ignore: file signatures the package carries are
+ *                     checked against trust and written as security.ima, or
+ *                     never looked at                                         (verify)
+ *   package_sig_failure  refuse | fallback: a signature that does not verify,
+ *                     has a key outside trust, or cannot be checked (no trust
+ *                     store, an algorithm outside package_sig_algos) fails
+ *                     the package, or is replaced by the mode's own value     (refuse)
+ *   package_sig_algos digests computed to check package signatures with, at
+ *                     most 3, comma-separated; hash_algo always counts too   (sha256)
  *   xattr_namespace   security | user: where IMA/EVM/labels go               (security)
  *   trace             file the trace plugin appends its transcript to         (unset)
  * and the policy plugins' keys (plugin/policy/, checked by each plugin's init):
@@ -67,6 +93,9 @@ struct imastream_config {
 	char *file_contexts;
 	int no_xattr;          /* enum imastream_no_xattr */
 	bool config_files;
+	int package_sigs;         /* enum imastream_pkgsig */
+	int package_sig_failure;  /* enum imastream_pkgsig_failure */
+	uint32_t package_sig_algos; /* IMASTREAM_HASH_BIT()s */
 	bool user_xattrs;
 	char *trace;
 	/* Policy plugins: raw text, parsed and checked by the plugin that reads it. */

@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 
 #include <rpm/header.h>
+#include <rpm/rpmfi.h>
 #include <rpm/rpmlog.h>
 #include <rpm/rpmmacro.h>
 #include <rpm/rpmstring.h>
@@ -560,6 +561,28 @@ static void take_known_digest(struct adapter *a, struct afile *af, rpmfi fi, rpm
 	af->f.known_algo = hi->algo;
 }
 
+/*
+ * The file's IMA signature from the header (RPMTAG_FILESIGNATURES, hex there; rpm 4.18
+ * moves it from the signature header's tag 274 when it reads the package, and rpmfi
+ * hands it back decoded), unverified: the ima plugin checks it.  It points into rpm's
+ * file set, valid for this hook only.
+ */
+static void take_pkg_sig(struct afile *af, rpmfi fi)
+{
+	const unsigned char *sig;
+	size_t len = 0;
+
+	af->f.pkg_sig = NULL;
+	af->f.pkg_sig_len = 0;
+	if (!fi || !S_ISREG(af->f.mode))
+		return;
+	sig = rpmfiFSignature(fi, &len);
+	if (sig && len) {
+		af->f.pkg_sig = sig;
+		af->f.pkg_sig_len = len;
+	}
+}
+
 static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char *path,
 				  const char *dest, mode_t file_mode, rpmFsmOp op)
 {
@@ -597,9 +620,12 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 		af->f.size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
 	}
 	take_known_digest(a, af, fi, op);
+	take_pkg_sig(af, fi);
 	err = imastream_chain_file_closed(a->chain, &af->f);
-	/* rpm closes its fd after this hook: never keep it. */
+	/* rpm closes its fd after this hook: never keep it, nor its file set's bytes. */
 	af->f.fd = -1;
+	af->f.pkg_sig = NULL;
+	af->f.pkg_sig_len = 0;
 	return to_rc(err);
 }
 
