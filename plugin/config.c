@@ -16,6 +16,8 @@ static const char *const config_keys[] = {
 	"file_contexts", "no_xattr_support", "config_files", "xattr_namespace", "trace",
 	"record_log", "record_syslog", "trust_domains", "trust_unknown", "trust_privileged_rank",
 	"trust_protected", "seccomp_deny", "smack_manifests",
+	/* Scriptlets' SELinux context, Smack manifests carried by packages. */
+	"script_exec_context", "smack_package_manifests",
 	NULL,
 };
 
@@ -34,6 +36,8 @@ static char **policy_field(struct imastream_config *cfg, const char *key)
 		{ "trust_protected", &cfg->trust_protected },
 		{ "seccomp_deny", &cfg->seccomp_deny },
 		{ "smack_manifests", &cfg->smack_manifests },
+		{ "script_exec_context", &cfg->script_exec_context },
+		{ "smack_package_manifests", &cfg->smack_package_manifests },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -77,6 +81,8 @@ void imastream_config_release(struct imastream_config *cfg)
 	free(cfg->trust_protected);
 	free(cfg->seccomp_deny);
 	free(cfg->smack_manifests);
+	free(cfg->script_exec_context);
+	free(cfg->smack_package_manifests);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
