@@ -21,6 +21,7 @@ int cmd_keys(int argc, char **argv);
 int cmd_sign(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sign_package(int argc, char **argv);
+int cmd_install(int argc, char **argv);
 
 /* A log that prints "imastream: message" to stderr; DEBUG/INFO only when verbose. */
 extern const struct imastream_log cli_log;

@@ -15,6 +15,7 @@ static const struct cli_command commands[] = {
 	{ "verify", cmd_verify, "check security.ima and security.evm against trusted certificates" },
 	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
 	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
+	{ "install", cmd_install, "install rpm packages into a root, writing IMA/EVM in the same pass" },
 };
 
 static int verbosity;

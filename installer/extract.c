@@ -111,6 +111,11 @@ const struct imastream_log *ims_extract_log(const struct imastream_extract *x)
 	return x->log;
 }
 
+const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extract *x)
+{
+	return &x->sink;
+}
+
 void imastream_extract_get_stats(const struct imastream_extract *x, struct imastream_extract_stats *st)
 {
 	*st = x->stats;
@@ -608,6 +613,8 @@ int imastream_extract_entry_begin(struct imastream_extract *x, const struct imas
 	x->cur = *e;
 	x->cur.link_target = x->cur.caps = NULL;
 	x->cur.digest = NULL;
+	x->cur.sig = NULL;
+	x->cur.sig_len = 0;
 	x->cur_path = strdup(e->path ? e->path : "(null)");
 	x->cur_ctx = NULL;
 	x->cur_sink_open = false;
@@ -638,6 +645,15 @@ int imastream_extract_entry_begin(struct imastream_extract *x, const struct imas
 			return -ENOMEM;
 		memcpy(d, e->digest, n);
 		x->cur.digest = d;
+	}
+	if (e->sig && e->sig_len && S_ISREG(e->mode)) {
+		uint8_t *sig = malloc(e->sig_len);
+
+		if (!sig)
+			return -ENOMEM;
+		memcpy(sig, e->sig, e->sig_len);
+		x->cur.sig = sig;
+		x->cur.sig_len = e->sig_len;
 	}
 
 	err = ims_strmap_add(&x->seen, rel, -1);
@@ -692,9 +708,12 @@ static void finish_entry(struct imastream_extract *x)
 	free((char *)x->cur.link_target);
 	free((char *)x->cur.caps);
 	free((uint8_t *)x->cur.digest);
+	free((uint8_t *)x->cur.sig);
 	x->cur_path = NULL;
 	x->cur.path = x->cur.link_target = x->cur.caps = NULL;
 	x->cur.digest = NULL;
+	x->cur.sig = NULL;
+	x->cur.sig_len = 0;
 	x->in_entry = false;
 }
 
@@ -851,6 +870,16 @@ int imastream_extract_commit(struct imastream_extract *x)
 	if (!x->open || x->in_entry)
 		return ims_err(x->log, -EINVAL, "%s: commit with %s",
 			       x->pkg ? x->pkg : "(no package)", x->open ? "an entry open" : "no package");
+	/* The sink's last word, while the package can still be rolled back whole. */
+	if (x->sink.commit_package) {
+		err = x->sink.commit_package(x->sink.arg);
+		if (err) {
+			ims_err(x->log, err, "%s: the hook chain refused to commit the package: %s",
+				x->pkg, strerror(-err));
+			remove_all(x);
+			goto out;
+		}
+	}
 	/* Every object is complete with its attributes before the first rename. */
 	for (i = 0; i < x->npend; i++) {
 		struct pending *p = &x->pend[i];

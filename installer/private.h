@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "imastream/common.h"
+#include "imastream/installer.h"
 
 /* Deeper paths are refused: real packages stay far below, and each level may hold an fd. */
 #define IMS_PATH_MAX_DEPTH 512
@@ -40,5 +41,34 @@ struct imastream_extract;
 /* The extractor's own root fd and log, for the package readers built on it. */
 int ims_extract_rootfd(const struct imastream_extract *x);
 const struct imastream_log *ims_extract_log(const struct imastream_extract *x);
+/* The sink the extractor was created with (its package_header hook is the reader's to call). */
+const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extract *x);
+
+/* The install record (installer/record.c): who owns which path, and writing one package's. */
+struct ims_record;
+struct ims_record_pkg;
+
+/* Reads every record below @rootfd (none is an empty record).  Return: 0, -EBADMSG, -errno. */
+int ims_record_load(int rootfd, const struct imastream_log *log, struct ims_record **ret);
+void ims_record_free(struct ims_record *rec);
+/* The recorded object at package path @path, or NULL. */
+const struct imastream_record_file *ims_record_lookup(const struct ims_record *rec,
+						      const char *path);
+/* A new package record; @ima/@evm (may be NULL) note the chain's modes. */
+int ims_record_pkg_new(const char *name, const char *nevra, const char *ima, const char *evm,
+		       struct ims_record_pkg **ret);
+/* Adds one object (its strings are copied).  Return: 0, -EINVAL for a bad path, -ENOMEM. */
+int ims_record_pkg_add(struct ims_record_pkg *p, const struct imastream_record_file *f);
+/* An object already added to @p, by package path, or NULL (valid until the next add). */
+const struct imastream_record_file *ims_record_pkg_find(struct ims_record_pkg *p, const char *path);
+/* Writes the package's record under a temp name (fsync'ed), creating the directory. */
+int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_pkg *p);
+/* Renames it into place (replacing the same name's) and updates @rec's owners. */
+int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p);
+/* Removes a temp record not committed, then frees. */
+void ims_record_pkg_free(struct ims_record_pkg *p);
+
+/* librpm's process-wide configuration, read once.  Return: 0 or -EIO. */
+int ims_rpm_config(void);
 
 #endif /* IMASTREAM_INSTALLER_PRIVATE_H */

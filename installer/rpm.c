@@ -54,6 +54,12 @@ static void read_rpm_config(void)
 	rpm_config_rc = rpmReadConfigFiles(NULL, NULL);
 }
 
+int ims_rpm_config(void)
+{
+	pthread_once(&rpm_config_once, read_rpm_config);
+	return rpm_config_rc ? -EIO : 0;
+}
+
 /* What one package read needs: the package, its header data and owner lookups. */
 struct pkgread {
 	struct imastream_extract *x;
@@ -559,6 +565,13 @@ static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
 	if (S_ISREG(e.mode)) {
 		*first = fx;
 		e.size = rpmfilesFSize(r->files, fx);
+		/* The package's IMA signature for this file (rpmsign --signfiles), decoded from
+		 * its hex form by librpm; the chain's ima plugin judges it. */
+		e.sig = rpmfilesFSignature(r->files, fx, &e.sig_len);
+		if (!e.sig || !e.sig_len) {
+			e.sig = NULL;
+			e.sig_len = 0;
+		}
 		digest = rpmfilesFDigest(r->files, fx, NULL, &dlen);
 		if (r->digest_algo && digest && !(e.size == 0 && all_zero(digest, dlen))) {
 			e.digest = digest;
@@ -659,6 +672,7 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 	rpmKeyring keyring = NULL;
 	const struct imastream_hash_info *hi;
 	const char *compressor, *format, *mode;
+	const struct imastream_entry_sink *sink;
 	rpmts ts = NULL;
 	FD_t rfd = NULL, pfd = NULL;
 	uint64_t total = 0;
@@ -741,6 +755,13 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 		err = ims_err(r.log, -EBADMSG, "%s: cannot open the %s payload: %s", r.name,
 			      compressor ? compressor : "gzip", pfd ? Fstrerror(pfd) : "?");
 		goto out;
+	}
+	/* The sink judges the package by its header before anything is written. */
+	sink = ims_extract_sink(x);
+	if (sink->package_header) {
+		err = sink->package_header(sink->arg, r.name, r.h);
+		if (err)
+			goto out;
 	}
 	err = imastream_extract_begin(x, r.name);
 	if (err)

@@ -3,6 +3,7 @@
 #ifndef IMASTREAM_INSTALLER_H
 #define IMASTREAM_INSTALLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -54,6 +55,9 @@ extern "C" {
  *    owner and mode are set), because their children must go into them.
  */
 
+/* The largest content digest a record holds (SHA-512). */
+#define IMASTREAM_RECORD_MAX_DIGEST 64
+
 /* Every temp name starts with this, so a leftover is easy to find. */
 #define IMASTREAM_TEMP_PREFIX ".imastream-tmp-"
 
@@ -83,6 +87,10 @@ enum imastream_entry_flag {
  *	computes it in the same pass as the write and fails the entry on a mismatch
  * @flags: enum imastream_entry_flag
  * @index: the entry's number in its package (rpm's file index), for messages and sinks
+ * @sig: the security.ima value the package carries for this file (rpm's
+ *	RPMTAG_FILESIGNATURES, decoded: a type-3 IMA signature), or NULL; unverified, it is
+ *	handed to the chain (struct imastream_file.pkg_sig), whose ima plugin checks it
+ * @sig_len: its length
  *
  * The extractor copies what it keeps; the caller's strings need to live only for the
  * duration of entry_begin().
@@ -101,6 +109,8 @@ struct imastream_entry {
 	const uint8_t *digest;
 	unsigned int flags;
 	unsigned int index;
+	const uint8_t *sig;
+	size_t sig_len;
 };
 
 /**
@@ -124,8 +134,15 @@ struct imastream_entry {
  *	(IMASTREAM_ENTRY_HARDLINK) the inode is already complete with its attributes:
  *	@fd is -1 and the chain only learns the new name.
  * @entry_abort: the entry failed after entry_begin and before entry_end returned 0
- *	(release *entry_ctx)
+ *	(release *entry_ctx).  When entry_end itself fails, the sink releases it there.
  * @end_package: after commit (@status 0) or abort (@status < 0, the error)
+ * @package_header: only from imastream_install_rpm(), before begin_package: the
+ *	package's librpm Header (a Header, valid until end_package; headerLink() to keep
+ *	it), its header digests checked and its file list checked, nothing written yet.
+ *	This is where the package's signature is judged.
+ * @commit_package: every entry ended well and commit() is about to give the objects
+ *	their final names: the last point where the sink can still refuse the package (an
+ *	error aborts it) and prepare what it writes at end_package (a record).
  */
 struct imastream_entry_sink {
 	void *arg;
@@ -136,6 +153,8 @@ struct imastream_entry_sink {
 			 int dirfd, const char *name, const uint8_t *digest);
 	void (*entry_abort)(void *arg, void *entry_ctx, int err);
 	void (*end_package)(void *arg, int status);
+	int (*package_header)(void *arg, const char *name, void *rpm_header);
+	int (*commit_package)(void *arg);
 };
 
 /* Extractor options (imastream_extract_new flags). */
@@ -201,7 +220,8 @@ IMASTREAM_API int imastream_extract_entry_end(struct imastream_extract *x);
 
 /**
  * imastream_extract_commit - give every object of the package its final name
- * Return: 0, or the errno of the failing rename (see the guarantees above).  The
+ * Calls the sink's commit_package first (its error aborts the package).
+ * Return: 0, the sink's error, or the errno of the failing rename (see the guarantees above).  The
  * package is closed either way.
  */
 IMASTREAM_API int imastream_extract_commit(struct imastream_extract *x);
@@ -257,6 +277,183 @@ enum imastream_install_flag {
  */
 IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 					unsigned int flags);
+
+
+/*
+ * The bridge from an extractor to the security hook chain (include/imastream/chain.h).
+ *
+ * imastream_chain_sink_new() gives a struct imastream_entry_sink that drives a chain as
+ * the rpm plugin drives it under rpm, but with the per-chunk hook real:
+ *
+ *	sink created		→ tsm_pre (txn.root = opts->root, txn.rpm_ts = an rpmts
+ *				  rooted there, so policy plugins see the root's rpm database)
+ *	package_header (rpm)	→ the header's OpenPGP signature is checked against
+ *				  opts->pgp_keys and the keys imported in the root's rpm
+ *				  database; verify hook with the verdict
+ *	begin_package		→ psm_pre (pkg.rpm_header: the package's Header, or NULL)
+ *	entry_begin		→ file conflict hook when the record says another package owns
+ *				  the path; file_opened (except further hard links: their inode
+ *				  already has its attributes)
+ *	entry_data		→ file_updated: the chain's digests come from the stream
+ *	entry_end		→ file_closed on the temp object: fd = the extractor's fd,
+ *				  path = "/proc/self/fd/DIRFD/TEMPNAME" (never follows a symlink
+ *				  in the root), known_digest = the digest the extractor verified,
+ *				  pkg_sig = the package's signature for the file
+ *	commit_package		→ the package's install record is written under a temp name
+ *	end_package		→ file_done for every file (0 after the renames, or the error),
+ *				  psm_post; the record is renamed into place or removed
+ *	sink freed		→ tsm_post
+ *
+ * The record lives in ROOT/var/lib/imastream/packages/, one file per package name (see
+ * imastream-install(1) for the format); installing a package of the same name again
+ * replaces its record.  With a record, a path another package owns is a file conflict:
+ * the chain's file_conflict hook runs, then the package is refused unless
+ * IMASTREAM_SINK_REPLACE_FILES.  Directories are shared, never conflicts, and so is a
+ * file identical to the recorded one (type, mode, owner and content digest).
+ */
+struct imastream_chain;
+struct imastream_config;
+struct imastream_chain_sink;
+
+enum imastream_chain_sink_flag {
+	/* Accept packages whose header is unsigned or signed by an unknown key. */
+	IMASTREAM_SINK_ALLOW_UNSIGNED = 1u << 0,
+	/* Replace files the record says another package owns (the conflict hook still runs). */
+	IMASTREAM_SINK_REPLACE_FILES = 1u << 1,
+	/* Neither read nor write the install record (and so, no conflict checks). */
+	IMASTREAM_SINK_NO_RECORD = 1u << 2,
+	/* The reader skipped the header digest check (IMASTREAM_INSTALL_NO_HEADER_DIGEST). */
+	IMASTREAM_SINK_NO_HEADER_DIGEST = 1u << 3,
+	/* Do not judge header signatures at all (archives without OpenPGP headers). */
+	IMASTREAM_SINK_NO_SIGNATURES = 1u << 4,
+};
+
+/**
+ * struct imastream_sink_progress - what the progress callback is told
+ * @package: the package being installed (its name for messages)
+ * @packages: packages committed so far
+ * @files: objects completed so far (all packages)
+ * @bytes: content bytes written so far (all packages)
+ * @done: true once for the last call, from imastream_chain_sink_free()
+ */
+struct imastream_sink_progress {
+	const char *package;
+	uint64_t packages;
+	uint64_t files;
+	uint64_t bytes;
+	bool done;
+};
+
+/**
+ * struct imastream_chain_sink_opts - how the bridge runs
+ * @root: the root's path (txn.root, its rpm database, the record); required
+ * @flags: enum imastream_chain_sink_flag
+ * @txn_flags: IMASTREAM_TXN_* the chain is told (IMASTREAM_TXN_NOFILEDIGEST when the
+ *	reader does not check file digests)
+ * @cfg: the chain's configuration, or NULL: the record notes its IMA and EVM modes, so
+ *	that a verification knows what to expect
+ * @pgp_keys: NULL-terminated list of armored OpenPGP public key files trusted for header
+ *	signatures, or NULL
+ * @progress: called after every chunk and every object (from the extractor's thread), or
+ *	NULL; it may print, the library does not
+ * @progress_arg: its first argument
+ */
+struct imastream_chain_sink_opts {
+	const char *root;
+	unsigned int flags;
+	unsigned int txn_flags;
+	const struct imastream_config *cfg;
+	const char *const *pgp_keys;
+	void (*progress)(void *arg, const struct imastream_sink_progress *p);
+	void *progress_arg;
+};
+
+/**
+ * imastream_chain_sink_new - a sink that drives @chain, and the transaction's start
+ * @chain: an initialised chain; must outlive the sink
+ * @rootfd: the root directory (the one the extractor writes below); duplicated
+ * @opts: see above; copied (the strings must outlive the sink)
+ * @log: one line per error (may be NULL); must outlive the sink
+ * @ret: the sink, freed with imastream_chain_sink_free()
+ *
+ * Loads the OpenPGP keys and the record, checks that the root's filesystem takes the
+ * chain's xattrs (invariant: fail before any file is touched), then runs tsm_pre.
+ * Return: 0; -EINVAL for bad options or an unusable key file; -EOPNOTSUPP for a root
+ * without xattr support (unless the configuration skips them); -EBADMSG for a malformed
+ * record; the tsm_pre error; -ENOMEM.
+ */
+IMASTREAM_API int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
+					   const struct imastream_chain_sink_opts *opts,
+					   const struct imastream_log *log,
+					   struct imastream_chain_sink **ret);
+/* The entry sink to give imastream_extract_new(); valid for the bridge's life. */
+IMASTREAM_API const struct imastream_entry_sink *
+imastream_chain_sink_entry_sink(struct imastream_chain_sink *cs);
+/**
+ * imastream_chain_sink_free - end the transaction: tsm_post with @res, then free
+ * @res: 0 when every package was installed, else the first error
+ * Free the extractor first: it may still have a package to abort.
+ */
+IMASTREAM_API void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res);
+
+/*
+ * The install record, read back: imastream verify --root checks every recorded file.
+ */
+
+/**
+ * struct imastream_record_file - one object a package installed, as recorded
+ * @package: the package's name (its record's name)
+ * @path: the path below the root, "/usr/bin/ls"
+ * @mode: type and permission bits
+ * @uid, @gid: owner
+ * @size: content size (regular files)
+ * @digest_algo: kernel hash id of @digest, 0 when none was recorded
+ * @digest: the content digest
+ * @link_target: a symlink's target, or NULL
+ * @rdev: a device's number
+ * @ima: what the package's chain wrote: "hash", "sign" or "off" ("" if not known)
+ * @evm: "portable", "none" or ""
+ */
+struct imastream_record_file {
+	const char *package;
+	const char *path;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	uint64_t size;
+	int digest_algo;
+	uint8_t digest[IMASTREAM_RECORD_MAX_DIGEST];
+	const char *link_target;
+	dev_t rdev;
+	const char *ima;
+	const char *evm;
+};
+
+/**
+ * imastream_record_foreach - every recorded file of every package, in record order
+ * @rootfd: the root
+ * @fn: called per file; a non-zero return stops the walk and is returned
+ * Return: 0 (also when there is no record at all), -EBADMSG for a malformed record
+ * (logged with its file and line), -errno of open/read, or @fn's value.
+ */
+IMASTREAM_API int imastream_record_foreach(int rootfd,
+					   int (*fn)(void *arg, const struct imastream_record_file *f),
+					   void *arg, const struct imastream_log *log);
+
+/**
+ * imastream_record_check - does the object at @f->path still match its record?
+ * @rootfd: the root; the path is resolved below it without following any symlink
+ * @f: the recorded object
+ * @fd_ret: for a regular file that matches, an O_RDONLY descriptor on it (the caller
+ *	closes it), else -1; may be NULL
+ * @why: on a mismatch, what differs ("missing", "mode 0644, recorded 0755",
+ *	"content changed", ...)
+ * @why_size: its size
+ * Return: 0 when it matches, 1 on a mismatch (@why says which), -errno when the check
+ * itself failed (reading the content).
+ */
+IMASTREAM_API int imastream_record_check(int rootfd, const struct imastream_record_file *f,
+					 int *fd_ret, char *why, size_t why_size);
 
 #ifdef __cplusplus
 }

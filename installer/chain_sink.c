@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The bridge from the extractor's entry sink to the security hook chain, with the install record. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmcrypto.h>
+#include <rpm/rpmkeyring.h>
+#include <rpm/rpmlog.h>
+#include <rpm/rpmmacro.h>
+#include <rpm/rpmpgp.h>
+#include <rpm/rpmtag.h>
+#include <rpm/rpmtd.h>
+#include <rpm/rpmts.h>
+
+#include "common/private.h"
+#include "imastream/chain.h"
+#include "imastream/installer.h"
+#include "installer/private.h"
+#include "plugin/policy/policy.h"
+
+/* One object between file_opened and file_done. */
+struct sfile {
+	struct imastream_file f;
+	struct sfile *next;
+	char *dest;
+	bool opened;   /* file_opened ran: file_done is owed */
+	bool hardlink; /* a further link: the chain already saw its inode */
+	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
+};
+
+struct imastream_chain_sink {
+	struct imastream_entry_sink sink;
+	struct imastream_chain *chain;
+	const struct imastream_log *log;
+	struct imastream_chain_sink_opts opts;
+	int rootfd;
+	char *root;
+	struct imastream_txn txn;
+	rpmts ts;
+	bool rpmdb;      /* the root has an rpm database */
+	rpmKeyring rpmdb_keys;
+	bool tsm;
+	struct ims_domains *keys;
+	struct ims_record *rec;
+	/* The package being installed. */
+	Header h;
+	char *h_for;     /* the package name package_header saw */
+	bool sig_ok;     /* its header signature verified */
+	char *name;      /* the record's name: the package's NAME tag, or its name */
+	char *nevra;
+	struct imastream_pkg pkg;
+	bool in_psm;
+	struct ims_record_pkg *rpkg;
+	struct sfile *done, **done_tail; /* closed, awaiting file_done after commit */
+	struct imastream_sink_progress prog;
+};
+
+/* An rpm header blob starts with this magic; the header signature covers it too. */
+static const uint8_t header_magic[8] = { 0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0 };
+
+/* librpm's messages while we open the root's database: our log, at debug level. */
+static int rpmlog_to_debug(rpmlogRec rec, rpmlogCallbackData data)
+{
+	const struct imastream_log *log = data;
+	const char *msg = rpmlogRecMessage(rec);
+	size_t len = strlen(msg);
+
+	while (len && msg[len - 1] == '\n')
+		len--;
+	ims_logf(log, IMASTREAM_LOG_DEBUG, "librpm: %.*s", (int)len, msg);
+	return 0;
+}
+
+static void progress(struct imastream_chain_sink *cs)
+{
+	if (cs->opts.progress)
+		cs->opts.progress(cs->opts.progress_arg, &cs->prog);
+}
+
+static void sfile_free(struct sfile *sf)
+{
+	if (!sf)
+		return;
+	free(sf->dest);
+	free(sf);
+}
+
+/* Ends a file in the chain (if it was opened) and frees it. */
+static void sfile_done(struct imastream_chain_sink *cs, struct sfile *sf, int res)
+{
+	if (sf->opened)
+		imastream_chain_file_done(cs->chain, &sf->f, res);
+	sfile_free(sf);
+}
+
+/* Is the header signed by a key in the root's rpm database?  (rpm --import there) */
+static bool rpmdb_key_verifies(struct imastream_chain_sink *cs, Header h)
+{
+	static const rpmTagVal sig_tags[] = { RPMTAG_RSAHEADER, RPMTAG_DSAHEADER };
+	struct rpmtd_s sig, region;
+	pgpDigParams sp = NULL;
+	DIGEST_CTX ctx = NULL;
+	bool ok = false, have_sig = false;
+
+	if (!cs->rpmdb_keys)
+		return false;
+	rpmtdReset(&sig);
+	rpmtdReset(&region);
+	for (size_t i = 0; i < ARRAY_SIZE(sig_tags) && !have_sig; i++)
+		have_sig = headerGet(h, sig_tags[i], &sig, HEADERGET_MINMEM) && sig.count;
+	if (!have_sig || pgpPrtParams(sig.data, sig.count, PGPTAG_SIGNATURE, &sp) != 0)
+		goto out;
+	if (!headerGet(h, RPMTAG_HEADERIMMUTABLE, &region, HEADERGET_DEFAULT) || !region.count)
+		goto out;
+	ctx = rpmDigestInit(pgpDigParamsAlgo(sp, PGPVAL_HASHALGO), RPMDIGEST_NONE);
+	if (!ctx)
+		goto out;
+	rpmDigestUpdate(ctx, header_magic, sizeof(header_magic));
+	rpmDigestUpdate(ctx, region.data, region.count);
+	/* The keyring verifies on a copy of the context: ours is still ours to free. */
+	ok = rpmKeyringVerifySig(cs->rpmdb_keys, sp, ctx) == RPMRC_OK;
+out:
+	if (ctx)
+		rpmDigestFinal(ctx, NULL, NULL, 0);
+	pgpDigParamsFree(sp);
+	rpmtdFreeData(&sig);
+	rpmtdFreeData(&region);
+	return ok;
+}
+
+/* The verify hook: the header's OpenPGP signature, judged by our keys and the root's. */
+static int verify_header(struct imastream_chain_sink *cs, const char *name, Header h)
+{
+	struct imastream_verify v = { .what = "header" };
+	struct ims_verdict verdict;
+	struct rpmtd_s sig;
+	int err;
+
+	cs->sig_ok = false;
+	err = ims_domains_judge(cs->keys, h, &verdict);
+	if (err == -EINVAL && !strcmp(verdict.why, "unknown key"))
+		verdict.why = "signed header without an immutable region";
+	else if (err)
+		return ims_err(cs->log, err, "%s: cannot check the header signature: %s", name,
+			       strerror(-err));
+	if (!verdict.domain && !strcmp(verdict.why, "unknown key") && rpmdb_key_verifies(cs, h))
+		verdict.why = NULL;
+	cs->sig_ok = verdict.domain || !verdict.why;
+	rpmtdReset(&sig);
+	if (headerGet(h, RPMTAG_RSAHEADER, &sig, HEADERGET_MINMEM) ||
+	    headerGet(h, RPMTAG_DSAHEADER, &sig, HEADERGET_MINMEM)) {
+		v.sig = sig.data;
+		v.sig_len = sig.count;
+	}
+	v.result = cs->sig_ok ? 0 :
+		   !strcmp(verdict.why, "unsigned") || !strcmp(verdict.why, "unknown key") ?
+		   -ENOKEY : -EKEYREJECTED;
+	err = imastream_chain_verify(cs->chain, &v);
+	rpmtdFreeData(&sig);
+	if (err)
+		return ims_err(cs->log, err, "%s: refused by the verify hook: %s", name, strerror(-err));
+	if (v.result == -EKEYREJECTED)
+		return ims_err(cs->log, v.result, "%s: refused: %s (key id %s)", name, verdict.why,
+			       verdict.keyid[0] ? verdict.keyid : "none");
+	if (v.result && !(cs->opts.flags & IMASTREAM_SINK_ALLOW_UNSIGNED)) {
+		if (verdict.keyid[0])
+			return ims_err(cs->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys)",
+				       name, verdict.keyid);
+		return ims_err(cs->log, -EKEYREJECTED, "%s: refused: the header is not signed", name);
+	}
+	if (v.result)
+		ims_logf(cs->log, IMASTREAM_LOG_INFO, "%s: %s header accepted (unsigned packages allowed)",
+			 name, verdict.keyid[0] ? "unknown key's" : "unsigned");
+	return 0;
+}
+
+/* Scriptlets are not run by this installer: say so once per package that has some. */
+static void warn_scriptlets(struct imastream_chain_sink *cs, const char *name, Header h)
+{
+	static const struct { rpmTagVal tag; const char *name; } scripts[] = {
+		{ RPMTAG_PRETRANS, "%pretrans" }, { RPMTAG_PREIN, "%pre" },
+		{ RPMTAG_POSTIN, "%post" }, { RPMTAG_POSTTRANS, "%posttrans" },
+		{ RPMTAG_PREINPROG, "%pre" }, { RPMTAG_POSTINPROG, "%post" },
+		{ RPMTAG_TRIGGERSCRIPTS, "triggers" }, { RPMTAG_FILETRIGGERSCRIPTS, "file triggers" },
+	};
+	char list[128] = "";
+
+	for (size_t i = 0; i < ARRAY_SIZE(scripts); i++) {
+		if (!headerIsEntry(h, scripts[i].tag) || strstr(list, scripts[i].name))
+			continue;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", list[0] ? " " : "",
+			 scripts[i].name);
+	}
+	if (list[0])
+		ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: scriptlets are not run (%s)", name, list);
+}
+
+static int cs_package_header(void *arg, const char *name, void *rpm_header)
+{
+	struct imastream_chain_sink *cs = arg;
+	Header h = rpm_header;
+
+	headerFree(cs->h);
+	free(cs->h_for);
+	cs->h = headerLink(h);
+	cs->h_for = strdup(name);
+	cs->sig_ok = false;
+	if (!cs->h_for)
+		return -ENOMEM;
+	if (!(cs->opts.flags & IMASTREAM_SINK_NO_SIGNATURES)) {
+		int err = verify_header(cs, name, h);
+
+		if (err)
+			return err;
+	}
+	warn_scriptlets(cs, name, h);
+	return 0;
+}
+
+static int cs_begin_package(void *arg, const char *name)
+{
+	struct imastream_chain_sink *cs = arg;
+	bool rpm = cs->h && cs->h_for && !strcmp(cs->h_for, name);
+	const char *ima = NULL, *evm = NULL;
+	int err;
+
+	free(cs->name);
+	free(cs->nevra);
+	cs->name = cs->nevra = NULL;
+	if (rpm) {
+		const char *n = headerGetString(cs->h, RPMTAG_NAME);
+
+		cs->name = strdup(n ? n : name);
+		cs->nevra = headerGetAsString(cs->h, RPMTAG_NEVRA);
+	} else {
+		cs->name = strdup(name);
+		cs->nevra = strdup(name);
+	}
+	if (!cs->name || !cs->nevra)
+		return -ENOMEM;
+	cs->pkg = (struct imastream_pkg){ .nevra = cs->nevra, .op = IMASTREAM_PKG_INSTALL };
+	if (rpm) {
+		cs->pkg.rpm_header = cs->h;
+		if (cs->sig_ok || !(cs->opts.flags & IMASTREAM_SINK_NO_HEADER_DIGEST))
+			cs->pkg.flags |= IMASTREAM_PKG_HEADER_VERIFIED;
+		if (!(cs->opts.txn_flags & IMASTREAM_TXN_NOFILEDIGEST))
+			cs->pkg.flags |= IMASTREAM_PKG_FILEDIGESTS_CHECKED;
+	}
+	cs->done = NULL;
+	cs->done_tail = &cs->done;
+	cs->prog.package = name;
+	if (cs->rec) {
+		if (cs->opts.cfg) {
+			ima = cs->opts.cfg->mode == IMASTREAM_MODE_SIGN ? "sign" :
+			      cs->opts.cfg->mode == IMASTREAM_MODE_HASH ? "hash" : "off";
+			evm = cs->opts.cfg->evm ? "portable" : "none";
+		}
+		err = ims_record_pkg_new(cs->name, cs->nevra, ima, evm, &cs->rpkg);
+		if (err)
+			return err;
+	}
+	cs->in_psm = true;
+	err = imastream_chain_psm_pre(cs->chain, &cs->pkg);
+	if (err) {
+		/* The extractor ends nothing it did not begin: the post hook is ours to run. */
+		imastream_chain_psm_post(cs->chain, &cs->pkg, err);
+		cs->in_psm = false;
+		ims_record_pkg_free(cs->rpkg);
+		cs->rpkg = NULL;
+	}
+	return err;
+}
+
+/* A file the record gives to another package, unless it is the very same object. */
+static int check_conflict(struct imastream_chain_sink *cs, const struct imastream_entry *e)
+{
+	const struct imastream_record_file *rf;
+	struct imastream_conflict c;
+	int err;
+
+	if (!cs->rec || S_ISDIR(e->mode) || (e->flags & IMASTREAM_ENTRY_UNOWNED))
+		return 0;
+	rf = ims_record_lookup(cs->rec, e->path);
+	if (!rf || !strcmp(rf->package, cs->name) || S_ISDIR(rf->mode))
+		return 0;
+	if (rf->mode == e->mode && rf->uid == e->uid && rf->gid == e->gid) {
+		if (S_ISLNK(e->mode) && e->link_target && rf->link_target &&
+		    !strcmp(e->link_target, rf->link_target))
+			return 0;
+		if (S_ISREG(e->mode) && e->digest && rf->digest_algo == e->digest_algo &&
+		    rf->size == e->size && !(e->flags & IMASTREAM_ENTRY_HARDLINK) &&
+		    !memcmp(rf->digest, e->digest, imastream_hash_by_algo(e->digest_algo)->digest_size))
+			return 0;
+	}
+	c = (struct imastream_conflict){ .path = e->path, .pkg = &cs->pkg, .owner = rf->package };
+	err = imastream_chain_file_conflict(cs->chain, &c);
+	if (err)
+		return ims_err(cs->log, err, "%s: %s: conflicts with the file of package %s (refused by the file_conflict hook)",
+			       cs->nevra, e->path, rf->package);
+	if (!(cs->opts.flags & IMASTREAM_SINK_REPLACE_FILES))
+		return ims_err(cs->log, -EEXIST, "%s: %s: conflicts with the file of package %s",
+			       cs->nevra, e->path, rf->package);
+	ims_logf(cs->log, IMASTREAM_LOG_INFO, "%s: %s: replaces the file of package %s", cs->nevra,
+		 e->path, rf->package);
+	return 0;
+}
+
+static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **entry_ctx)
+{
+	struct imastream_chain_sink *cs = arg;
+	struct sfile *sf;
+	int err;
+
+	err = check_conflict(cs, e);
+	if (err)
+		return err;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf)
+		return -ENOMEM;
+	sf->dest = strdup(e->path);
+	if (!sf->dest) {
+		free(sf);
+		return -ENOMEM;
+	}
+	*entry_ctx = sf;
+	/* A further hard link: its inode has its attributes; the chain sees it once. */
+	if (e->flags & IMASTREAM_ENTRY_HARDLINK) {
+		sf->hardlink = true;
+		return 0;
+	}
+	sf->f.dest = sf->dest;
+	sf->f.fd = -1;
+	sf->f.mode = e->mode;
+	sf->f.uid = e->uid;
+	sf->f.gid = e->gid;
+	sf->f.size = e->size;
+	sf->f.pkg = &cs->pkg;
+	if (e->flags & IMASTREAM_ENTRY_CONFIG)
+		sf->f.flags |= IMASTREAM_FILE_CONFIG;
+	if (e->flags & IMASTREAM_ENTRY_UNOWNED)
+		sf->f.flags |= IMASTREAM_FILE_UNOWNED;
+	sf->opened = true;
+	err = imastream_chain_file_opened(cs->chain, &sf->f);
+	if (err) {
+		sfile_done(cs, sf, err);
+		*entry_ctx = NULL;
+	}
+	return err;
+}
+
+static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len)
+{
+	struct imastream_chain_sink *cs = arg;
+	struct sfile *sf = entry_ctx;
+	int err;
+
+	err = imastream_chain_file_updated(cs->chain, &sf->f, buf, len);
+	cs->prog.bytes += len;
+	progress(cs);
+	return err;
+}
+
+/* What the record says about an object: the extractor's verified digest, else the chain's. */
+static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
+			const struct imastream_entry *e, const uint8_t *digest)
+{
+	struct imastream_record_file rf = {
+		.path = e->path, .mode = e->mode, .uid = e->uid, .gid = e->gid, .size = e->size,
+		.link_target = S_ISLNK(e->mode) ? e->link_target : NULL, .rdev = e->rdev,
+	};
+	const struct imastream_hash_info *hi;
+
+	if (!cs->rpkg || (e->flags & IMASTREAM_ENTRY_UNOWNED))
+		return 0;
+	if (sf->hardlink) {
+		/* The same inode as an earlier entry of the package: its size and digest. */
+		const struct imastream_record_file *first = ims_record_pkg_find(cs->rpkg, e->link_target);
+
+		if (first) {
+			rf.size = first->size;
+			rf.digest_algo = first->digest_algo;
+			memcpy(rf.digest, first->digest, sizeof(rf.digest));
+		}
+	} else if (S_ISREG(e->mode) && digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
+		   hi->digest_size <= sizeof(rf.digest)) {
+		rf.digest_algo = hi->algo;
+		memcpy(rf.digest, digest, hi->digest_size);
+	} else if (S_ISREG(e->mode)) {
+		uint32_t algos = imastream_chain_hash_algos(cs->chain);
+		const uint8_t *d;
+		size_t len;
+
+		for (int a = 0; a < 32 && algos; a++) {
+			if (!(algos & IMASTREAM_HASH_BIT(a)))
+				continue;
+			if (!imastream_file_digest(&sf->f, a, &d, &len, NULL) && len <= sizeof(rf.digest)) {
+				rf.digest_algo = a;
+				memcpy(rf.digest, d, len);
+			}
+			break;
+		}
+	}
+	return ims_record_pkg_add(cs->rpkg, &rf);
+}
+
+static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry *e, int fd,
+			int dirfd, const char *name, const uint8_t *digest)
+{
+	struct imastream_chain_sink *cs = arg;
+	struct sfile *sf = entry_ctx;
+	const struct imastream_hash_info *hi;
+	int err;
+
+	if (!sf)
+		return -EINVAL;
+	if (sf->hardlink) {
+		err = record_entry(cs, sf, e, NULL);
+		sfile_free(sf);
+		cs->prog.files++;
+		progress(cs);
+		return err;
+	}
+	/* The only handle on a symlink or a device that never follows one in the root. */
+	snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", dirfd, name);
+	sf->f.path = sf->path;
+	sf->f.fd = fd;
+	sf->f.pkg_sig = e->sig;
+	sf->f.pkg_sig_len = e->sig_len;
+	if (digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
+	    hi->digest_size <= sizeof(sf->f.known_digest)) {
+		sf->f.known_algo = hi->algo;
+		memcpy(sf->f.known_digest, digest, hi->digest_size);
+		sf->f.known_len = hi->digest_size;
+	}
+	err = imastream_chain_file_closed(cs->chain, &sf->f);
+	if (!err)
+		err = record_entry(cs, sf, e, digest);
+	/* The extractor closes its fd and frees the signature after this call. */
+	sf->f.fd = -1;
+	sf->f.pkg_sig = NULL;
+	sf->f.pkg_sig_len = 0;
+	if (err) {
+		sfile_done(cs, sf, err);
+		return err;
+	}
+	*cs->done_tail = sf;
+	cs->done_tail = &sf->next;
+	cs->prog.files++;
+	progress(cs);
+	return 0;
+}
+
+static void cs_entry_abort(void *arg, void *entry_ctx, int err)
+{
+	struct imastream_chain_sink *cs = arg;
+
+	if (entry_ctx)
+		sfile_done(cs, entry_ctx, err ? err : -ECANCELED);
+}
+
+static int cs_commit_package(void *arg)
+{
+	struct imastream_chain_sink *cs = arg;
+
+	return cs->rpkg ? ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg) : 0;
+}
+
+static void cs_end_package(void *arg, int status)
+{
+	struct imastream_chain_sink *cs = arg;
+	char final[PATH_MAX];
+
+	while (cs->done) {
+		struct sfile *sf = cs->done;
+
+		cs->done = sf->next;
+		if (!status) {
+			/* Renamed: plugins that look at the file now find it at its final path. */
+			snprintf(final, sizeof(final), "%s/%s", strcmp(cs->root, "/") ? cs->root : "",
+				 sf->dest[0] == '/' ? sf->dest + 1 : sf->dest);
+			sf->f.path = final;
+		}
+		sfile_done(cs, sf, status);
+	}
+	cs->done_tail = &cs->done;
+	if (cs->in_psm) {
+		imastream_chain_psm_post(cs->chain, &cs->pkg, status);
+		cs->in_psm = false;
+	}
+	if (cs->rpkg) {
+		if (!status && ims_record_pkg_commit(cs->rec, cs->rpkg))
+			ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: installed, but its record is incomplete",
+				 cs->nevra);
+		ims_record_pkg_free(cs->rpkg);
+		cs->rpkg = NULL;
+	}
+	cs->h = headerFree(cs->h);
+	cs->pkg.rpm_header = NULL;
+	free(cs->h_for);
+	cs->h_for = NULL;
+	if (!status)
+		cs->prog.packages++;
+	progress(cs);
+}
+
+/* Invariant 4: a root filesystem without xattrs is reported before any file is touched. */
+static int probe_xattrs(struct imastream_chain_sink *cs)
+{
+	const struct imastream_config *cfg = cs->opts.cfg;
+	const char *name = cfg && cfg->user_xattrs ? "user.ima" : "security.ima";
+	char buf[1];
+
+	if (!cfg || cfg->mode == IMASTREAM_MODE_OFF)
+		return 0;
+	if (lgetxattr(cs->root, name, buf, sizeof(buf)) >= 0 || errno != EOPNOTSUPP)
+		return 0;
+	if (cfg->no_xattr == IMASTREAM_NO_XATTR_SKIP) {
+		ims_logf(cs->log, IMASTREAM_LOG_NOTICE,
+			 "%s has no xattr support: no %s will be written (no_xattr_support = skip)",
+			 cs->root, name);
+		return 0;
+	}
+	return ims_err(cs->log, -EOPNOTSUPP, "%s has no xattr support for %s", cs->root, name);
+}
+
+/* "pgp=1:FILE:FILE" for the trust-domain loader: every key file in one domain. */
+static int load_keys(struct imastream_chain_sink *cs)
+{
+	size_t len = sizeof("pgp=1");
+	char *spec;
+	int err;
+
+	if (!cs->opts.pgp_keys || !cs->opts.pgp_keys[0])
+		return 0;
+	for (const char *const *k = cs->opts.pgp_keys; *k; k++) {
+		if (strpbrk(*k, ":, \t"))
+			return ims_err(cs->log, -EINVAL, "OpenPGP key file %s: a name with ':', ',' or a blank is not supported",
+				       *k);
+		len += strlen(*k) + 1;
+	}
+	spec = malloc(len);
+	if (!spec)
+		return -ENOMEM;
+	strcpy(spec, "pgp=1");
+	for (const char *const *k = cs->opts.pgp_keys; *k; k++) {
+		strcat(spec, ":");
+		strcat(spec, *k);
+	}
+	err = ims_domains_load(spec, "OpenPGP keys", cs->log, &cs->keys);
+	free(spec);
+	return err;
+}
+
+/*
+ * Whether the root has an rpm database: librpm creates one when asked to open a missing
+ * one, even read-only, and nothing may appear in the root that no package put there.
+ */
+static bool has_rpmdb(struct imastream_chain_sink *cs)
+{
+	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
+	const char *rel, *why;
+	bool found = false;
+	DIR *d;
+
+	if (dbpath && dbpath[0] && !ims_path_relative(dbpath, &rel, &why)) {
+		int fd = openat(cs->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct dirent *de;
+
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+		while (d && !found && (de = readdir(d)))
+			found = de->d_name[0] != '.';
+		if (d)
+			closedir(d);
+	}
+	free(dbpath);
+	return found;
+}
+
+static void load_rpmdb_keys(struct imastream_chain_sink *cs)
+{
+	rpmlogCallback prev = rpmlogSetCallback(rpmlog_to_debug, (void *)cs->log);
+
+	cs->rpmdb_keys = rpmtsGetKeyring(cs->ts, 1);
+	rpmtsCloseDB(cs->ts);
+	rpmlogSetCallback(prev, NULL);
+}
+
+int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
+			     const struct imastream_chain_sink_opts *opts,
+			     const struct imastream_log *log, struct imastream_chain_sink **ret)
+{
+	struct imastream_chain_sink *cs;
+	int err;
+
+	if (!chain || !opts || !opts->root || !opts->root[0] || rootfd < 0)
+		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its path are required");
+	err = ims_rpm_config();
+	if (err)
+		return ims_err(log, err, "cannot read rpm's configuration");
+	cs = calloc(1, sizeof(*cs));
+	if (!cs)
+		return -ENOMEM;
+	cs->chain = chain;
+	cs->log = log;
+	cs->opts = *opts;
+	cs->done_tail = &cs->done;
+	cs->rootfd = dup(rootfd);
+	cs->root = strdup(opts->root);
+	cs->ts = rpmtsCreate();
+	if (cs->rootfd < 0 || !cs->root || !cs->ts) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (rpmtsSetRootDir(cs->ts, cs->root)) {
+		err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", cs->root);
+		goto fail;
+	}
+	cs->rpmdb = has_rpmdb(cs);
+	if (!(opts->flags & IMASTREAM_SINK_NO_SIGNATURES)) {
+		err = load_keys(cs);
+		if (err)
+			goto fail;
+		if (cs->rpmdb)
+			load_rpmdb_keys(cs);
+	}
+	if (!(opts->flags & IMASTREAM_SINK_NO_RECORD)) {
+		err = ims_record_load(cs->rootfd, log, &cs->rec);
+		if (err)
+			goto fail;
+	}
+	err = probe_xattrs(cs);
+	if (err)
+		goto fail;
+	/* Without a database the policy plugins have nobody to look up (and must not
+	 * create one). */
+	cs->txn = (struct imastream_txn){ .root = cs->root, .flags = opts->txn_flags,
+					  .rpm_ts = cs->rpmdb ? cs->ts : NULL };
+	err = imastream_chain_tsm_pre(chain, &cs->txn);
+	cs->tsm = true; /* the post hook runs for the plugins the pre hook reached */
+	if (err) {
+		ims_err(log, err, "%s: the hook chain refused the transaction: %s", cs->root,
+			strerror(-err));
+		goto fail;
+	}
+	cs->sink = (struct imastream_entry_sink){
+		.arg = cs,
+		.package_header = cs_package_header,
+		.begin_package = cs_begin_package,
+		.entry_begin = cs_entry_begin,
+		.entry_data = cs_entry_data,
+		.entry_end = cs_entry_end,
+		.entry_abort = cs_entry_abort,
+		.commit_package = cs_commit_package,
+		.end_package = cs_end_package,
+	};
+	*ret = cs;
+	return 0;
+fail:
+	imastream_chain_sink_free(cs, err);
+	return err;
+}
+
+const struct imastream_entry_sink *imastream_chain_sink_entry_sink(struct imastream_chain_sink *cs)
+{
+	return &cs->sink;
+}
+
+void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
+{
+	if (!cs)
+		return;
+	/* A package the extractor never ended (it was freed first, or never called). */
+	if (cs->in_psm)
+		cs_end_package(cs, -ECANCELED);
+	if (cs->tsm)
+		imastream_chain_tsm_post(cs->chain, &cs->txn, res);
+	cs->prog.done = true;
+	if (cs->tsm)
+		progress(cs);
+	ims_domains_free(cs->keys);
+	ims_record_free(cs->rec);
+	headerFree(cs->h);
+	if (cs->rpmdb_keys)
+		rpmKeyringFree(cs->rpmdb_keys);
+	if (cs->ts)
+		rpmtsFree(cs->ts);
+	if (cs->rootfd >= 0)
+		close(cs->rootfd);
+	free(cs->h_for);
+	free(cs->name);
+	free(cs->nevra);
+	free(cs->root);
+	free(cs);
+}
