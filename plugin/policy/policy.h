@@ -39,6 +39,8 @@ int ims_domains_load(const char *spec, const char *where, const struct imastream
 		     struct ims_domains **ret);
 void ims_domains_free(struct ims_domains *d);
 unsigned int ims_domains_count(const struct ims_domains *d);
+/* The highest rank of any domain; 0 with none. */
+int ims_domains_top_rank(const struct ims_domains *d);
 
 /**
  * ims_domains_judge - which domain signed a package header (a librpm Header)
