@@ -3,6 +3,8 @@
 # The scriptctx plugin under stock rpm: a %post that tries mount, module, ptrace and bpf
 # calls gets EPERM for each under the plugin (with no_new_privs set) and the kernel's own
 # answer without it; the scriptlet itself still runs; the deny list is configurable.
+# SELinux exec contexts: this kernel has none, so only the "SELinux disabled" decision and
+# the checks of script_exec_context run here (the rest: tests/unit/test_policy_execcon).
 set -u
 . "$top_srcdir/tests/integration/policy-lib.sh"
 setup_scratch
