@@ -17,6 +17,8 @@ static const char *const config_keys[] = {
 	"record_log", "record_syslog", "trust_domains", "trust_unknown", "trust_privileged_rank",
 	"trust_protected", "seccomp_deny", "smack_manifests", "package_sigs", "package_sig_failure",
 	"package_sig_algos",
+	/* Scriptlets' SELinux context, Smack manifests carried by packages. */
+	"script_exec_context", "smack_package_manifests",
 	NULL,
 };
 
@@ -35,6 +37,8 @@ static char **policy_field(struct imastream_config *cfg, const char *key)
 		{ "trust_protected", &cfg->trust_protected },
 		{ "seccomp_deny", &cfg->seccomp_deny },
 		{ "smack_manifests", &cfg->smack_manifests },
+		{ "script_exec_context", &cfg->script_exec_context },
+		{ "smack_package_manifests", &cfg->smack_package_manifests },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -82,6 +86,8 @@ void imastream_config_release(struct imastream_config *cfg)
 	free(cfg->trust_protected);
 	free(cfg->seccomp_deny);
 	free(cfg->smack_manifests);
+	free(cfg->script_exec_context);
+	free(cfg->smack_package_manifests);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -79,6 +79,10 @@ enum imastream_no_xattr {
  *   trust_protected   path prefixes only a privileged domain may install to  (unset)
  *   seccomp_deny      syscalls scriptlets get EPERM for, comma-separated     (a default set)
  *   smack_manifests   folder of per-package Smack manifests NAME.manifest    (unset)
+ *   script_exec_context  auto | none | USER:ROLE:TYPE[:RANGE]: scriptlets' SELinux
+ *                     exec context (auto: the policy's, as rpm's selinux plugin) (auto)
+ *   smack_package_manifests  no | yes | RANK: honour a manifest the package carries
+ *                     (RANK: only from trust domains ranked at least RANK)   (no)
  */
 struct imastream_config {
 	int mode;              /* enum imastream_mode */
@@ -107,6 +111,8 @@ struct imastream_config {
 	char *trust_protected;
 	char *seccomp_deny;
 	char *smack_manifests;
+	char *script_exec_context;
+	char *smack_package_manifests;
 };
 
 /* The keys imastream_config_set() accepts, NULL-terminated. */

@@ -87,6 +87,16 @@ unsigned int ims_domains_count(const struct ims_domains *d)
 	return d ? d->n : 0;
 }
 
+int ims_domains_top_rank(const struct ims_domains *d)
+{
+	int top = 0;
+
+	for (unsigned int i = 0; d && i < d->n; i++)
+		if (d->domains[i].rank > top)
+			top = d->domains[i].rank;
+	return top;
+}
+
 void ims_domains_free(struct ims_domains *d)
 {
 	if (!d)

@@ -39,6 +39,8 @@ int ims_domains_load(const char *spec, const char *where, const struct imastream
 		     struct ims_domains **ret);
 void ims_domains_free(struct ims_domains *d);
 unsigned int ims_domains_count(const struct ims_domains *d);
+/* The highest rank of any domain; 0 with none. */
+int ims_domains_top_rank(const struct ims_domains *d);
 
 /**
  * ims_domains_judge - which domain signed a package header (a librpm Header)
@@ -64,5 +66,65 @@ const char *ims_next_word(const char **p, size_t *len_ret);
 
 /* Whether @path is @prefix or below it ("/boot" covers "/boot/x", not "/bootx"). */
 bool ims_path_under(const char *path, const char *prefix);
+
+/*
+ * The calls the scriptctx plugin makes to SELinux (libselinux's conventions: -1 and errno
+ * on failure, contexts released with freecon), so that tests can stand in for a kernel
+ * running SELinux.  compute_exec is security_compute_create() for the process class.
+ */
+struct ims_selinux_ops {
+	int (*enabled)(void);   /* > 0: SELinux is enabled */
+	int (*enforcing)(void); /* > 0: enforcing */
+	int (*getcon)(char **con);
+	int (*getfilecon)(const char *path, char **con);
+	int (*compute_exec)(const char *scon, const char *fcon, char **newcon);
+	int (*check)(const char *con); /* 0: the loaded policy knows the context */
+	int (*setexeccon)(const char *con);
+	void (*freecon)(char *con);
+};
+
+extern const struct ims_selinux_ops ims_libselinux_ops;
+
+/* The type a scriptlet runs as when the policy defines no transition (rpm's convention). */
+#define IMS_EXECCON_FALLBACK_TYPE "rpm_script_t"
+
+/* How a scriptlet's exec context was chosen. */
+enum {
+	IMS_EXECCON_DISABLED,   /* SELinux is disabled: none */
+	IMS_EXECCON_NONE,       /* script_exec_context = none */
+	IMS_EXECCON_CONFIGURED, /* script_exec_context = USER:ROLE:TYPE[:RANGE] */
+	IMS_EXECCON_TRANSITION, /* the policy's transition to the program's file context */
+	IMS_EXECCON_FALLBACK,   /* no transition: our context with IMS_EXECCON_FALLBACK_TYPE */
+};
+
+const char *ims_execcon_how_name(int how);
+
+/**
+ * ims_execcon_check_setting - check script_exec_context at init
+ * @setting: NULL or "auto" (from the policy), "none", or a context
+ * A context must be well formed, and known to the policy when SELinux is enabled.
+ * Return: 0 or -EINVAL (logged).
+ */
+int ims_execcon_check_setting(const struct ims_selinux_ops *ops, const char *setting,
+			      const struct imastream_log *log);
+
+/**
+ * ims_execcon_decide - the exec context for the scriptlet program @path
+ * @ctx_ret: a malloc'd context to set, or NULL for none (see @how_ret)
+ * @how_ret: IMS_EXECCON_*
+ * @why: on failure, what failed (NUL-terminated, truncated to @why_size)
+ * Return: 0, or a negative errno of the failed SELinux call (-ENOMEM).
+ */
+int ims_execcon_decide(const struct ims_selinux_ops *ops, const char *setting, const char *path,
+		       char **ctx_ret, int *how_ret, char *why, size_t why_size);
+
+/**
+ * ims_execcon_apply - decide and setexeccon(), in the scriptlet's child before exec
+ * A failure fails the scriptlet when SELinux is enforcing; when permissive it is logged
+ * as a notice and the scriptlet runs in the inherited context (as with rpm's plugin).
+ * Return: 0 or the negative errno (logged).
+ */
+int ims_execcon_apply(const struct ims_selinux_ops *ops, const char *setting, const char *path,
+		      const struct imastream_log *log);
 
 #endif /* IMASTREAM_PLUGIN_POLICY_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The record plugin: one line per installed file (path, package, digest, signer, domain,
- * labels) appended to a log for attestation, and a per-transaction summary to syslog.
+ * labels) and per erased file (path, package, "erased", signer, domain) appended to a log
+ * for attestation, and a per-transaction summary to syslog.
  * Each line is one write(2) on an O_APPEND descriptor, so a crash leaves whole lines
  * only; fields are percent-encoded, so a hostile name cannot forge a line or a field.
  * The format is documented in imastream-rpm(8), section RECORD.
@@ -39,8 +40,8 @@ struct record {
 	char keyid[17];
 	const char *domain;
 	unsigned int pkg_files;
-	/* The transaction so far. */
-	unsigned int packages, files, write_errors;
+	/* The transaction so far: installed, erased. */
+	unsigned int packages, files, erased_packages, erased_files, write_errors;
 };
 
 static const struct {
@@ -126,6 +127,7 @@ static int record_tsm_pre(void *state, const struct imastream_txn *txn)
 
 	r->root = txn->root;
 	r->packages = r->files = r->write_errors = 0;
+	r->erased_packages = r->erased_files = 0;
 	return 0;
 }
 
@@ -136,8 +138,9 @@ static void record_tsm_post(void *state, const struct imastream_txn *txn, int re
 
 	(void)txn;
 	snprintf(msg, sizeof(msg),
-		 "transaction on %s %s: %u files of %u packages recorded in %s%s", r->root ? r->root : "/",
-		 res ? "failed" : "done", r->files, r->packages, r->log_path,
+		 "transaction on %s %s: %u files of %u packages installed, %u files of %u packages erased, recorded in %s%s",
+		 r->root ? r->root : "/", res ? "failed" : "done", r->files, r->packages,
+		 r->erased_files, r->erased_packages, r->log_path,
 		 r->write_errors ? " (some records could not be written)" : "");
 	ims_logf(r->log, IMASTREAM_LOG_INFO, "record: %s", msg);
 	if (r->facility >= 0) {
@@ -155,7 +158,9 @@ static int record_psm_pre(void *state, const struct imastream_pkg *pkg)
 	r->keyid[0] = '\0';
 	r->domain = NULL;
 	r->pkg_files = 0;
-	if (pkg->op != IMASTREAM_PKG_INSTALL || !pkg->rpm_header)
+	/* An erased package is judged by the header its rpmdb record keeps. */
+	if ((pkg->op != IMASTREAM_PKG_INSTALL && pkg->op != IMASTREAM_PKG_ERASE) ||
+	    !pkg->rpm_header)
 		return 0;
 	if (ims_domains_judge(r->domains, pkg->rpm_header, &v) != 0)
 		return 0;
@@ -170,9 +175,12 @@ static void record_psm_post(void *state, const struct imastream_pkg *pkg, int re
 {
 	struct record *r = state;
 
-	(void)pkg;
-	if (!res && r->pkg_files)
-		r->packages++;
+	if (!res && r->pkg_files) {
+		if (pkg->op == IMASTREAM_PKG_ERASE)
+			r->erased_packages++;
+		else
+			r->packages++;
+	}
 	r->pkg_files = 0;
 }
 
@@ -216,19 +224,39 @@ static void digest_field(struct record *r, struct imastream_file *f, char *out, 
 		o += snprintf(out + o, size - o, "%02x", d[i]);
 }
 
+/*
+ * Whether @f, reported done by an erase, is gone: rpm reports a directory it could not
+ * remove (other files are still in it) as done too.  A %ghost was never recorded as
+ * installed, so its removal is not recorded either.
+ */
+static bool gone(const struct imastream_file *f)
+{
+	struct stat st;
+
+	if (f->flags & IMASTREAM_FILE_GHOST)
+		return false;
+	return !f->path || lstat(f->path, &st) != 0;
+}
+
 static void record_file_done(void *state, struct imastream_file *f, int res)
 {
 	struct record *r = state;
 	const char *name = f->dest ? f->dest : f->path;
 	size_t name_len, nevra_len, size, o;
 	char digest[2 * IMASTREAM_HASH_MAX_DIGEST + 16];
+	bool erase;
 	char *line;
 	ssize_t w;
 
-	if (res || !name || !f->pkg || (f->flags & (IMASTREAM_FILE_SKIP | IMASTREAM_FILE_ERASE |
-						  IMASTREAM_FILE_UNOWNED)))
+	if (res || !name || !f->pkg || (f->flags & (IMASTREAM_FILE_SKIP | IMASTREAM_FILE_UNOWNED)))
 		return;
-	digest_field(r, f, digest, sizeof(digest));
+	erase = f->pkg->op == IMASTREAM_PKG_ERASE || (f->flags & IMASTREAM_FILE_ERASE);
+	if (erase && !gone(f))
+		return;
+	if (erase)
+		snprintf(digest, sizeof(digest), "erased");
+	else
+		digest_field(r, f, digest, sizeof(digest));
 	name_len = strlen(name);
 	nevra_len = strlen(f->pkg->nevra);
 	size = 3 * (name_len + nevra_len) + strlen(digest) + 64 +
@@ -247,7 +275,10 @@ static void record_file_done(void *state, struct imastream_file *f, int res)
 	else
 		line[o++] = '-';
 	line[o++] = ' ';
-	o += format_labels(f, line + o, size - o - 1);
+	if (erase)
+		line[o++] = '-';
+	else
+		o += format_labels(f, line + o, size - o - 1);
 	line[o++] = '\n';
 	/* One write per line on O_APPEND: concurrent writers and crashes cut between lines. */
 	w = write(r->fd, line, o);
@@ -256,7 +287,10 @@ static void record_file_done(void *state, struct imastream_file *f, int res)
 		ims_logf(r->log, IMASTREAM_LOG_ERR, "record: cannot append the record of %s to %s: %s",
 			 name, r->log_path, w < 0 ? strerror(errno) : "short write");
 	} else {
-		r->files++;
+		if (erase)
+			r->erased_files++;
+		else
+			r->files++;
 		r->pkg_files++;
 	}
 	free(line);

@@ -2,8 +2,9 @@
 /*
  * The scriptctx plugin: scriptlets run with no_new_privs and a seccomp filter that makes
  * the configured system calls (module loading, kexec, ptrace, mounting, bpf by default)
- * fail with EPERM.  The filter is built once at init; script_exec, which rpm calls in the
- * forked scriptlet child before exec, only loads it, so the parent is never confined.
+ * fail with EPERM, and, where SELinux is enabled, an exec context (execcon.c).  The filter
+ * is built once at init; script_exec, which rpm calls in the forked scriptlet child before
+ * exec, only loads it, so the parent is never confined.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@ struct scriptctx {
 	const struct imastream_log *log;
 	scmp_filter_ctx filter;
 	unsigned int n_rules;
+	const char *exec_context; /* the configuration's script_exec_context */
+	const struct ims_selinux_ops *selinux;
+	bool nocontexts; /* rpm --nocontexts: no exec context this transaction */
 };
 
 static void scriptctx_cleanup(void *state)
@@ -95,12 +99,24 @@ static int scriptctx_init(struct imastream_init_args *args, void **state_ret)
 	if (!s)
 		return -ENOMEM;
 	s->log = args->log;
+	s->exec_context = args->cfg->script_exec_context;
+	s->selinux = &ims_libselinux_ops;
 	err = build_filter(s, list);
+	if (!err)
+		err = ims_execcon_check_setting(s->selinux, s->exec_context, s->log);
 	if (err) {
 		scriptctx_cleanup(s);
 		return err;
 	}
 	*state_ret = s;
+	return 0;
+}
+
+static int scriptctx_tsm_pre(void *state, const struct imastream_txn *txn)
+{
+	struct scriptctx *s = state;
+
+	s->nocontexts = txn->flags & IMASTREAM_TXN_NOCONTEXTS;
 	return 0;
 }
 
@@ -110,6 +126,14 @@ static int scriptctx_script_exec(void *state, const struct imastream_script *scr
 	struct scriptctx *s = state;
 	int err;
 
+	/*
+	 * All three take effect at exec.  With no_new_privs the kernel allows the SELinux
+	 * transition only where the policy grants process2:nnp_transition (imastream-rpm(8)).
+	 */
+	err = ims_execcon_apply(s->selinux, s->nocontexts ? "none" : s->exec_context,
+				script->path, s->log);
+	if (err)
+		return err;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return ims_err(s->log, -errno, "scriptctx: %s: cannot set no_new_privs: %s",
 			       script->path ? script->path : "scriptlet", strerror(errno));
@@ -125,5 +149,6 @@ const struct imastream_plugin_ops ims_scriptctx_plugin = {
 	.rank = IMASTREAM_RANK_ANY,
 	.init = scriptctx_init,
 	.cleanup = scriptctx_cleanup,
+	.tsm_pre = scriptctx_tsm_pre,
 	.script_exec = scriptctx_script_exec,
 };

@@ -3,8 +3,12 @@
  * The smack plugin: Smack labels (security.SMACK64, SMACK64EXEC, SMACK64MMAP,
  * SMACK64TRANSMUTE) from per-package manifests, written on the file before security.ima
  * and security.evm (its rank puts it among the labels), so that EVM covers them.
- * Manifests are read at init from the configured folder: psm and file hooks may run
- * inside the target root's chroot.  The format is in imastream-rpm(8), section smack.
+ * Manifests are read at init from the configured folder (psm and file hooks may run
+ * inside the target root's chroot), or, where allowed, from the package's own header: a
+ * manifest rpmbuild put in RPMTAG_POLICIES with "%semodule -t smack" (base64, covered by
+ * the header signature).  Labels must be on each file when it is written, before EVM,
+ * so the manifest has to be known at package start: the payload comes too late.  The
+ * format is in imastream-rpm(8), section smack.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -15,13 +19,18 @@
 #include <sys/stat.h>
 
 #include <rpm/header.h>
+#include <rpm/rpmbase64.h>
 #include <rpm/rpmtag.h>
+#include <rpm/rpmtd.h>
 
 #include "plugin/plugins.h"
 #include "plugin/policy/policy.h"
 
 #define SMACK_LABEL_MAX 255
 #define MANIFEST_SUFFIX ".manifest"
+/* The POLICYTYPES entry that marks a RPMTAG_POLICIES module as a Smack manifest. */
+#define PACKAGE_MANIFEST_TYPE "smack"
+#define MAX_LINE 4096
 
 struct rule {
 	char *path;      /* an absolute path, or the folder of a recursive rule */
@@ -42,6 +51,10 @@ struct smack {
 	const struct imastream_log *log;
 	struct manifest *manifests;
 	size_t n;
+	/* smack_package_manifests: no (-1), yes (0), or the trust rank a package needs. */
+	int own_min_rank;
+	struct ims_domains *domains;
+	struct manifest own; /* the manifest the package in progress carries */
 	const struct manifest *current; /* the manifest of the package in progress */
 };
 
@@ -53,19 +66,26 @@ static void rule_free(struct rule *r)
 	free(r->mmap);
 }
 
+static void manifest_free(struct manifest *m)
+{
+	for (size_t j = 0; j < m->n; j++)
+		rule_free(&m->rules[j]);
+	free(m->rules);
+	free(m->package);
+	memset(m, 0, sizeof(*m));
+}
+
 static void smack_cleanup(void *state)
 {
 	struct smack *s = state;
 
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n; i++) {
-		for (size_t j = 0; j < s->manifests[i].n; j++)
-			rule_free(&s->manifests[i].rules[j]);
-		free(s->manifests[i].rules);
-		free(s->manifests[i].package);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		manifest_free(&s->manifests[i]);
 	free(s->manifests);
+	manifest_free(&s->own);
+	ims_domains_free(s->domains);
 	free(s);
 }
 
@@ -128,9 +148,32 @@ static int parse_rule(struct rule *r, char *line, const char *where,
 	return err;
 }
 
+/* One manifest line (comments and blank lines allowed) into @m. */
+static int add_line(struct manifest *m, char *line, const char *where,
+		    const struct imastream_log *log)
+{
+	struct rule *rules;
+	char *hash, *p;
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	for (p = line; isspace((unsigned char)*p); p++)
+		;
+	if (!*p)
+		return 0;
+	rules = realloc(m->rules, (m->n + 1) * sizeof(*rules));
+	if (!rules)
+		return -ENOMEM;
+	m->rules = rules;
+	memset(&m->rules[m->n], 0, sizeof(*rules));
+	m->n++;
+	return parse_rule(&m->rules[m->n - 1], p, where, log);
+}
+
 static int load_manifest(struct smack *s, const char *dir, const char *file)
 {
-	char path[4096], where[4200], line[4096];
+	char path[4096], where[4200], line[MAX_LINE];
 	struct manifest *m, *grown;
 	unsigned int lineno = 0;
 	FILE *f;
@@ -151,31 +194,12 @@ static int load_manifest(struct smack *s, const char *dir, const char *file)
 	if (!f)
 		return ims_err(s->log, -errno, "smack: cannot open %s: %s", path, strerror(errno));
 	while (!err && fgets(line, sizeof(line), f)) {
-		struct rule *rules;
-		char *hash, *p;
-
 		lineno++;
 		snprintf(where, sizeof(where), "smack: %s:%u", path, lineno);
-		if (!strchr(line, '\n') && !feof(f)) {
+		if (!strchr(line, '\n') && !feof(f))
 			err = ims_err(s->log, -EINVAL, "%s: line too long", where);
-			break;
-		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		for (p = line; isspace((unsigned char)*p); p++)
-			;
-		if (!*p)
-			continue;
-		rules = realloc(m->rules, (m->n + 1) * sizeof(*rules));
-		if (!rules) {
-			err = -ENOMEM;
-			break;
-		}
-		m->rules = rules;
-		memset(&m->rules[m->n], 0, sizeof(*rules));
-		m->n++;
-		err = parse_rule(&m->rules[m->n - 1], p, where, s->log);
+		else
+			err = add_line(m, line, where, s->log);
 	}
 	if (!err && ferror(f))
 		err = ims_err(s->log, -EIO, "smack: cannot read %s", path);
@@ -203,6 +227,36 @@ static int load_manifests(struct smack *s, const char *dir)
 	return err;
 }
 
+/* smack_package_manifests = no | yes | RANK; a rank needs trust_domains to judge by. */
+static int parse_own(struct smack *s, const struct imastream_config *cfg)
+{
+	const char *v = cfg->smack_package_manifests;
+	char *end;
+	long rank;
+
+	s->own_min_rank = -1;
+	if (!v || strcmp(v, "no") == 0)
+		return 0;
+	if (strcmp(v, "yes") == 0) {
+		s->own_min_rank = 0;
+		return 0;
+	}
+	errno = 0;
+	rank = strtol(v, &end, 10);
+	if (errno || end == v || *end || rank < 0 || rank > 1000000)
+		return ims_err(s->log, -EINVAL,
+			       "smack: smack_package_manifests \"%s\" is not no, yes or a rank 0..1000000",
+			       v);
+	s->own_min_rank = (int)rank;
+	if (ims_domains_load(cfg->trust_domains, "trust_domains", s->log, &s->domains))
+		return -EINVAL;
+	if (!ims_domains_count(s->domains))
+		return ims_err(s->log, -EINVAL,
+			       "smack: smack_package_manifests = %ld needs trust_domains to rank packages by",
+			       rank);
+	return 0;
+}
+
 static int smack_init(struct imastream_init_args *args, void **state_ret)
 {
 	struct smack *s;
@@ -212,9 +266,11 @@ static int smack_init(struct imastream_init_args *args, void **state_ret)
 	if (!s)
 		return -ENOMEM;
 	s->log = args->log;
-	if (!args->cfg->smack_manifests)
-		err = ims_err(s->log, -EINVAL, "smack: no smack_manifests folder configured");
-	else
+	err = parse_own(s, args->cfg);
+	if (!err && !args->cfg->smack_manifests && s->own_min_rank < 0)
+		err = ims_err(s->log, -EINVAL,
+			      "smack: no smack_manifests folder configured and smack_package_manifests is no");
+	else if (!err && args->cfg->smack_manifests)
 		err = load_manifests(s, args->cfg->smack_manifests);
 	if (err) {
 		smack_cleanup(s);
@@ -224,19 +280,144 @@ static int smack_init(struct imastream_init_args *args, void **state_ret)
 	return 0;
 }
 
+/* Parses the base64 manifest @b64 the package carries into s->own. */
+static int parse_own_manifest(struct smack *s, const struct imastream_pkg *pkg, const char *b64)
+{
+	char where[512], line[MAX_LINE];
+	unsigned int lineno = 0;
+	size_t len = 0, at = 0;
+	void *text = NULL;
+	int err = 0;
+
+	if (rpmBase64Decode(b64, &text, &len) != 0)
+		return ims_err(s->log, -EINVAL,
+			       "smack: rule package-manifest: package %s: its Smack manifest is not base64",
+			       pkg->nevra);
+	s->own.package = strdup(pkg->nevra);
+	if (!s->own.package)
+		err = -ENOMEM;
+	while (!err && at < len) {
+		const char *start = (const char *)text + at;
+		const char *nl = memchr(start, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - start) : len - at;
+
+		lineno++;
+		snprintf(where, sizeof(where),
+			 "smack: rule package-manifest: package %s: its manifest, line %u",
+			 pkg->nevra, lineno);
+		if (n >= sizeof(line) || memchr(start, '\0', n))
+			err = ims_err(s->log, -EINVAL, "%s: line too long or with a NUL byte", where);
+		else {
+			memcpy(line, start, n);
+			line[n] = '\0';
+			err = add_line(&s->own, line, where, s->log);
+		}
+		at += n + 1;
+	}
+	free(text);
+	return err;
+}
+
+/* The manifest module of RPMTAG_POLICIES whose type is "smack", or NULL; -EINVAL for two. */
+static int find_own(struct smack *s, const struct imastream_pkg *pkg, Header h, char **b64_ret)
+{
+	struct rpmtd_s mods, types, idx;
+	int err = 0, found = -1;
+
+	*b64_ret = NULL;
+	rpmtdReset(&mods);
+	rpmtdReset(&types);
+	rpmtdReset(&idx);
+	if (!headerGet(h, RPMTAG_POLICIES, &mods, HEADERGET_MINMEM))
+		return 0;
+	headerGet(h, RPMTAG_POLICYTYPES, &types, HEADERGET_MINMEM);
+	headerGet(h, RPMTAG_POLICYTYPESINDEXES, &idx, HEADERGET_MINMEM);
+	while (!err && rpmtdNext(&types) >= 0) {
+		const char *type = rpmtdGetString(&types);
+		uint32_t *k;
+
+		if (!type || strcmp(type, PACKAGE_MANIFEST_TYPE) != 0 ||
+		    rpmtdSetIndex(&idx, rpmtdGetIndex(&types)) < 0 || !(k = rpmtdGetUint32(&idx)))
+			continue;
+		if (found >= 0 && (uint32_t)found != *k)
+			err = ims_err(s->log, -EINVAL,
+				      "smack: rule package-manifest: package %s carries more than one Smack manifest",
+				      pkg->nevra);
+		found = (int)*k;
+	}
+	if (!err && found >= 0) {
+		if (rpmtdSetIndex(&mods, found) < 0 || !rpmtdGetString(&mods))
+			err = ims_err(s->log, -EINVAL,
+				      "smack: rule package-manifest: package %s: its Smack manifest entry is missing",
+				      pkg->nevra);
+		else if (!(*b64_ret = strdup(rpmtdGetString(&mods))))
+			err = -ENOMEM;
+	}
+	rpmtdFreeData(&mods);
+	rpmtdFreeData(&types);
+	rpmtdFreeData(&idx);
+	return err;
+}
+
+/* Whether the package's trust domain may have its own manifest honoured. */
+static int own_allowed(struct smack *s, const struct imastream_pkg *pkg)
+{
+	struct ims_verdict v;
+	int err;
+
+	if (s->own_min_rank <= 0 && !s->domains)
+		return 0;
+	err = ims_domains_judge(s->domains, pkg->rpm_header, &v);
+	if (err)
+		return ims_err(s->log, err, "smack: package %s: cannot check its header signature",
+			       pkg->nevra);
+	if (v.domain && v.domain->rank >= s->own_min_rank)
+		return 0;
+	if (v.domain)
+		return ims_err(s->log, -EPERM,
+			       "smack: rule package-manifest: package %s (domain %s, rank %d < %d) may not label its files with its own Smack manifest",
+			       pkg->nevra, v.domain->name, v.domain->rank, s->own_min_rank);
+	return ims_err(s->log, -EPERM,
+		       "smack: rule package-manifest: package %s (no trust domain: %s) may not label its files with its own Smack manifest",
+		       pkg->nevra, v.why);
+}
+
 static int smack_psm_pre(void *state, const struct imastream_pkg *pkg)
 {
 	struct smack *s = state;
 	const char *name = NULL;
+	char *b64 = NULL;
+	int err;
 
 	s->current = NULL;
+	manifest_free(&s->own);
 	if (pkg->op != IMASTREAM_PKG_INSTALL || !pkg->rpm_header)
 		return 0;
 	name = headerGetString(pkg->rpm_header, RPMTAG_NAME);
 	for (size_t i = 0; name && i < s->n; i++)
 		if (strcmp(s->manifests[i].package, name) == 0)
 			s->current = &s->manifests[i];
-	return 0;
+	if (s->own_min_rank < 0)
+		return 0;
+	err = find_own(s, pkg, pkg->rpm_header, &b64);
+	if (err || !b64)
+		return err;
+	/* The administrator's manifest wins over the one the package brings. */
+	if (s->current) {
+		ims_logf(s->log, IMASTREAM_LOG_INFO,
+			 "smack: package %s: the configured manifest replaces the one it carries",
+			 pkg->nevra);
+	} else {
+		err = own_allowed(s, pkg);
+		if (!err)
+			err = parse_own_manifest(s, pkg, b64);
+		if (!err)
+			s->current = &s->own;
+		else
+			manifest_free(&s->own);
+	}
+	free(b64);
+	return err;
 }
 
 static void smack_psm_post(void *state, const struct imastream_pkg *pkg, int res)
@@ -246,6 +427,7 @@ static void smack_psm_post(void *state, const struct imastream_pkg *pkg, int res
 	(void)pkg;
 	(void)res;
 	s->current = NULL;
+	manifest_free(&s->own);
 }
 
 /* The first rule of the manifest that covers @path. */

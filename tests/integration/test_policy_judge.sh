@@ -54,4 +54,19 @@ expect "log3: trust: rule unknown-source: package vsuid-1-1.noarch is in no trus
 expect "vsuid-1-1.noarch judge 0 domain=high key=$vendor why=-"
 expect "tsuid-1-1.noarch judge 0 domain=high key=$third why=-"
 expect "tsuid-1-1.noarch psm_pre 0"
+# Smack manifests carried in headers: parsed, ranked and refused here too.
+printf '/opt/poltest/vown/data Own exec=X\n/opt/poltest/vown/** Own\n' >"$T/own.manifest"
+printf '# fine\n/opt/poltest/tbad/data Ok\n\n/x a"b\n' >"$T/bad.manifest"
+vown=$(pkg vown vendor --define "psmack $T/own.manifest")
+town=$(pkg town third --define "psmack $T/own.manifest")
+tbad=$(pkg tbad vendor --define "psmack $T/bad.manifest")
+"$judge" "trust_domains=vendor=100:$T/vendor.asc thirdparty=10:$T/third.asc;smack_package_manifests=50" \
+	smack "$vown" "$town" "$tbad" "$uplain" >"$T/out" 2>&1 || true
+expect "init 0"
+expect "vown-1-1.noarch psm_pre 0"
+expect "log3: smack: rule package-manifest: package town-1-1.noarch (domain thirdparty, rank 10 < 50) may not label its files with its own Smack manifest"
+expect "town-1-1.noarch psm_pre -1"
+expect "log3: smack: rule package-manifest: package tbad-1-1.noarch: its manifest, line 4: \"a\"b\" is not a Smack label"
+expect "tbad-1-1.noarch psm_pre -22"
+expect "uplain-1-1.noarch psm_pre 0"
 echo "ok: verdicts and rules as expected, the tampered header refused as a bad signature"

@@ -3,10 +3,13 @@
 # The smack plugin under stock rpm: labels from a package's manifest land on its files
 # (access, exec, mmap, transmute, each where it applies), packages without a manifest get
 # none, the record lists them, and a bad manifest stops rpm at init with file and line.
+# A package may carry its own manifest in its header (%sepolicy, %semodule -t smack):
+# honoured only when smack_package_manifests allows it (for a trust rank, if one is set),
+# overridden by a configured one, and refused, with nothing installed, when malformed.
 # When the chain has an evm plugin, the EVM portable signature verifies with evmctl --smack.
 set -u
 . "$top_srcdir/tests/integration/policy-lib.sh"
-setup_scratch
+pol_setup
 need getfattr
 
 pkg=$(pol_build polsmack --define "phostile 1")
@@ -67,7 +70,91 @@ bad "/x App exec=" "bad.manifest:1: \"\" is not a Smack label"
 bad "/x App sticky" "bad.manifest:1: unknown or repeated attribute \"sticky\""
 rm "$T/smack/bad.manifest"
 irpm "$T/r2" --define "_imastream_plugins smack" -i "$other" && fail "no manifest folder accepted"
-grep -q "smack: no smack_manifests folder configured" "$T/rpm.stderr" || fail "no message"
+grep -q "smack: no smack_manifests folder configured and smack_package_manifests is no" \
+	"$T/rpm.stderr" || fail "no message"
+
+# Manifests carried by packages.
+vendor=$(pol_key vendor)
+third=$(pol_key third)
+cat >"$T/own.manifest" <<'EOM'
+# carried in the header
+/opt/poltest/polown/data Own exec=OwnExec
+/opt/poltest/polown Own transmute
+EOM
+sed 's/polown/polthird/g' "$T/own.manifest" >"$T/third.manifest"
+printf '/opt/poltest/polbad/data Ok\n/opt/poltest/polbad/x bad/label\n' >"$T/bad.manifest"
+own=$(pol_build polown --define "psmack $T/own.manifest")
+pol_sign "$own" vendor
+thirdpkg=$(pol_build polthird --define "psmack $T/third.manifest")
+pol_sign "$thirdpkg" third
+badpkg=$(pol_build polbad --define "psmack $T/bad.manifest")
+rpm -qp --qf '[%{POLICYTYPES}\n]' "$own" 2>/dev/null | grep -q -x smack ||
+	fail "rpmbuild put no smack policy entry in the header"
+domains="vendor=100:$T/vendor.asc third=10:$T/third.asc"
+
+# Allowed for any package: labels from the header, no folder needed.
+root="$T/r4"
+new_root "$root"
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_package_manifests yes" \
+	-i "$own" "$thirdpkg" || fail "rpm -i with package manifests failed"
+check /opt/poltest/polown/data SMACK64 Own
+check /opt/poltest/polown/data SMACK64EXEC OwnExec
+check /opt/poltest/polown SMACK64TRANSMUTE TRUE
+check /opt/poltest/polthird/data SMACK64 Own
+
+# Not allowed (the default): the header's manifest is ignored.
+root="$T/r5"
+new_root "$root"
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_manifests $T/smack" \
+	-i "$own" || fail "rpm -i with the default setting failed"
+check /opt/poltest/polown/data SMACK64 none
+
+# A configured manifest for the package wins over the one it carries.
+printf '/opt/poltest/polown/data Admin\n' >"$T/smack/polown.manifest"
+root="$T/r6"
+new_root "$root"
+irpm "$root" -v --define "_imastream_plugins smack" --define "_imastream_smack_manifests $T/smack" \
+	--define "_imastream_smack_package_manifests yes" -i "$own" >"$T/out" ||
+	fail "rpm -i with both manifests failed"
+check /opt/poltest/polown/data SMACK64 Admin
+check /opt/poltest/polown/data SMACK64EXEC none
+grep -q "smack: package polown-1-1.noarch: the configured manifest replaces the one it carries" \
+	"$T/out" || fail "no note that the configured manifest wins"
+rm "$T/smack/polown.manifest"
+
+# For a rank: the vendor's package is labelled, the third party's refused whole.
+root="$T/r7"
+new_root "$root"
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_package_manifests 50" \
+	--define "_imastream_trust_domains $domains" -i "$own" || fail "the vendor's manifest was refused"
+check /opt/poltest/polown/data SMACK64 Own
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_package_manifests 50" \
+	--define "_imastream_trust_domains $domains" -i "$thirdpkg" && fail "a rank-10 manifest was honoured"
+grep -q -F "smack: rule package-manifest: package polthird-1-1.noarch (domain third, rank 10 < 50) may not label its files with its own Smack manifest" \
+	"$T/rpm.stderr" || fail "no refusal naming rule, package and domain: $(cat "$T/rpm.stderr")"
+[ ! -e "$root/opt/poltest/polthird" ] && [ -z "$(leftovers "$root")" ] ||
+	fail "a refused package left files behind"
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_package_manifests 50" \
+	--define "_imastream_trust_domains $domains" -i "$badpkg" && fail "an unsigned package's manifest was honoured"
+grep -q -F "package polbad-1-1.noarch (no trust domain: unsigned) may not label" "$T/rpm.stderr" ||
+	fail "no refusal for the unsigned package"
+
+# A malformed manifest in a package refuses that package, naming the line.
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_package_manifests yes" \
+	-i "$badpkg" && fail "a malformed package manifest was accepted"
+grep -q -F 'smack: rule package-manifest: package polbad-1-1.noarch: its manifest, line 2: "bad/label" is not a Smack label' \
+	"$T/rpm.stderr" || fail "no message naming the manifest line: $(cat "$T/rpm.stderr")"
+[ ! -e "$root/opt/poltest/polbad" ] && [ -z "$(leftovers "$root")" ] ||
+	fail "a package with a malformed manifest left files behind"
+
+# Settings checked at init.
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_package_manifests 50" \
+	-i "$own" && fail "a rank without trust_domains was accepted"
+grep -q "smack_package_manifests = 50 needs trust_domains" "$T/rpm.stderr" || fail "no message"
+irpm "$root" --define "_imastream_plugins smack" --define "_imastream_smack_package_manifests maybe" \
+	-i "$own" && fail "a bad smack_package_manifests was accepted"
+grep -q 'smack_package_manifests "maybe" is not no, yes or a rank' "$T/rpm.stderr" || fail "no message"
+echo "ok: manifests carried by packages, as configured"
 
 # EVM over the labels, once the chain has the ima and evm plugins.
 new_root "$T/r3"
