@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>
@@ -34,6 +35,12 @@ struct ims_ec_pool {
 	BIGNUM *r[POOL_MAX];
 	unsigned int depth, head, count;
 	bool stop;
+	/*
+	 * A forked child (rpm's scriptlet fork) shares the ring with its parent: were it to
+	 * sign with a pooled nonce the parent also uses, two signatures with one k would give
+	 * the private key away.  Only the process that made the pool draws from it.
+	 */
+	pid_t owner;
 };
 
 static void *produce(void *arg)
@@ -88,6 +95,7 @@ int ims_ec_pool_new(EVP_PKEY *pkey, unsigned int depth, struct ims_ec_pool **ret
 		return -ENOMEM;
 	}
 	p->key = key;
+	p->owner = getpid();
 	p->depth = depth < 1 ? 1 : depth > POOL_MAX ? POOL_MAX : depth;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->room, NULL);
@@ -106,6 +114,8 @@ void ims_ec_pool_free(struct ims_ec_pool *p)
 {
 	if (!p)
 		return;
+	if (p->owner != getpid())
+		return; /* the thread and the lock belong to the parent: leave them alone */
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
 	pthread_cond_signal(&p->room);
@@ -130,7 +140,7 @@ int ims_ec_pool_sign(struct ims_ec_pool *p, const uint8_t *digest, size_t digest
 	unsigned int len = 0;
 	int ok;
 
-	if ((size_t)ECDSA_size(p->key) > sig_cap || digest_len > INT32_MAX)
+	if ((size_t)ECDSA_size(p->key) > sig_cap || digest_len > INT32_MAX || p->owner != getpid())
 		return -EAGAIN;
 	pthread_mutex_lock(&p->lock);
 	if (!p->count) {

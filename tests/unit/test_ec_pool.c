@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,47 @@ static void sign_and_check(struct imastream_signer *s, struct imastream_trust *t
 					 *len, imastream_signer_keyid(s)), 0);
 }
 
+/* The r half of a DER ECDSA signature: equal r values mean one nonce used twice. */
+static size_t der_r(const uint8_t *sig, size_t len, const uint8_t **r)
+{
+	ASSERT(len > 4 && sig[0] == 0x30 && sig[2] == 0x02 && (size_t)sig[3] + 4 <= len);
+	*r = sig + 4;
+	return sig[3];
+}
+
+/*
+ * rpm forks for scriptlets with the pool alive: a child that drew a pooled nonce would
+ * share it with the parent's next signature.  The child must sign the ordinary way.
+ */
+static void check_fork(struct imastream_signer *s, struct imastream_trust *t)
+{
+	uint8_t child_sig[256], sig[256];
+	const uint8_t *r1, *r2;
+	size_t child_len = 0, len, n1, n2;
+	int fds[2], status;
+	pid_t pid;
+
+	nanosleep(&(struct timespec){ 0, 50000000 }, NULL); /* a full ring */
+	ASSERT_EQ(pipe(fds), 0);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		sign_and_check(s, t, 0x11, child_sig, &child_len);
+		if (write(fds[1], child_sig, child_len) != (ssize_t)child_len)
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	child_len = (size_t)read(fds[0], child_sig, sizeof(child_sig));
+	close(fds[0]);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	sign_and_check(s, t, 0x22, sig, &len);
+	n1 = der_r(child_sig, child_len, &r1);
+	n2 = der_r(sig, len, &r2);
+	ASSERT(n1 != n2 || memcmp(r1, r2, n1) != 0);
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("top_srcdir");
@@ -78,6 +120,7 @@ int main(void)
 	/* The same digest again: a fresh nonce, so different bytes, still valid. */
 	sign_and_check(s, t, 0x42, sig, &len);
 	ASSERT(len != first_len || memcmp(sig, first, len) != 0);
+	check_fork(s, t);
 	/* A dup'd handle has no pool of its own and signs the ordinary way. */
 	ASSERT_EQ(imastream_signer_dup(s, &d), 0);
 	sign_and_check(d, t, 7, sig, &len);
