@@ -58,7 +58,8 @@ int imastream_config_init(struct imastream_config *cfg)
 	cfg->mode = IMASTREAM_MODE_HASH;
 	cfg->hash_algo = IMASTREAM_HASH_SHA256;
 	cfg->no_xattr = IMASTREAM_NO_XATTR_FAIL;
-	cfg->package_sigs = IMASTREAM_PKGSIG_VERIFY;
+	cfg->package_sigs = IMASTREAM_PKGSIG_AUTO;
+	cfg->config_files = IMASTREAM_CONFIG_FILES_HASH;
 	cfg->package_sig_failure = IMASTREAM_PKGSIG_REFUSE;
 	/* rpm's default file digest, which sign-package signs over unless told otherwise. */
 	cfg->package_sig_algos = IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256);
@@ -162,9 +163,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const modes[] = { "off", "hash", "sign", NULL };
 	static const char *const evms[] = { "none", "portable", NULL };
 	static const char *const no_xattr[] = { "fail", "skip", NULL };
-	static const char *const yesno[] = { "no", "yes", NULL };
 	static const char *const spaces[] = { "security", "user", NULL };
-	static const char *const pkgsigs[] = { "ignore", "verify", NULL };
+	static const char *const pkgsigs[] = { "verify", "ignore", "auto", NULL };
+	static const char *const config_files[] = { "no", "hash", "yes", NULL };
 	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
 	const struct imastream_hash_info *hi;
 	char **field;
@@ -200,9 +201,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		return 0;
 	}
 	if (strcmp(key, "config_files") == 0) {
-		if ((v = pick(value, yesno)) < 0)
+		if ((v = pick(value, config_files)) < 0)
 			goto bad;
-		cfg->config_files = v == 1;
+		cfg->config_files = v; /* the table follows enum imastream_config_files */
 		return 0;
 	}
 	if (strcmp(key, "xattr_namespace") == 0) {
@@ -214,7 +215,7 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	if (strcmp(key, "package_sigs") == 0) {
 		if ((v = pick(value, pkgsigs)) < 0)
 			goto bad;
-		cfg->package_sigs = v == 1 ? IMASTREAM_PKGSIG_VERIFY : IMASTREAM_PKGSIG_IGNORE;
+		cfg->package_sigs = v; /* the table follows enum imastream_pkgsig */
 		return 0;
 	}
 	if (strcmp(key, "package_sig_failure") == 0) {

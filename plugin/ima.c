@@ -25,6 +25,8 @@ struct ima_state {
 	size_t buf_size;
 	struct imastream_trust *trust;   /* checks package signatures; NULL without "trust" */
 	uint32_t sig_algos;              /* digests asked for to check package signatures */
+	bool use_pkg_sigs;               /* package_sigs, with auto resolved at init */
+	bool told_untrusted;             /* auto without trust: said once that sigs go unused */
 };
 
 static void ima_cleanup(void *state);
@@ -43,7 +45,10 @@ static int pkgsig_init(struct ima_state *st, struct imastream_init_args *args)
 	const struct imastream_config *cfg = args->cfg;
 	int err;
 
-	if (cfg->package_sigs != IMASTREAM_PKGSIG_VERIFY)
+	/* auto: without a store nothing could verify, so the mode's own value is written. */
+	st->use_pkg_sigs = cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY ||
+			   (cfg->package_sigs == IMASTREAM_PKGSIG_AUTO && cfg->trust);
+	if (!st->use_pkg_sigs)
 		return 0;
 	st->sig_algos = cfg->package_sig_algos | IMASTREAM_HASH_BIT(cfg->hash_algo);
 	args->hash_algos |= st->sig_algos;
@@ -104,16 +109,24 @@ static void ima_cleanup(void *state)
 	free(st);
 }
 
-/* Regular files with content of their own; %config ones only when asked. */
+/* Regular files with content of their own; %config ones unless config_files = no. */
 static bool covered(const struct ima_state *st, const struct imastream_file *f)
 {
 	if (!S_ISREG(f->mode))
 		return false;
 	if (f->flags & (IMASTREAM_FILE_SKIP | IMASTREAM_FILE_ERASE | IMASTREAM_FILE_GHOST))
 		return false;
-	if ((f->flags & IMASTREAM_FILE_CONFIG) && !st->cfg->config_files)
+	if ((f->flags & IMASTREAM_FILE_CONFIG) &&
+	    st->cfg->config_files == IMASTREAM_CONFIG_FILES_NO)
 		return false;
 	return true;
+}
+
+/* A %config file under config_files = hash: a digest the kernel may keep up to date. */
+static bool hash_only(const struct ima_state *st, const struct imastream_file *f)
+{
+	return (f->flags & IMASTREAM_FILE_CONFIG) &&
+	       st->cfg->config_files == IMASTREAM_CONFIG_FILES_HASH;
 }
 
 /* No signature, or rpm's placeholder for a file it did not sign (a zero v2 header). */
@@ -240,23 +253,32 @@ static int ima_file_closed(void *state, struct imastream_file *f)
 	const uint8_t *digest;
 	const char *how;
 	size_t len, vlen;
-	bool done;
+	bool done, sign;
 	int err;
 
 	/* %config files (config_files = no) get no value at all: the package's neither. */
 	if (!covered(st, f))
 		return 0;
-	if (st->cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY && has_pkg_sig(f)) {
-		err = use_pkg_sig(st, f, &done);
-		if (err || done)
-			return err;
+	sign = st->signer && !hash_only(st, f);
+	if (!hash_only(st, f) && has_pkg_sig(f)) {
+		if (st->use_pkg_sigs) {
+			err = use_pkg_sig(st, f, &done);
+			if (err || done)
+				return err;
+		} else if (st->cfg->package_sigs == IMASTREAM_PKGSIG_AUTO && !st->told_untrusted) {
+			st->told_untrusted = true;
+			ims_logf(st->log, IMASTREAM_LOG_NOTICE,
+				 "ima: %s carries file signatures, but no trust store is set to check them: writing the local %s (set trust to use them)",
+				 f->pkg && f->pkg->nevra ? f->pkg->nevra : f->dest,
+				 sign ? "signatures" : "digests");
+		}
 	}
 	err = imastream_file_digest(f, algo, &digest, &len, &how);
 	if (err)
 		return err;
 	/* Where the digest came from is how one sees that no byte was read again. */
 	ims_logf(st->log, IMASTREAM_LOG_DEBUG, "ima: %s: digest from %s", f->dest, how);
-	if (!st->signer) {
+	if (!sign) {
 		err = imastream_ima_digest_encode(algo, digest, len, st->buf, st->buf_size, &vlen,
 						  st->log);
 		if (err)

@@ -23,6 +23,18 @@ enum imastream_mode {
 enum imastream_pkgsig {
 	IMASTREAM_PKGSIG_VERIFY, /* check each against trust and the file's digest, then write it */
 	IMASTREAM_PKGSIG_IGNORE, /* never look at them: the plugin's own mode decides */
+	IMASTREAM_PKGSIG_AUTO,   /* verify when a trust store is set, else ignore (one notice) */
+};
+
+/*
+ * What %config files get.  They change after install: a hash is what the kernel keeps up
+ * to date when root edits one, while a signature would make the edited file unreadable;
+ * and under appraise_tcb a root-owned file without security.ima cannot even be read.
+ */
+enum imastream_config_files {
+	IMASTREAM_CONFIG_FILES_NO,   /* nothing (rpm's ima plugin): unreadable in enforce mode */
+	IMASTREAM_CONFIG_FILES_HASH, /* a digest, even in sign mode; EVM covers it as usual */
+	IMASTREAM_CONFIG_FILES_YES,  /* as any other file: signed in sign mode */
 };
 
 /* ... and when one cannot be used (bad, unknown key, no trust store, other algorithm). */
@@ -56,11 +68,13 @@ enum imastream_no_xattr {
  *   plugins           ordered, comma-separated chain                   (selinux,ima,evm)
  *   file_contexts     SELinux file_contexts path (the policy's if unset)     (unset)
  *   no_xattr_support  fail | skip                                            (fail)
- *   config_files      yes | no: cover %config files too, package signatures   (no)
- *                     included
- *   package_sigs      verify | ignore: file signatures the package carries are
- *                     checked against trust and written as security.ima, or
- *                     never looked at                                         (verify)
+ *   config_files      hash | yes | no: %config files get a digest (even in sign
+ *                     mode), are treated as any file (package signatures
+ *                     included), or get nothing                               (hash)
+ *   package_sigs      verify | ignore | auto: file signatures the package
+ *                     carries are checked against trust and written as
+ *                     security.ima, or never looked at; auto verifies when
+ *                     trust is set and ignores them otherwise               (auto)
  *   package_sig_failure  refuse | fallback: a signature that does not verify,
  *                     has a key outside trust, or cannot be checked (no trust
  *                     store, an algorithm outside package_sig_algos) fails
@@ -96,7 +110,7 @@ struct imastream_config {
 	char *plugins;
 	char *file_contexts;
 	int no_xattr;          /* enum imastream_no_xattr */
-	bool config_files;
+	int config_files;          /* enum imastream_config_files */
 	int package_sigs;         /* enum imastream_pkgsig */
 	int package_sig_failure;  /* enum imastream_pkgsig_failure */
 	uint32_t package_sig_algos; /* IMASTREAM_HASH_BIT()s */

@@ -41,14 +41,15 @@ install_into() {
 
 # check_passthrough ROOT SIGS [config]: every signed file has the package's value as its
 # security.ima and evmctl verifies it with the vendor certificate; %config files have
-# none, or the package's value too with "config".
+# their digest (config_files = hash), or the package's value too with "config".
 check_passthrough() {
 	n=0
 	while read -r path flags mode sig; do
 		f="$1$path"
 		got=$(xattr_of "$f" security.ima)
 		if [ $((flags & 1)) = 1 ] && [ "${3:-}" != config ]; then
-			[ -z "$got" ] || fail "$path: %config file got security.ima $got"
+			[ "$got" = "$(evmctl ima_hash -n "$f" 2>/dev/null)" ] ||
+				fail "$path: %config file has '$got', not its digest"
 			continue
 		fi
 		[ "$got" = "$sig" ] || fail "$path: security.ima '$got' is not the package's '$sig'"
@@ -67,8 +68,7 @@ n=$(check_passthrough "$root" "$T/a.sigs") || exit 1
 grep -q "imastream: ima: /opt/pka/busybox: package signature (key id $vendor_id) verified over the sha256 digest from header" \
 	"$T/rpm.stderr" || fail "no verification over rpm's header digest for busybox"
 ! grep -q 'digest from reread' "$T/rpm.stderr" || fail "a file was read again"
-[ -z "$(xattr_of "$root/etc/pka.conf" security.ima)" ] || fail "%config file labelled"
-echo "ok: 4 files carry the package's signature, evmctl verifies each; %config left alone"
+echo "ok: 4 files carry the package's signature, evmctl verifies each; %config hashed"
 
 echo "== config_files yes: the %config file gets its package signature too"
 install_into "$root" --define "_imastream_trust $T/vendor.pem" \
@@ -136,9 +136,21 @@ refused "$root" "$T/alt.rpm" \
 	--define "_imastream_trust $T/vendor.pem"
 echo "ok: refused ($note)"
 
-echo "== no trust store: package signatures cannot be checked, so they are refused"
-refused "$root" "$pka" "/opt/pka/[a-z/]*: package signature refused (key id $vendor_id): no trust store"
+echo "== no trust store, package_sigs verify: they cannot be checked, so they are refused"
+refused "$root" "$pka" "/opt/pka/[a-z/]*: package signature refused (key id $vendor_id): no trust store" \
+	--define "_imastream_package_sigs verify"
 echo "ok: refused without a trust store"
+
+echo "== no trust store, the default (auto): local digests, and one notice saying why"
+# rpm prints notices on stdout.
+install_into "$root" -i "$pka" >"$T/rpm.out" || fail "rpm -i without a trust store failed"
+[ "$(cat "$T/rpm.out" "$T/rpm.stderr" | grep -c 'carries file signatures, but no trust store is set')" = 1 ] ||
+	fail "no single notice about the unused signatures"
+while read -r path flags mode sig; do
+	[ "$(xattr_of "$root$path" security.ima)" = "$(evmctl ima_hash -n "$root$path" 2>/dev/null)" ] ||
+		fail "$path: not its local digest"
+done <"$T/a.sigs"
+echo "ok: installed with local digests and one notice"
 
 echo "== fallback: the foreign package installed with local values and a warning"
 install_into "$root" --define "_imastream_trust $T/vendor.pem" \

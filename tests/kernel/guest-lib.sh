@@ -48,6 +48,34 @@ audit_cause() {
 	echo "$c"
 }
 
+# expect_reads NAME FILE: the file opens and reads (appraisal let it through).
+expect_reads() {
+	if out=$(cat "$2" 2>&1 >/dev/null); then
+		report "$1" PASS "read"
+	else
+		report "$1" FAIL "cannot read: $out (cause=$(audit_cause "$2"))"
+	fi
+}
+
+# expect_read_denied NAME CAUSE FILE: opening FILE fails with EACCES, and the kernel's
+# audit record gives CAUSE.
+expect_read_denied() {
+	name=$1 want=$2
+	out=$(cat "$3" 2>&1 >/dev/null)
+	rc=$?
+	cause=$(audit_cause "$3")
+	case "$rc:$out" in
+	0:*) report "$name" FAIL "read, although appraisal must refuse it" ;;
+	*"Permission denied"*)
+		if [ "$cause" = "$want" ]; then
+			report "$name" PASS "EACCES cause=$cause"
+		else
+			report "$name" FAIL "EACCES but cause=${cause:-?}, expected $want"
+		fi ;;
+	*) report "$name" FAIL "expected EACCES, got exit $rc: $out" ;;
+	esac
+}
+
 # expect_exec_denied NAME [--cause CAUSE] CMD [ARGS...]: execve fails with EACCES
 # (appraisal refused it) and, with --cause, the kernel's audit record gives that cause.
 expect_exec_denied() {

@@ -99,6 +99,8 @@ programs=(--exec 'usr/bin/busybox true' --exec 'usr/libexec/kbox/hello.sh')
 trees=()
 while read -r tag mode evm algo kmode; do
 	install_pkg "$tmp/$tag" "$mode" "$evm" "$algo"
+	# The control for the %config check: the same file without any label (cp keeps none).
+	cp "$tmp/$tag/etc/kbox.conf" "$tmp/$tag/etc/kbox-unlabelled.conf" || exit 99
 	trees+=(--root "$tmp/$tag" --mode "$kmode" --tag "$tag" "${programs[@]}")
 done <<'TREES'
 hash       hash none     sha256 hash
@@ -107,4 +109,19 @@ evm        sign portable sha256 evm
 evm-sha512 sign portable sha512 evm
 TREES
 
-"$kdir/appraise-tree.sh" --ima-cert "$tmp/cert.der" --name "test_kernel_$installer" "${trees[@]}"
+# The %config file (config_files = hash: a digest even in sign mode) can be read, which
+# appraise_tcb checks on every open of a root-owned file; its unlabelled copy cannot.
+cat >"$tmp/config.sh" <<'GUEST'
+for t in hash imasig; do
+	expect_reads "$t-config-read" "$t/etc/kbox.conf"
+	expect_read_denied "$t-config-unlabelled" missing-hash "$t/etc/kbox-unlabelled.conf"
+done
+GUEST
+cat >"$tmp/config-evm.sh" <<'GUEST'
+for t in evm evm-sha512; do
+	expect_reads "$t-config-read" "$t/etc/kbox.conf"
+done
+GUEST
+
+"$kdir/appraise-tree.sh" --ima-cert "$tmp/cert.der" --name "test_kernel_$installer" \
+	--guest-checks "$tmp/config.sh" --guest-checks-evm "$tmp/config-evm.sh" "${trees[@]}"

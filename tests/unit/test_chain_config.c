@@ -57,7 +57,9 @@ int main(void)
 	ASSERT_EQ(cfg.mode, IMASTREAM_MODE_HASH);
 	ASSERT_EQ(cfg.hash_algo, IMASTREAM_HASH_SHA256);
 	ASSERT(strcmp(cfg.plugins, "selinux,ima,evm") == 0);
-	ASSERT(!cfg.evm && !cfg.config_files && !cfg.user_xattrs && !cfg.key);
+	ASSERT(!cfg.evm && !cfg.user_xattrs && !cfg.key);
+	ASSERT_EQ(cfg.config_files, IMASTREAM_CONFIG_FILES_HASH);
+	ASSERT_EQ(cfg.package_sigs, IMASTREAM_PKGSIG_AUTO);
 	ASSERT_EQ(cfg.no_xattr, IMASTREAM_NO_XATTR_FAIL);
 
 	/* Every key of the documented set is known (an empty value may still be invalid). */
@@ -91,6 +93,10 @@ int main(void)
 	ASSERT_EQ(cfg.hash_algo, IMASTREAM_HASH_SHA512);
 	ASSERT_EQ(set(&cfg, "mode", "Hash"), -EINVAL);
 	ASSERT_EQ(set(&cfg, "config_files", "true"), -EINVAL);
+	ASSERT_EQ(set(&cfg, "config_files", "no"), 0);
+	ASSERT_EQ(cfg.config_files, IMASTREAM_CONFIG_FILES_NO);
+	ASSERT_EQ(set(&cfg, "config_files", "yes"), 0);
+	ASSERT_EQ(cfg.config_files, IMASTREAM_CONFIG_FILES_YES);
 	ASSERT_EQ(set(&cfg, "plugins", "ima;rm -rf"), -EINVAL);
 	ASSERT_EQ(set(&cfg, "keypass", "secret"), -EINVAL);
 	ASSERT(strstr(last, "unknown configuration key \"keypass\""));

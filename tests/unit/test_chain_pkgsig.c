@@ -33,7 +33,7 @@ static const char sig_hex[] =
 static const char *srcdir;
 static char workdir[256];
 static int n_err, n_warn;
-static char last_err[600], last_warn[600], debug_seen[600];
+static char last_err[600], last_warn[600], last_notice[600], debug_seen[600];
 
 static void remember(void *arg, int level, const char *msg)
 {
@@ -44,6 +44,8 @@ static void remember(void *arg, int level, const char *msg)
 	} else if (level == IMASTREAM_LOG_WARNING) {
 		n_warn++;
 		snprintf(last_warn, sizeof(last_warn), "%s", msg);
+	} else if (level == IMASTREAM_LOG_NOTICE) {
+		snprintf(last_notice, sizeof(last_notice), "%s", msg);
 	} else if (strstr(msg, "package signature")) {
 		snprintf(debug_seen, sizeof(debug_seen), "%s", msg);
 	}
@@ -175,7 +177,7 @@ static void check_config(void)
 	struct imastream_config cfg;
 
 	ASSERT_EQ(imastream_config_init(&cfg), 0);
-	ASSERT_EQ(cfg.package_sigs, IMASTREAM_PKGSIG_VERIFY);
+	ASSERT_EQ(cfg.package_sigs, IMASTREAM_PKGSIG_AUTO);
 	ASSERT_EQ(cfg.package_sig_failure, IMASTREAM_PKGSIG_REFUSE);
 	ASSERT_EQ(cfg.package_sig_algos, IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256));
 	ASSERT_EQ(imastream_config_set(&cfg, "package_sigs", "ignore", "t", &log_), 0);
@@ -207,6 +209,8 @@ int main(void)
 					    NULL };
 	const char *const ignore[] = { "trust", trust_rsa, "package_sigs", "ignore", NULL };
 	const char *const conf_yes[] = { "trust", trust_rsa, "config_files", "yes", NULL };
+	const char *const conf_no[] = { "trust", trust_rsa, "config_files", "no", NULL };
+	const char *const verify_no_store[] = { "package_sigs", "verify", NULL };
 	uint8_t bad[sizeof(good)], zero[9 + 256] = { 0 };
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	struct outcome o;
@@ -245,7 +249,11 @@ int main(void)
 	snprintf(why, sizeof(why), "no certificate in %s has this key id", trust_ec);
 	expect_refused(run(with_ec, good, good_len, "hello\n", VIA_HEADER, 0), why);
 	snprintf(no_store, sizeof(no_store), "no trust store is configured (trust)");
-	expect_refused(run(NULL, good, good_len, "hello\n", VIA_HEADER, 0), no_store);
+	expect_refused(run(verify_no_store, good, good_len, "hello\n", VIA_HEADER, 0), no_store);
+	/* The default (auto) without a store: the signature goes unused, the local hash is written. */
+	expect_hash(run(NULL, good, good_len, "hello\n", VIA_HEADER, 0));
+	ASSERT_EQ(n_warn, 0);
+	ASSERT(strstr(last_notice, "carries file signatures, but no trust store is set"));
 
 	/* Cut short: malformed, and the header's key id is still named. */
 	expect_refused(run(with_rsa, good, 100, "hello\n", VIA_HEADER, 0),
@@ -273,8 +281,10 @@ int main(void)
 	expect_hash(run(with_rsa, zero, sizeof(zero), "hello\n", VIA_HEADER, 0));
 	ASSERT_EQ(n_warn, 0);
 
-	/* %config: nothing by default, not even a good package signature; all with yes. */
-	o = run(with_rsa, good, good_len, "hello\n", VIA_HEADER, IMASTREAM_FILE_CONFIG);
+	/* %config: a digest by default (it will change), not even a good package signature;
+	 * nothing with no; the package's signature with yes. */
+	expect_hash(run(with_rsa, good, good_len, "hello\n", VIA_HEADER, IMASTREAM_FILE_CONFIG));
+	o = run(conf_no, good, good_len, "hello\n", VIA_HEADER, IMASTREAM_FILE_CONFIG);
 	ASSERT_EQ(o.err, 0);
 	ASSERT_EQ(o.ima_len, 0);
 	expect_written(run(conf_yes, good, good_len, "hello\n", VIA_HEADER, IMASTREAM_FILE_CONFIG),
