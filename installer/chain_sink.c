@@ -86,6 +86,7 @@ struct imastream_chain_sink {
 	pthread_cond_t cond;
 	struct sfile *queue, **queue_tail;
 	unsigned int queued, busy;
+	bool worker_waits, caller_waits; /* wake-ups only for a thread that sleeps */
 	int worker_err;
 };
 
@@ -572,8 +573,11 @@ static void *chain_thread(void *arg)
 		struct sfile *sf;
 		int err;
 
-		while (!cs->queue && !cs->worker_stop)
+		while (!cs->queue && !cs->worker_stop) {
+			cs->worker_waits = true;
 			pthread_cond_wait(&cs->cond, &cs->lock);
+			cs->worker_waits = false;
+		}
 		if (!cs->queue)
 			break;
 		sf = cs->queue;
@@ -603,7 +607,8 @@ static void *chain_thread(void *arg)
 		if (err && !cs->worker_err)
 			cs->worker_err = err;
 		cs->busy = 0;
-		pthread_cond_broadcast(&cs->cond);
+		if (cs->caller_waits)
+			pthread_cond_broadcast(&cs->cond);
 	}
 	pthread_mutex_unlock(&cs->lock);
 	return NULL;
@@ -615,8 +620,11 @@ static void drain(struct imastream_chain_sink *cs)
 	if (!cs->worker_started)
 		return;
 	pthread_mutex_lock(&cs->lock);
-	while (cs->queue || cs->busy)
+	while (cs->queue || cs->busy) {
+		cs->caller_waits = true;
 		pthread_cond_wait(&cs->cond, &cs->lock);
+		cs->caller_waits = false;
+	}
 	pthread_mutex_unlock(&cs->lock);
 }
 
@@ -666,7 +674,8 @@ static int enqueue(struct imastream_chain_sink *cs, struct sfile *sf, const stru
 		*cs->queue_tail = sf;
 		cs->queue_tail = &sf->next;
 		cs->queued++;
-		pthread_cond_broadcast(&cs->cond);
+		if (cs->worker_waits)
+			pthread_cond_broadcast(&cs->cond);
 	}
 	pthread_mutex_unlock(&cs->lock);
 	if (err)

@@ -365,6 +365,8 @@ struct pipeline {
 	uint8_t *bufs[NBUFS];
 	bool buf_busy[NBUFS];
 	bool stop; /* the consumer gave up: the reader ends at its next step */
+	/* who sleeps on cond: a wake-up per event costs a futex call and a context switch */
+	bool reader_waits, consumer_waits;
 	/* the reader's position: the entry being read and the content left of it */
 	int fx;
 	rpm_loff_t left;
@@ -383,13 +385,17 @@ static bool push(struct pipeline *pl, struct event ev)
 		return true;
 	}
 	pthread_mutex_lock(&pl->lock);
-	while (pl->count == QLEN && !pl->stop)
+	while (pl->count == QLEN && !pl->stop) {
+		pl->reader_waits = true;
 		pthread_cond_wait(&pl->cond, &pl->lock);
+		pl->reader_waits = false;
+	}
 	ok = !pl->stop;
 	if (ok) {
 		pl->q[(pl->head + pl->count) % QLEN] = ev;
 		pl->count++;
-		pthread_cond_broadcast(&pl->cond);
+		if (pl->consumer_waits)
+			pthread_cond_broadcast(&pl->cond);
 	}
 	pthread_mutex_unlock(&pl->lock);
 	return ok;
@@ -409,7 +415,9 @@ static int get_buf(struct pipeline *pl)
 				b = i;
 		if (b >= 0 || pl->stop)
 			break;
+		pl->reader_waits = true;
 		pthread_cond_wait(&pl->cond, &pl->lock);
+		pl->reader_waits = false;
 	}
 	if (b >= 0 && !pl->stop)
 		pl->buf_busy[b] = true;
@@ -425,7 +433,8 @@ static void put_buf(struct pipeline *pl, int b)
 		return;
 	pthread_mutex_lock(&pl->lock);
 	pl->buf_busy[b] = false;
-	pthread_cond_broadcast(&pl->cond);
+	if (pl->reader_waits)
+		pthread_cond_broadcast(&pl->cond);
 	pthread_mutex_unlock(&pl->lock);
 }
 
@@ -497,12 +506,16 @@ static struct event pop(struct pipeline *pl)
 		return pl->pending[pl->next++];
 	}
 	pthread_mutex_lock(&pl->lock);
-	while (!pl->count)
+	while (!pl->count) {
+		pl->consumer_waits = true;
 		pthread_cond_wait(&pl->cond, &pl->lock);
+		pl->consumer_waits = false;
+	}
 	ev = pl->q[pl->head];
 	pl->head = (pl->head + 1) % QLEN;
 	pl->count--;
-	pthread_cond_broadcast(&pl->cond);
+	if (pl->reader_waits)
+		pthread_cond_broadcast(&pl->cond);
 	pthread_mutex_unlock(&pl->lock);
 	return ev;
 }
