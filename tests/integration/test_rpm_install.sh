@@ -12,7 +12,9 @@ dest="$T/dest"
 make -s -C "$top_builddir" install DESTDIR="$dest" >"$T/install.log" 2>&1 ||
 	{ cat "$T/install.log"; exit 99; }
 # Expand ${libdir}-style values the way make would.
-plugindir=$(make -s -C "$top_builddir" --no-print-directory -f - print-plugindir <<EOM
+# Under an outer "make -C", MAKEFLAGS makes the inner make announce its directory
+# whatever its own flags say: keep only the line the rule prints.
+plugindir=$(MAKEFLAGS= make -s -C "$top_builddir" --no-print-directory -f - print-plugindir <<EOM | grep -v '^make'
 include Makefile
 print-plugindir:
 	@echo \$(rpmplugindir) \$(rpmmacrosdir)
