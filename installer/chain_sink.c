@@ -564,6 +564,14 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	return 0;
 }
 
+/*
+ * The chain thread is woken in batches: in hash mode its work per file (an xattr or two)
+ * is shorter than a futex wake-up.  The queue is bounded, since every queued file holds
+ * two descriptors.
+ */
+#define SINK_WAKE_BATCH 8
+#define SINK_QUEUE_MAX 128
+
 static void *chain_thread(void *arg)
 {
 	struct imastream_chain_sink *cs = arg;
@@ -607,7 +615,7 @@ static void *chain_thread(void *arg)
 		if (err && !cs->worker_err)
 			cs->worker_err = err;
 		cs->busy = 0;
-		if (cs->caller_waits)
+		if (cs->caller_waits && (!cs->queue || cs->queued <= SINK_QUEUE_MAX / 2))
 			pthread_cond_broadcast(&cs->cond);
 	}
 	pthread_mutex_unlock(&cs->lock);
@@ -621,6 +629,8 @@ static void drain(struct imastream_chain_sink *cs)
 		return;
 	pthread_mutex_lock(&cs->lock);
 	while (cs->queue || cs->busy) {
+		if (cs->worker_waits)
+			pthread_cond_broadcast(&cs->cond); /* a batch it was not woken for */
 		cs->caller_waits = true;
 		pthread_cond_wait(&cs->cond, &cs->lock);
 		cs->caller_waits = false;
@@ -669,12 +679,19 @@ static int enqueue(struct imastream_chain_sink *cs, struct sfile *sf, const stru
 		snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", sf->dirfd, name);
 	}
 	pthread_mutex_lock(&cs->lock);
+	while (cs->queued >= SINK_QUEUE_MAX && !cs->worker_err) {
+		if (cs->worker_waits)
+			pthread_cond_broadcast(&cs->cond);
+		cs->caller_waits = true;
+		pthread_cond_wait(&cs->cond, &cs->lock);
+		cs->caller_waits = false;
+	}
 	err = cs->worker_err;
 	if (!err) {
 		*cs->queue_tail = sf;
 		cs->queue_tail = &sf->next;
 		cs->queued++;
-		if (cs->worker_waits)
+		if (cs->worker_waits && cs->queued >= SINK_WAKE_BATCH)
 			pthread_cond_broadcast(&cs->cond);
 	}
 	pthread_mutex_unlock(&cs->lock);

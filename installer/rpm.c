@@ -350,8 +350,15 @@ struct event {
 	int rc;      /* EV_ERROR: an RPMERR_* code */
 };
 
-#define NBUFS 6
-#define QLEN 32
+/*
+ * Small files take a buffer each, so the reader runs NBUFS files ahead at most.  Each
+ * side wakes the other only in batches (WAKE_BATCH events queued, half the buffers
+ * free), and always before it sleeps itself: a wake-up per file cost a futex call and a
+ * context switch on both sides, more than writing a 16 KiB file.
+ */
+#define NBUFS 32
+#define QLEN 64
+#define WAKE_BATCH 8
 
 struct pipeline {
 	struct pkgread *r;
@@ -364,6 +371,7 @@ struct pipeline {
 	unsigned int head, count;
 	uint8_t *bufs[NBUFS];
 	bool buf_busy[NBUFS];
+	unsigned int nfree; /* buffers not busy */
 	bool stop; /* the consumer gave up: the reader ends at its next step */
 	/* who sleeps on cond: a wake-up per event costs a futex call and a context switch */
 	bool reader_waits, consumer_waits;
@@ -374,6 +382,16 @@ struct pipeline {
 	struct event pending[2];
 	unsigned int npending, next;
 };
+
+/* The reader waits (lock held); a consumer asleep on a short queue is woken first. */
+static void reader_sleep(struct pipeline *pl)
+{
+	if (pl->consumer_waits && pl->count)
+		pthread_cond_broadcast(&pl->cond);
+	pl->reader_waits = true;
+	pthread_cond_wait(&pl->cond, &pl->lock);
+	pl->reader_waits = false;
+}
 
 /* Queues an event; false when the consumer has stopped. */
 static bool push(struct pipeline *pl, struct event ev)
@@ -386,15 +404,15 @@ static bool push(struct pipeline *pl, struct event ev)
 	}
 	pthread_mutex_lock(&pl->lock);
 	while (pl->count == QLEN && !pl->stop) {
-		pl->reader_waits = true;
-		pthread_cond_wait(&pl->cond, &pl->lock);
-		pl->reader_waits = false;
+		reader_sleep(pl);
 	}
 	ok = !pl->stop;
 	if (ok) {
 		pl->q[(pl->head + pl->count) % QLEN] = ev;
 		pl->count++;
-		if (pl->consumer_waits)
+		/* The last event, or a batch: a consumer asleep now has work worth a wake-up. */
+		if (pl->consumer_waits &&
+		    (pl->count >= WAKE_BATCH || ev.type == EV_DONE || ev.type == EV_ERROR))
 			pthread_cond_broadcast(&pl->cond);
 	}
 	pthread_mutex_unlock(&pl->lock);
@@ -415,14 +433,14 @@ static int get_buf(struct pipeline *pl)
 				b = i;
 		if (b >= 0 || pl->stop)
 			break;
-		pl->reader_waits = true;
-		pthread_cond_wait(&pl->cond, &pl->lock);
-		pl->reader_waits = false;
+		reader_sleep(pl);
 	}
-	if (b >= 0 && !pl->stop)
+	if (b >= 0 && !pl->stop) {
 		pl->buf_busy[b] = true;
-	else
+		pl->nfree--;
+	} else {
 		b = -1;
+	}
 	pthread_mutex_unlock(&pl->lock);
 	return b;
 }
@@ -433,7 +451,8 @@ static void put_buf(struct pipeline *pl, int b)
 		return;
 	pthread_mutex_lock(&pl->lock);
 	pl->buf_busy[b] = false;
-	if (pl->reader_waits)
+	pl->nfree++;
+	if (pl->reader_waits && pl->nfree >= NBUFS / 2)
 		pthread_cond_broadcast(&pl->cond);
 	pthread_mutex_unlock(&pl->lock);
 }
@@ -507,6 +526,9 @@ static struct event pop(struct pipeline *pl)
 	}
 	pthread_mutex_lock(&pl->lock);
 	while (!pl->count) {
+		/* An empty queue: every buffer is free, so a reader asleep can go on. */
+		if (pl->reader_waits)
+			pthread_cond_broadcast(&pl->cond);
 		pl->consumer_waits = true;
 		pthread_cond_wait(&pl->cond, &pl->lock);
 		pl->consumer_waits = false;
@@ -514,7 +536,7 @@ static struct event pop(struct pipeline *pl)
 	ev = pl->q[pl->head];
 	pl->head = (pl->head + 1) % QLEN;
 	pl->count--;
-	if (pl->reader_waits)
+	if (pl->reader_waits && pl->count <= QLEN / 2 && pl->nfree >= NBUFS / 2)
 		pthread_cond_broadcast(&pl->cond);
 	pthread_mutex_unlock(&pl->lock);
 	return ev;
@@ -610,6 +632,7 @@ static int extract_payload(struct pkgread *r, FD_t pfd)
 
 	pthread_mutex_init(&pl.lock, NULL);
 	pthread_cond_init(&pl.cond, NULL);
+	pl.nfree = NBUFS;
 	for (int i = 0; i < (pl.threaded ? NBUFS : 1); i++)
 		if (!(pl.bufs[i] = malloc(CHUNK_SIZE)))
 			err = -ENOMEM;
