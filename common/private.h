@@ -10,6 +10,18 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The value of one hex digit (either case), or -1. */
+static inline int ims_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #if defined(__GNUC__)
 #define ims_printf(a, b) __attribute__((format(printf, a, b)))
 #define ims_cold __attribute__((cold))

@@ -105,17 +105,6 @@ static void put_field(FILE *f, const char *s)
 	}
 }
 
-static int unhex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes a field in place; false for a bad escape (a %00 in the middle is one too). */
 static bool decode_field(char *s)
 {
@@ -132,8 +121,8 @@ static bool decode_field(char *s)
 			*o++ = *p;
 			continue;
 		}
-		hi = unhex(p[1]);
-		lo = hi < 0 ? -1 : unhex(p[2]);
+		hi = ims_hex_digit(p[1]);
+		lo = hi < 0 ? -1 : ims_hex_digit(p[2]);
 		if (lo < 0 || (hi == 0 && lo == 0))
 			return false;
 		*o++ = (char)(hi << 4 | lo);
@@ -297,7 +286,7 @@ static int parse_file_line(char *line, struct rfile *out)
 		if (!hi || hexlen != 2 * hi->digest_size || hi->digest_size > IMASTREAM_RECORD_MAX_DIGEST)
 			return -EBADMSG;
 		for (size_t i = 0; i < hi->digest_size; i++) {
-			int a = unhex(colon[1 + 2 * i]), b = unhex(colon[2 + 2 * i]);
+			int a = ims_hex_digit(colon[1 + 2 * i]), b = ims_hex_digit(colon[2 + 2 * i]);
 
 			if (a < 0 || b < 0)
 				return -EBADMSG;

@@ -37,23 +37,12 @@ void rpmpkg_hex(const uint8_t *in, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int rpmpkg_unhex(const char *hex, uint8_t *out, size_t len)
 {
 	if (strlen(hex) != 2 * len)
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		int hi = ims_hex_digit(hex[2 * i]), lo = ims_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
