@@ -43,12 +43,10 @@ report() {
 }
 
 echo "bench-install: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores"
-for spec in "big $((mb / 4 > 0 ? mb / 4 : 1)) 4194304" "small $nsmall 16384"; do
+for spec in "${packages[@]}"; do
 	set -- $spec
 	pkg=$(build "$1" "$2" "$3")
-	files=$(rpm -qpl "$pkg" | wc -l)
-	bytes=$(rpm -qp --qf '%{LONGSIZE}' "$pkg")
-	echo "$1: $files files, $((bytes / 1048576)) MiB installed, $(($(stat -c %s "$pkg") / 1048576)) MiB package"
+	describe "$1" "$pkg"
 	t_ours=$(best run_ours "$pkg")
 	printf '  %-10s %8.3f s  (%.0f MB/s)\n' ours "$t_ours" "$(echo "$bytes / $t_ours / 1000000" | bc -l)"
 	report ours-1t "$(best run_ours1 "$pkg")" "$t_ours"

@@ -56,12 +56,10 @@ ratio() {
 }
 
 echo "bench-install-chain: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores, P-256"
-for spec in "big $((mb / 4 > 0 ? mb / 4 : 1)) 4194304" "small $nsmall 16384"; do
+for spec in "${packages[@]}"; do
 	set -- $spec
 	pkg=$(build "$1" "$2" "$3")
-	files=$(rpm -qpl "$pkg" | wc -l)
-	bytes=$(rpm -qp --qf '%{LONGSIZE}' "$pkg")
-	echo "$1: $files files, $((bytes / 1048576)) MiB installed, $(($(stat -c %s "$pkg") / 1048576)) MiB package"
+	describe "$1" "$pkg"
 	# What ours writes verifies, or the timing means nothing.
 	fresh=$work/check
 	mkdir -p "$fresh"

@@ -15,6 +15,17 @@ build() {
 	bench_build_pkg "$1" "$2" "$3" "$payload" || exit 1
 }
 
+# Both benchmarks' packages, as "NAME FILES SIZE": large files, then many small ones.
+packages=("big $((mb / 4 > 0 ? mb / 4 : 1)) 4194304" "small $nsmall 16384")
+
+# describe NAME PKG: one line on the package; sets bytes (its installed size).
+describe() {
+	local files
+	files=$(rpm -qpl "$2" | wc -l)
+	bytes=$(rpm -qp --qf '%{LONGSIZE}' "$2")
+	echo "$1: $files files, $((bytes / 1048576)) MiB installed, $(($(stat -c %s "$2") / 1048576)) MiB package"
+}
+
 # payload_of PKG OUT: the compressed payload bytes (after lead, signature and header).
 payload_of() {
 	local pkg=$1 off=96 n hs
