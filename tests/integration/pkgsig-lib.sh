@@ -115,3 +115,17 @@ pkg_sigs() {
 	rpm -qp --nosignature --qf '[%{FILENAMES} %{FILEFLAGS} %{FILEMODES:octal} %{FILESIGNATURES}\n]' "$1" |
 		awk '$3 ~ /^100/ && $4 != ""'
 }
+
+# alter_sig PKG SIGS PATH OUT: OUT is PKG with one hex digit of PATH's file signature
+# changed (SIGS is pkg_sigs' listing of PKG); the signature must still decode.
+alter_sig() {
+	local sig off pos c new=0
+	cp "$1" "$4" || exit 99
+	sig=$(awk -v p="$3" '$1 == p { print $4 }' "$2")
+	off=$(grep -abo "$(printf '%s' "$sig" | cut -c1-40)" "$4" | head -n 1 | cut -d: -f1)
+	[ -n "$off" ] || fail "$3's signature not found in the package bytes"
+	pos=$((off + 100))
+	c=$(dd if="$4" bs=1 skip=$pos count=1 2>/dev/null)
+	[ "$c" = 0 ] && new=1
+	printf '%s' "$new" | dd of="$4" bs=1 seek=$pos conv=notrunc 2>/dev/null
+}

@@ -76,15 +76,7 @@ refused "$pkb" "opt/pkb/[a-z/]*: package signature refused (key id $other_id): n
 echo "ok: $(grep "package signature refused" "$T/err" | head -n 1)"
 
 echo "== one altered signature byte: refused, nothing left"
-cp "$pka" "$T/alt.rpm"
-busybox_sig=$(awk '$1 == "/opt/pka/busybox" { print $4 }' "$T/a.sigs")
-off=$(grep -abo "$(printf '%s' "$busybox_sig" | cut -c1-40)" "$T/alt.rpm" | head -n 1 | cut -d: -f1)
-[ -n "$off" ] || fail "busybox's signature not found in the package bytes"
-pos=$((off + 100))
-c=$(dd if="$T/alt.rpm" bs=1 skip=$pos count=1 2>/dev/null)
-new=0
-[ "$c" = 0 ] && new=1
-printf '%s' "$new" | dd of="$T/alt.rpm" bs=1 seek=$pos conv=notrunc 2>/dev/null
+alter_sig "$pka" "$T/a.sigs" /opt/pka/busybox "$T/alt.rpm"
 refused "$T/alt.rpm" \
 	"opt/pka/busybox: package signature refused (key id $vendor_id): it does not verify" \
 	--trust "$T/vendor.pem"
