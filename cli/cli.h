@@ -4,6 +4,10 @@
 #define IMASTREAM_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "imastream/common.h"
 
@@ -23,9 +27,69 @@ int cmd_verify(int argc, char **argv);
 int cmd_sign_package(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 
+/*
+ * Output (cli/output.c).  One escaping rule for every name the command prints, on both
+ * streams: a backslash becomes "\\", a newline "\n", a carriage return "\r", a tab "\t",
+ * any other control byte (0x01-0x1f, 0x7f) "\xHH".  On standard output a line holding an
+ * escaped name starts with a backslash, as sha256sum marks it; messages on standard
+ * error are escaped as a whole.  So every record is one line and no name can drive the
+ * terminal.
+ */
+
 /* A log that prints "imastream: message" to stderr; DEBUG/INFO only when verbose. */
 extern const struct imastream_log cli_log;
 void cli_set_verbose(int level);
+/* "imastream: MESSAGE" on stderr, escaped, in one write (safe from worker threads). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "imastream CMD: MESSAGE" on stderr, as cli_error() does. */
+void cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "imastream CMD: MESSAGE (see imastream CMD --help)"; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One line of standard output, built from our text, hex values and escaped names. */
+struct cli_line {
+	char *buf;
+	size_t len, size;
+	bool escaped; /* a name in it was escaped: the line gets the leading backslash */
+	bool oom;
+};
+void cli_line_text(struct cli_line *l, const char *text);
+void cli_line_name(struct cli_line *l, const char *name);
+void cli_line_hex(struct cli_line *l, const uint8_t *v, size_t len);
+/* Writes the line and a newline to @out and empties @l. Return: 0, or -1 (said or ferror). */
+int cli_line_put(struct cli_line *l, FILE *out);
+void cli_line_free(struct cli_line *l);
+/* A value line of hash and sign: "HEX  NAME" as sha256sum has it, or HEX alone (@name NULL). */
+int cli_put_value(struct cli_line *l, const uint8_t *v, size_t len, const char *name);
+
+/* The progress line: drawn over itself on stderr, taken away before any message. */
+void cli_progress_draw(const char *text);
+void cli_progress_clear(void);
+/* --progress (1), --quiet (0) or neither (-1): draw only when stderr is a terminal. */
+bool cli_progress_wanted(int show);
+
+/* The counts of a tree command: a progress line while it runs, a summary at the end. */
+struct cli_tally {
+	const char *cmd;      /* "hash": "imastream hash: 12 files, ..." */
+	bool draw;            /* progress line (cli_progress_wanted()) */
+	bool summary;         /* summary line at the end */
+	unsigned long files;  /* regular files done, well or not */
+	uint64_t bytes;       /* their sizes */
+	struct timespec start, last;
+};
+void cli_tally_start(struct cli_tally *t);
+/* One more file of @bytes; redraws the progress line at most ten times a second. */
+void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures);
+/* Takes the progress line away and prints the summary line. */
+void cli_tally_end(struct cli_tally *t, unsigned long failures);
+
+/*
+ * -p/--pass (cli/pass.c): asks for the passphrase on the terminal, without echo, and
+ * hands it to the key loader through a variable of this process's own environment,
+ * whose name it returns; cli_pass_forget() wipes it once the key is loaded.
+ * Return: CLI_OK, or CLI_USAGE with one line (no terminal, or nothing typed).
+ */
+int cli_pass_prompt(const char *cmd, const char *key, const char **env_name_ret);
+void cli_pass_forget(void);
 
 #endif /* IMASTREAM_CLI_H */

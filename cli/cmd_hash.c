@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream hash: writes security.ima digests on regular files, the way evmctl ima_hash does. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
@@ -29,43 +29,43 @@ struct hash_job {
 	const struct imastream_hash_info *algo;
 	struct imastream_xattr_writer writer; /* read-only once the walk starts */
 	bool write;
+	bool names;              /* "VALUE  NAME" lines; false: the value alone */
+	struct cli_line line;    /* the main thread's output line */
 	struct cli_walk walk;
 	struct worker workers[CLI_WALK_MAX_JOBS];
 };
 
-static const char usage_text[] =
-	"Usage: imastream hash [-r] [-a ALGO] [--xattr-user] [-n] [-j N] [-v] PATH...\n"
+static const struct cli_use hash_options[] = {
+	{ CLI_OPT_RECURSIVE },
+	{ CLI_OPT_HASH_ALGO, "md5, sha1, sha224, sha256 (default), sha384, sha512, sm3" },
+	{ CLI_OPT_XATTR_USER, "write user.ima instead of security.ima (no privilege\nneeded)" },
+	{ CLI_OPT_DRY_RUN },
+	{ CLI_OPT_NO_NAMES },
+	{ CLI_OPT_JOBS },
+	{ CLI_OPT_PROGRESS },
+	{ CLI_OPT_QUIET },
+	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+static const struct cli_spec hash_spec = {
+	.cmd = "hash",
+	.synopsis =
+	"Usage: imastream hash [-r] [-a ALGO] [--xattr-user] [-n] [--no-names] [-j N]\n"
+	"                      [-v] PATH...\n"
 	"\n"
 	"Hashes the content of each regular file and writes the digest to security.ima,\n"
-	"byte for byte as 'evmctl ima_hash' does: type 01 for md5 and sha1, type 04 (with\n"
-	"the algorithm byte) otherwise. Prints each value in hex, one line per file.\n"
-	"\n"
-	"  -r, --recursive     walk directories; symlinks are skipped, never followed;\n"
-	"                      a FIFO, device or socket is reported as a failure\n"
-	"  -a, --hashalgo ALGO md5, sha1, sha224, sha256 (default), sha384, sha512, sm3\n"
-	"      --xattr-user    write user.ima instead of security.ima (no privilege needed)\n"
-	"  -n, --dry-run       print the values, write nothing\n"
-	"  -j, --jobs N        hash N files at a time (default: one per CPU); the output\n"
-	"                      order does not change\n"
-	"  -v, --verbose       also name the symlinks a walk skips\n"
-	"  -h, --help          this text\n"
-	"\n"
+	"byte for byte as 'evmctl ima_hash' does: type 01 for md5 and sha1, type 04\n"
+	"(with the algorithm byte) otherwise. Prints one line per file, the value in hex,\n"
+	"two spaces and the file's name, as sha256sum does (--no-names: the value alone,\n"
+	"as evmctl prints it). With -r, a progress line on a terminal and a summary on\n"
+	"stderr.\n",
+	.uses = hash_options,
+	.epilog =
 	"Exit status: 0 if every file was done, 1 if any failed (each failure is one line\n"
-	"on stderr and the other files are still done), 2 for a usage error.\n";
-
-static void print_hex(const uint8_t *v, size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	char line[2 * IMASTREAM_IMA_DIGEST_XATTR_MAX + 2];
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		line[n++] = digits[v[i] >> 4];
-		line[n++] = digits[v[i] & 15];
-	}
-	line[n++] = '\n';
-	fwrite(line, 1, n, stdout);
-}
+	"on stderr and the other files are still done), 2 for a usage error.\n",
+};
 
 /* Worker: hashes the open regular file of @it and writes its xattr. */
 static void hash_item(void *ctx, unsigned int worker, struct cli_item *it)
@@ -79,13 +79,12 @@ static void hash_item(void *ctx, unsigned int worker, struct cli_item *it)
 
 	err = imastream_hash_fd(hasher, it->fd);
 	if (err) {
-		/* One stdio call, so lines from concurrent workers never interleave. */
-		fprintf(stderr, "imastream: %s: cannot read: %s\n", it->path, strerror(-err));
+		cli_error("%s: cannot read: %s", it->path, strerror(-err));
 		return;
 	}
 	err = imastream_hasher_digest(hasher, job->algo->algo, &digest, &digest_len);
 	if (err) {
-		fprintf(stderr, "imastream: %s: hashing failed: %s\n", it->path, strerror(-err));
+		cli_error("%s: hashing failed: %s", it->path, strerror(-err));
 		return;
 	}
 	if (imastream_ima_digest_encode(job->algo->algo, digest, digest_len, res->value,
@@ -98,21 +97,23 @@ static void hash_item(void *ctx, unsigned int worker, struct cli_item *it)
 	it->ok = true;
 }
 
-/* Main thread, in walk order: prints the value. */
+/* Main thread, in walk order: prints the value and the name. */
 static void print_item(void *ctx, struct cli_item *it)
 {
+	struct hash_job *job = ctx;
 	const struct hash_result *res = it->data;
 
-	(void)ctx;
-	if (it->ok)
-		print_hex(res->value, res->len);
+	if (!it->ok)
+		return;
+	if (cli_put_value(&job->line, res->value, res->len, job->names ? it->path : NULL))
+		it->ok = false;
 }
 
 static const struct cli_walk_ops hash_ops = { hash_item, print_item };
 
 /*
  * A read error inside imastream_hash_fd() is reported by the hasher without the file
- * name (it only has the fd); hash_slot() says it with the name instead, so that each
+ * name (it only has the fd); hash_item() says it with the name instead, so that each
  * failure stays one line.
  */
 static void hasher_log(void *arg, int level, const char *msg)
@@ -147,67 +148,63 @@ static void free_hashers(struct hash_job *job)
 
 int cmd_hash(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "hashalgo", required_argument, NULL, 'a' },
-		{ "xattr-user", no_argument, NULL, 'U' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct hash_job job = { .write = true };
+	struct hash_job job = { .write = true, .names = true };
 	const char *algo_name = "sha256";
 	unsigned int flags = 0;
 	unsigned int jobs = cli_walk_default_jobs();
-	int verbose = 0, c, err;
+	struct cli_parser p;
+	int verbose = 0, show = -1, c, err;
 
 	job.walk = (struct cli_walk){ .ops = &hash_ops, .ctx = &job, .verb = "hashed",
 				      .item_size = sizeof(struct hash_result) };
-	while ((c = getopt_long(argc, argv, "ra:nj:vh", options, NULL)) != -1) {
+	cli_parse_start(&p, &hash_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case 'r':
+		case CLI_OPT_RECURSIVE:
 			job.walk.recursive = true;
 			break;
-		case 'a':
-			algo_name = optarg;
+		case CLI_OPT_HASH_ALGO:
+			algo_name = p.arg;
 			break;
-		case 'U':
+		case CLI_OPT_XATTR_USER:
 			flags |= IMASTREAM_XATTR_WRITE_USER;
 			break;
-		case 'n':
+		case CLI_OPT_DRY_RUN:
 			job.write = false;
 			break;
-		case 'j':
-			if (!cli_walk_parse_jobs("hash", optarg, &jobs))
+		case CLI_OPT_NO_NAMES:
+			job.names = false;
+			break;
+		case CLI_OPT_JOBS:
+			if (!cli_parse_jobs(&p, &jobs))
 				return CLI_USAGE;
 			break;
-		case 'v':
+		case CLI_OPT_PROGRESS:
+			show = 1;
+			break;
+		case CLI_OPT_QUIET:
+			show = 0;
+			break;
+		case CLI_OPT_VERBOSE:
 			verbose++;
 			job.walk.verbose = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
+		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		cli_error("hash: no PATH given (try 'imastream hash --help')");
-		return CLI_USAGE;
-	}
+	if (cli_parse_operands(&p) >= argc)
+		return cli_usage_error("hash", "no PATH given");
 	cli_set_verbose(verbose);
 	job.algo = imastream_hash_by_name(algo_name);
-	if (!job.algo) {
-		cli_error("hash: unknown hash algorithm '%s' (md5, sha1, sha224, sha256, sha384, "
-			  "sha512, sm3)", algo_name);
-		return CLI_USAGE;
-	}
+	if (!job.algo)
+		return cli_usage_error("hash", "unknown hash algorithm '%s' (md5, sha1, sha224, "
+				       "sha256, sha384, sha512, sm3)", algo_name);
 	imastream_xattr_writer_init(&job.writer, flags, &cli_log);
 	job.walk.jobs = jobs;
+	cli_walk_show(&job.walk, "hash", show);
 	err = make_hashers(&job, jobs);
 	if (!err)
 		err = cli_walk_start(&job.walk);
@@ -218,13 +215,10 @@ int cmd_hash(int argc, char **argv)
 	}
 	/* Many short lines: one big buffer instead of a write per file. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = optind; i < argc; i++)
+	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
 	free_hashers(&job);
-	if (fflush(stdout) == EOF) {
-		cli_error("hash: cannot write to stdout: %s", strerror(errno));
-		job.walk.failed++;
-	}
+	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;
 }

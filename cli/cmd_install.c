@@ -2,7 +2,6 @@
 /* imastream install: streams rpm packages into a root through the security hook chain, in one pass. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,58 +10,70 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "imastream/chain.h"
 #include "imastream/installer.h"
 
-static const char usage_text[] =
+static const struct cli_use install_options[] = {
+	{ CLI_OPT_ROOT, "the root to install into (required)" },
+	{ CLI_OPT_MODE, "hash, sign or off: what security.ima holds (hash)" },
+	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256)" },
+	{ CLI_OPT_KEY, "signing key: PEM file, pkcs11: URI or kernel key" },
+	{ CLI_OPT_CERT, "its certificate (the key id comes from it)" },
+	{ CLI_OPT_PASS },
+	{ CLI_OPT_PASS_FILE },
+	{ CLI_OPT_PASS_ENV },
+	{ CLI_OPT_EVM, "portable or none: EVM portable signatures (none, as\n"
+	  "the rpm plugin: hash mode needs no key, and a portable\n"
+	  "signature freezes owner, mode and labels; imastream sign\n"
+	  "defaults to portable for trees that are final)" },
+	{ CLI_OPT_PORTABLE },
+	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
+	  "signatures, and that our signatures must verify with" },
+	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
+	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
+	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
+	{ CLI_OPT_PGP_KEY, "armored OpenPGP public key trusted for header\n"
+	  "signatures (repeatable); keys imported in DIR's rpm\n"
+	  "database count too" },
+	{ CLI_OPT_ALLOW_UNSIGNED, "accept unsigned headers and unknown keys (default:\n"
+	  "refuse)" },
+	{ CLI_OPT_REPLACE_FILES, "replace files that another package (per the record) owns" },
+	{ CLI_OPT_NO_CHOWN, "keep the caller's ownership (for non-root callers)" },
+	{ CLI_OPT_NODIGEST },
+	{ CLI_OPT_NOFILEDIGEST },
+	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
+	{ CLI_OPT_QUIET, "no progress line" },
+	{ CLI_OPT_VERBOSE, "more messages (repeat for debugging)" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+static const struct cli_spec install_spec = {
+	.cmd = "install",
+	.synopsis =
 	"Usage: imastream install --root DIR [OPTIONS] PKG.rpm...\n"
 	"\n"
-	"Installs rpm packages below DIR without rpm's transaction: each package's header\n"
-	"is read and checked, its payload decompressed on one core while the other writes\n"
-	"every file under a temp name and hashes it in the same pass, and the hook chain\n"
-	"(selinux, ima, evm by default) puts labels, security.ima and security.evm on the\n"
-	"inode before it is renamed into place. A package that fails leaves nothing behind.\n"
-	"Scriptlets are not run (a warning names the packages that have some). What was\n"
-	"installed is recorded under DIR/var/lib/imastream/ (see imastream-install(1));\n"
-	"'imastream verify --root DIR' checks it.\n"
-	"\n"
-	"      --root DIR          the root to install into (required)\n"
-	"      --mode MODE         hash, sign or off: what security.ima holds (hash)\n"
-	"  -a, --hash-algo ALGO    IMA digest algorithm (sha256)\n"
-	"      --key KEY           signing key: PEM file, pkcs11: URI or kernel key\n"
-	"      --cert CERT         its certificate (the key id comes from it)\n"
-	"      --evm MODE          portable or none: EVM portable signatures (none)\n"
-	"      --trust STORE       certificates that verify the packages' own file signatures\n"
-	"      --plugins LIST      the chain, in order (selinux,ima,evm)\n"
-	"  -o, --set KEY=VALUE     any configuration key of imastream-rpm(8) (repeatable)\n"
-	"      --config FILE       \"key = value\" lines, read before the options above\n"
-	"      --pgp-key FILE      armored OpenPGP public key trusted for header signatures\n"
-	"                          (repeatable); keys imported in DIR's rpm database count too\n"
-	"      --allow-unsigned    accept unsigned headers and unknown keys (default: refuse)\n"
-	"      --replace-files     replace files that another package (per the record) owns\n"
-	"      --no-chown          keep the caller's ownership (for non-root callers)\n"
-	"      --nodigest          do not check the header digests (as rpm's)\n"
-	"      --nofiledigest      do not check the file digests (as rpm's)\n"
-	"      --progress          a progress line on stderr (default: only on a terminal)\n"
-	"      --quiet             no progress line\n"
-	"  -v, --verbose           more messages (repeat for debugging)\n"
-	"  -h, --help              this text\n"
-	"\n"
-	"Exit status: 0 if every package was installed, 1 if any failed (one line says why;\n"
-	"nothing of that package is left, the others are still installed), 2 for a usage\n"
-	"error.\n";
-
-enum {
-	OPT_ROOT = 256, OPT_MODE, OPT_KEY, OPT_CERT, OPT_EVM, OPT_TRUST, OPT_PLUGINS, OPT_CONFIG,
-	OPT_PGP_KEY, OPT_ALLOW_UNSIGNED, OPT_REPLACE_FILES, OPT_NO_CHOWN, OPT_NODIGEST,
-	OPT_NOFILEDIGEST, OPT_PROGRESS, OPT_QUIET,
+	"Installs rpm packages below DIR without rpm's transaction: each package's\n"
+	"header is read and checked, its payload decompressed on one core while the\n"
+	"other writes every file under a temp name and hashes it in the same pass, and\n"
+	"the hook chain (selinux, ima, evm by default) puts labels, security.ima and\n"
+	"security.evm on the inode before it is renamed into place. A package that fails\n"
+	"leaves nothing behind. Scriptlets are not run (a warning names the packages\n"
+	"that have some). What was installed is recorded under DIR/var/lib/imastream/\n"
+	"(see imastream-install(1)); 'imastream verify --root DIR' checks it.\n",
+	.uses = install_options,
+	.epilog =
+	"Exit status: 0 if every package was installed, 1 if any failed (one line says\n"
+	"why; nothing of that package is left, the others are still installed), 2 for a\n"
+	"usage error.\n",
 };
 
 /* A configuration setting from the command line, applied after --config. */
 struct setting {
 	const char *key;
 	char *value;
-	const char *where;
+	char where[64];  /* the option as the user typed it: "-a", "--hashalgo" */
 };
 
 #define MAX_SETTINGS 64
@@ -70,26 +81,32 @@ struct setting {
 
 /*
  * The log: the first error of a package is its one line; later ones are its echoes.  The
- * library's chain thread logs too, so the terminal is taken under a lock.
+ * library's chain thread logs too, hence the lock.
  */
 struct install_log {
 	pthread_mutex_t lock;
 	int verbose;
 	bool pkg_failed;   /* this package already printed its error */
-	bool line_shown;   /* a progress line is on the terminal */
+	const struct setting *settings; /* what the user typed, to name it in messages */
+	unsigned int n_settings;
 };
 
-static void clear_progress(struct install_log *il)
+/* The option the user typed for configuration key @key, if any (not -o KEY=VALUE). */
+static const char *typed_option(void *arg, const char *key)
 {
-	if (il->line_shown) {
-		fputs("\r\033[K", stderr);
-		il->line_shown = false;
-	}
+	const struct install_log *il = arg;
+
+	for (unsigned int i = il->n_settings; i-- > 0;)
+		if (!strcmp(il->settings[i].key, key) && strcmp(il->settings[i].where, "-o") &&
+		    strcmp(il->settings[i].where, "--set"))
+			return il->settings[i].where;
+	return NULL;
 }
 
 static void install_log_fn(void *arg, int level, const char *msg)
 {
 	struct install_log *il = arg;
+	char *named;
 
 	pthread_mutex_lock(&il->lock);
 	if (level == IMASTREAM_LOG_ERR) {
@@ -99,14 +116,15 @@ static void install_log_fn(void *arg, int level, const char *msg)
 	} else if (level > IMASTREAM_LOG_NOTICE + il->verbose) {
 		goto out;
 	}
-	clear_progress(il);
-	fprintf(stderr, "imastream: %s\n", msg);
+	/* "needs a key (_imastream_key)" names what an rpm user sets; ours typed --key. */
+	named = cli_config_names_to_options(msg, typed_option, il);
+	cli_error("%s", named ? named : msg);
+	free(named);
 out:
 	pthread_mutex_unlock(&il->lock);
 }
 
 struct progress {
-	struct install_log *il;
 	bool on;
 	struct timespec start, last;
 	unsigned int pkg_index, n_pkgs;
@@ -122,6 +140,7 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	struct progress *pr = arg;
 	struct timespec now;
 	double t, mib;
+	char text[256];
 
 	if (!pr->on)
 		return;
@@ -130,74 +149,52 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	if (!p->done && seconds(&pr->last, &now) < 0.1)
 		return;
 	pr->last = now;
-	pthread_mutex_lock(&pr->il->lock);
 	t = seconds(&pr->start, &now);
 	mib = (double)p->bytes / (1024.0 * 1024.0);
-	fprintf(stderr, "\r\033[Kimastream: [%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s",
-		pr->pkg_index, pr->n_pkgs, p->done ? "done" : p->package ? p->package : "",
-		mib, (unsigned long long)p->files, t > 0 ? mib / t : 0.0);
+	snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s",
+		 pr->pkg_index, pr->n_pkgs, p->done ? "done" : p->package ? p->package : "",
+		 mib, (unsigned long long)p->files, t > 0 ? mib / t : 0.0);
 	if (p->done) {
-		fputc('\n', stderr);
-		pr->il->line_shown = false;
+		cli_error("%s", text);
 	} else {
-		pr->il->line_shown = true;
+		char line[sizeof(text) + 16];
+
+		snprintf(line, sizeof(line), "imastream: %s", text);
+		cli_progress_draw(line);
 	}
-	pthread_mutex_unlock(&pr->il->lock);
 }
 
 static bool add_setting(struct setting *s, unsigned int *n, const char *key, const char *value,
 			const char *where)
 {
 	if (*n == MAX_SETTINGS) {
-		cli_error("install: too many settings");
+		cli_usage_error("install", "more than %d settings", MAX_SETTINGS);
 		return false;
 	}
-	s[*n] = (struct setting){ key, (char *)value, where };
+	s[*n] = (struct setting){ key, (char *)value };
+	snprintf(s[*n].where, sizeof(s[*n].where), "%s", where);
 	(*n)++;
 	return true;
 }
 
 /* -o KEY=VALUE: split in place. */
-static bool add_kv(struct setting *s, unsigned int *n, char *kv)
+static bool add_kv(struct setting *s, unsigned int *n, char *kv, const char *where)
 {
 	char *eq = strchr(kv, '=');
 
 	if (!eq || eq == kv) {
-		cli_error("install: --set takes KEY=VALUE, not '%s'", kv);
+		cli_usage_error("install", "%s takes KEY=VALUE, not '%s'", where, kv);
 		return false;
 	}
 	*eq = '\0';
-	return add_setting(s, n, kv, eq + 1, "--set");
+	return add_setting(s, n, kv, eq + 1, where);
 }
 
 int cmd_install(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "hash-algo", required_argument, NULL, 'a' },
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "cert", required_argument, NULL, OPT_CERT },
-		{ "evm", required_argument, NULL, OPT_EVM },
-		{ "trust", required_argument, NULL, OPT_TRUST },
-		{ "plugins", required_argument, NULL, OPT_PLUGINS },
-		{ "set", required_argument, NULL, 'o' },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "pgp-key", required_argument, NULL, OPT_PGP_KEY },
-		{ "allow-unsigned", no_argument, NULL, OPT_ALLOW_UNSIGNED },
-		{ "replace-files", no_argument, NULL, OPT_REPLACE_FILES },
-		{ "no-chown", no_argument, NULL, OPT_NO_CHOWN },
-		{ "nodigest", no_argument, NULL, OPT_NODIGEST },
-		{ "nofiledigest", no_argument, NULL, OPT_NOFILEDIGEST },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct install_log il = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	const struct imastream_log log = { install_log_fn, &il };
-	struct progress pr = { .il = &il };
+	struct progress pr = { 0 };
 	struct setting settings[MAX_SETTINGS];
 	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
 	const char *root = NULL, *config_file = NULL;
@@ -206,98 +203,99 @@ int cmd_install(int argc, char **argv)
 	unsigned int install_flags = 0, txn_flags = 0, failed = 0;
 	int show = -1; /* -1: only on a terminal */
 	struct imastream_config cfg;
-	bool cfg_ready = false;
+	bool cfg_ready = false, prompt = false;
 	struct imastream_chain *chain = NULL;
 	struct imastream_chain_sink *cs = NULL;
 	struct imastream_extract *x = NULL;
 	struct imastream_chain_sink_opts opts = { 0 };
+	struct cli_parser p;
 	int c, rootfd = -1, err = 0, ret = CLI_FAILED;
 
-	while ((c = getopt_long(argc, argv, "a:o:vh", options, NULL)) != -1) {
+	cli_parse_start(&p, &install_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+		const struct cli_option *o = cli_option(c);
 		bool ok = true;
 
-		switch (c) {
-		case OPT_ROOT:
-			root = optarg;
-			break;
-		case OPT_MODE:
-			ok = add_setting(settings, &n_settings, "mode", optarg, "--mode");
-			break;
-		case 'a':
-			ok = add_setting(settings, &n_settings, "hash_algo", optarg, "--hash-algo");
-			break;
-		case OPT_KEY:
-			ok = add_setting(settings, &n_settings, "key", optarg, "--key");
-			break;
-		case OPT_CERT:
-			ok = add_setting(settings, &n_settings, "cert", optarg, "--cert");
-			break;
-		case OPT_EVM:
-			ok = add_setting(settings, &n_settings, "evm", optarg, "--evm");
-			break;
-		case OPT_TRUST:
-			ok = add_setting(settings, &n_settings, "trust", optarg, "--trust");
-			break;
-		case OPT_PLUGINS:
-			ok = add_setting(settings, &n_settings, "plugins", optarg, "--plugins");
-			break;
-		case 'o':
-			ok = add_kv(settings, &n_settings, optarg);
-			break;
-		case OPT_CONFIG:
-			config_file = optarg;
-			break;
-		case OPT_PGP_KEY:
-			if (n_keys == MAX_PGP_KEYS) {
-				cli_error("install: more than %d --pgp-key options", MAX_PGP_KEYS);
+		/* --mode, -a, -k, -c, --pass-file, --pass-env, --evm, -t, --plugins. */
+		if (o && o->config_key) {
+			if (!add_setting(settings, &n_settings, o->config_key, p.arg, p.spelled))
 				return CLI_USAGE;
-			}
-			pgp_keys[n_keys++] = optarg;
+			continue;
+		}
+		switch (c) {
+		case CLI_OPT_ROOT:
+			root = p.arg;
 			break;
-		case OPT_ALLOW_UNSIGNED:
+		case CLI_OPT_PASS:
+			prompt = true;
+			break;
+		case CLI_OPT_PORTABLE:
+			ok = add_setting(settings, &n_settings, "evm", "portable", p.spelled);
+			break;
+		case CLI_OPT_SET:
+			ok = add_kv(settings, &n_settings, p.arg, p.spelled);
+			break;
+		case CLI_OPT_CONFIG:
+			config_file = p.arg;
+			break;
+		case CLI_OPT_PGP_KEY:
+			if (n_keys == MAX_PGP_KEYS)
+				return cli_usage_error("install", "more than %d %s options",
+						       MAX_PGP_KEYS, p.spelled);
+			pgp_keys[n_keys++] = p.arg;
+			break;
+		case CLI_OPT_ALLOW_UNSIGNED:
 			sink_flags |= IMASTREAM_SINK_ALLOW_UNSIGNED;
 			break;
-		case OPT_REPLACE_FILES:
+		case CLI_OPT_REPLACE_FILES:
 			sink_flags |= IMASTREAM_SINK_REPLACE_FILES;
 			break;
-		case OPT_NO_CHOWN:
+		case CLI_OPT_NO_CHOWN:
 			extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
 			break;
-		case OPT_NODIGEST:
+		case CLI_OPT_NODIGEST:
 			install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;
 			sink_flags |= IMASTREAM_SINK_NO_HEADER_DIGEST;
 			break;
-		case OPT_NOFILEDIGEST:
+		case CLI_OPT_NOFILEDIGEST:
 			install_flags |= IMASTREAM_INSTALL_NO_FILE_DIGEST;
 			txn_flags |= IMASTREAM_TXN_NOFILEDIGEST;
 			break;
-		case OPT_PROGRESS:
+		case CLI_OPT_PROGRESS:
 			show = 1;
 			break;
-		case OPT_QUIET:
+		case CLI_OPT_QUIET:
 			show = 0;
 			break;
-		case 'v':
+		case CLI_OPT_VERBOSE:
 			il.verbose++;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
+		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 		if (!ok)
 			return CLI_USAGE;
 	}
-	if (!root) {
-		cli_error("install: no --root given (try 'imastream install --help')");
-		return CLI_USAGE;
+	if (!root)
+		return cli_usage_error("install", "no --root given");
+	if (cli_parse_operands(&p) >= argc)
+		return cli_usage_error("install", "no package given");
+	if (prompt) {
+		const char *var, *key = "the key";
+
+		for (unsigned int i = 0; i < n_settings; i++)
+			if (!strcmp(settings[i].key, "key"))
+				key = settings[i].value;
+		err = cli_pass_prompt("install", key, &var);
+		if (err)
+			return err;
+		if (!add_setting(settings, &n_settings, "key_pass_env", var, "-p"))
+			return CLI_USAGE;
 	}
-	if (optind >= argc) {
-		cli_error("install: no package given (try 'imastream install --help')");
-		return CLI_USAGE;
-	}
+	il.settings = settings;
+	il.n_settings = n_settings;
 	cli_set_verbose(il.verbose);
 
 	/* Configuration: defaults, then the file, then the options in the order given. */
@@ -334,8 +332,8 @@ int cmd_install(int argc, char **argv)
 	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
 		goto out;
 
-	pr.on = show == 1 || (show == -1 && isatty(STDERR_FILENO));
-	pr.n_pkgs = (unsigned int)(argc - optind);
+	pr.on = cli_progress_wanted(show);
+	pr.n_pkgs = (unsigned int)(argc - cli_parse_operands(&p));
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	opts = (struct imastream_chain_sink_opts){
 		.root = root, .flags = sink_flags, .txn_flags = txn_flags, .cfg = &cfg,
@@ -350,17 +348,16 @@ int cmd_install(int argc, char **argv)
 	if (err)
 		goto out;
 
-	for (int i = optind; i < argc; i++) {
+	for (int i = cli_parse_operands(&p); i < argc; i++) {
 		int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
 		int perr;
 
 		pthread_mutex_lock(&il.lock);
 		il.pkg_failed = false;
 		pthread_mutex_unlock(&il.lock);
-		pr.pkg_index = (unsigned int)(i - optind + 1);
+		pr.pkg_index = (unsigned int)(i - cli_parse_operands(&p) + 1);
 		if (fd < 0) {
 			perr = -errno;
-			clear_progress(&il);
 			cli_error("%s: %s", argv[i], strerror(-perr));
 		} else {
 			perr = imastream_install_rpm(x, fd, argv[i], install_flags);
@@ -382,6 +379,6 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	free(root_abs);
-	clear_progress(&il);
+	cli_progress_clear();
 	return ret;
 }

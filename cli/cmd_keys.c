@@ -1,42 +1,87 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream keys: import certificates into kernel keyrings, list them, print key ids. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "imastream/keys.h"
 
 #define DEFAULT_RING "_ima"
 
-static const char keys_usage[] =
+static const struct cli_use keys_options[] = {
+	{ CLI_OPT_KEYRING, "the keyring for import, or to list (default " DEFAULT_RING ")" },
+	{ CLI_OPT_KEY, "id: the private key whose key id to print" },
+	{ CLI_OPT_CERT, "a certificate, PEM or DER; with --key it must match the\n"
+	  "key, and its subjectKeyIdentifier gives the key id" },
+	{ CLI_OPT_PASS },
+	{ CLI_OPT_PASS_FILE },
+	{ CLI_OPT_PASS_ENV },
+	{ CLI_OPT_VERBOSE, "say more (import: the new key's key id)" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+/* -k was the keyring before it meant --key in every command. */
+static const struct cli_alias keyring_aliases[] = {
+	{ CLI_OPT_KEYRING, 'k', NULL, "--keyring, in import and list: the old spelling" },
+	{ 0 },
+};
+
+static const struct cli_spec keys_spec = {
+	.cmd = "keys",
+	.synopsis =
 	"Usage: imastream keys import [--keyring RING] CERT\n"
+	"       imastream keys import CERT RING\n"
 	"       imastream keys list [RING]\n"
 	"       imastream keys id --cert CERT\n"
-	"       imastream keys id --key KEY [--cert CERT] [--pass-file FILE | --pass-env VAR]\n"
+	"       imastream keys id --key KEY [--cert CERT]\n"
+	"                         [-p | --pass-file FILE | --pass-env VAR]\n"
 	"\n"
 	"  import   add an X.509 certificate (PEM or DER) to a kernel keyring as an\n"
-	"           asymmetric key, like 'evmctl import' or 'keyctl padd asymmetric'\n"
+	"           asymmetric key, like 'evmctl import CERT RING' or 'keyctl padd\n"
+	"           asymmetric'; prints the new key's serial number\n"
 	"  list     list a keyring: serial, type, key id, description\n"
 	"  id       print the 8-hex-digit key id that signatures made with KEY carry,\n"
 	"           or that the kernel matches for CERT\n"
 	"\n"
-	"RING: _ima (default), _evm or any _NAME (found or created under the user keyring),\n"
-	"      .ima, .evm or any .NAME (a kernel keyring, found by name), @u, @s, @us, @t,\n"
-	"      @p, or a serial number.\n"
-	"KEY:  a PEM private key file (mode 0600 or stricter), a pkcs11: URI, kernel:SERIAL,\n"
-	"      kernel:RING:DESCRIPTION, or an OpenSSL provider URI such as handle:0x81000001.\n"
-	"\n"
-	"Options:\n"
-	"  -k, --keyring RING     keyring for import (default " DEFAULT_RING ")\n"
-	"      --key KEY          private key whose key id to print\n"
-	"  -c, --cert CERT        certificate (PEM or DER)\n"
-	"      --pass-file FILE   passphrase or PIN: the first line of FILE\n"
-	"      --pass-env VAR     passphrase or PIN: the value of environment variable VAR\n"
-	"  -v, --verbose          say more\n"
-	"  -h, --help             show this help\n";
+	"RING: _ima (default), _evm or any _NAME (found or created under the user\n"
+	"      keyring), .ima, .evm or any .NAME (a kernel keyring, found by name), @u,\n"
+	"      @s, @us, @t, @p, or a serial number.\n"
+	"KEY:  a PEM private key file (mode 0600 or stricter), a pkcs11: URI,\n"
+	"      kernel:SERIAL, kernel:RING:DESCRIPTION, or an OpenSSL provider URI such as\n"
+	"      handle:0x81000001.\n",
+	.uses = keys_options,
+	.aliases = keyring_aliases,
+	.epilog =
+	"Exit status: 0 on success, 1 when the operation failed (one line on stderr says\n"
+	"why), 2 for a usage error.\n",
+};
+
+static const struct cli_use ring_options[] = {
+	{ CLI_OPT_KEYRING }, { CLI_OPT_VERBOSE }, { CLI_OPT_HELP }, { 0 },
+};
+
+static const struct cli_spec import_spec = {
+	.cmd = "keys import", .help_spec = &keys_spec, .uses = ring_options,
+	.aliases = keyring_aliases,
+};
+
+static const struct cli_spec list_spec = {
+	.cmd = "keys list", .help_spec = &keys_spec, .uses = ring_options,
+	.aliases = keyring_aliases,
+};
+
+static const struct cli_use id_options[] = {
+	{ CLI_OPT_KEY }, { CLI_OPT_CERT }, { CLI_OPT_PASS }, { CLI_OPT_PASS_FILE },
+	{ CLI_OPT_PASS_ENV }, { CLI_OPT_VERBOSE }, { CLI_OPT_HELP }, { 0 },
+};
+
+static const struct cli_spec id_spec = {
+	.cmd = "keys id", .help_spec = &keys_spec, .uses = id_options,
+};
 
 static int read_file(const char *path, unsigned char **buf_ret, size_t *len_ret)
 {
@@ -106,17 +151,23 @@ static int keys_import(const char *ring, const char *cert_path, int verbose)
 static int keys_list(const char *ring)
 {
 	struct imastream_keyring_entry *e = NULL;
+	struct cli_line line = { 0 };
 	size_t n = 0;
 
 	if (imastream_keyring_list(ring, &cli_log, &e, &n))
 		return CLI_FAILED;
 	for (size_t i = 0; i < n; i++) {
-		char id[16] = "-";
+		char id[16] = "-", head[96];
 
 		if (e[i].has_keyid)
 			snprintf(id, sizeof(id), "%08x", e[i].keyid);
-		printf("%d %s %s %s\n", e[i].serial, e[i].type, id, e[i].description);
+		snprintf(head, sizeof(head), "%d %s %s ", e[i].serial, e[i].type, id);
+		cli_line_text(&line, head);
+		/* The description is whatever its owner chose: escaped as names are. */
+		cli_line_name(&line, e[i].description);
+		cli_line_put(&line, stdout);
 	}
+	cli_line_free(&line);
 	free(e);
 	return CLI_OK;
 }
@@ -152,82 +203,82 @@ static int keys_id(const struct imastream_key_opts *opts)
 
 int cmd_keys(int argc, char **argv)
 {
-	enum { OPT_KEY = 256, OPT_PASS_FILE, OPT_PASS_ENV };
-	static const struct option longopts[] = {
-		{ "keyring", required_argument, NULL, 'k' },
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "cert", required_argument, NULL, 'c' },
-		{ "pass-file", required_argument, NULL, OPT_PASS_FILE },
-		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct imastream_key_opts opts = { 0 };
+	const struct cli_spec *spec;
 	const char *ring = NULL, *sub;
-	int c, verbose = 0;
+	struct cli_parser p;
+	bool prompt = false;
+	int c, verbose = 0, first, n, err;
 
-	if (argc < 2 || argv[1][0] == '-') {
-		bool help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
-
-		fputs(keys_usage, help ? stdout : stderr);
-		return help ? CLI_OK : CLI_USAGE;
-	}
+	if (argc < 2)
+		return cli_usage_error("keys", "no keys command given: import, list or id");
 	sub = argv[1];
-	argc--;
-	argv++;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:c:vh", longopts, NULL)) != -1) {
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
+		cli_print_help(&keys_spec, stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(sub, "import"))
+		spec = &import_spec;
+	else if (!strcmp(sub, "list"))
+		spec = &list_spec;
+	else if (!strcmp(sub, "id"))
+		spec = &id_spec;
+	else
+		return cli_usage_error("keys", "unknown keys command '%s': import, list or id", sub);
+	cli_parse_start(&p, spec, argc - 1, argv + 1);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case 'k':
-			ring = optarg;
+		case CLI_OPT_KEYRING:
+			ring = p.arg;
 			break;
-		case OPT_KEY:
-			opts.key = optarg;
+		case CLI_OPT_KEY:
+			opts.key = p.arg;
 			break;
-		case 'c':
-			opts.cert = optarg;
+		case CLI_OPT_CERT:
+			opts.cert = p.arg;
 			break;
-		case OPT_PASS_FILE:
-			opts.pass_file = optarg;
+		case CLI_OPT_PASS:
+			prompt = true;
 			break;
-		case OPT_PASS_ENV:
-			opts.pass_env = optarg;
+		case CLI_OPT_PASS_FILE:
+			opts.pass_file = p.arg;
 			break;
-		case 'v':
+		case CLI_OPT_PASS_ENV:
+			opts.pass_env = p.arg;
+			break;
+		case CLI_OPT_VERBOSE:
 			verbose++;
 			break;
-		case 'h':
-			fputs(keys_usage, stdout);
+		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			fputs(keys_usage, stderr);
 			return CLI_USAGE;
 		}
 	}
 	cli_set_verbose(verbose);
-	if (!strcmp(sub, "import")) {
-		if (optind != argc - 1 || opts.key || opts.cert || opts.pass_file || opts.pass_env) {
-			cli_error("keys import takes [--keyring RING] and one certificate file");
-			return CLI_USAGE;
-		}
-		return keys_import(ring ? ring : DEFAULT_RING, argv[optind], verbose);
+	first = cli_parse_operands(&p) + 1; /* in argv, past the subcommand */
+	n = argc - first;
+	if (spec == &import_spec) {
+		/* evmctl's order, CERT RING, or --keyring RING CERT. */
+		if (n < 1 || n > 2 || (n == 2 && ring))
+			return cli_usage_error(spec->cmd, "wants CERT [RING], or --keyring RING CERT");
+		return keys_import(n == 2 ? argv[first + 1] : ring ? ring : DEFAULT_RING,
+				   argv[first], verbose);
 	}
-	if (!strcmp(sub, "list")) {
-		if (optind < argc - 1 || (ring && optind < argc) || opts.key || opts.cert) {
-			cli_error("keys list takes at most one keyring");
-			return CLI_USAGE;
-		}
-		return keys_list(optind < argc ? argv[optind] : ring ? ring : DEFAULT_RING);
+	if (spec == &list_spec) {
+		if (n > 1 || (ring && n))
+			return cli_usage_error(spec->cmd, "wants at most one keyring");
+		return keys_list(n ? argv[first] : ring ? ring : DEFAULT_RING);
 	}
-	if (!strcmp(sub, "id")) {
-		if (optind != argc || ring || (!opts.key && !opts.cert) ||
-		    (!opts.key && (opts.pass_file || opts.pass_env))) {
-			cli_error("keys id takes --cert CERT, or --key KEY with its options");
-			return CLI_USAGE;
-		}
-		return keys_id(&opts);
+	if (n || (!opts.key && !opts.cert) ||
+	    (!opts.key && (prompt || opts.pass_file || opts.pass_env)))
+		return cli_usage_error(spec->cmd, "wants --cert CERT, or --key KEY with its options");
+	if (prompt + !!opts.pass_file + !!opts.pass_env > 1)
+		return cli_usage_error(spec->cmd, "give one of -p, --pass-file and --pass-env");
+	if (prompt) {
+		err = cli_pass_prompt(spec->cmd, opts.key, &opts.pass_env);
+		if (err)
+			return err;
 	}
-	cli_error("unknown keys command '%s' (import, list or id)", sub);
-	return CLI_USAGE;
+	return keys_id(&opts);
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream sign: IMA signature and EVM portable signature on existing files, the key loaded once. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
@@ -35,56 +35,62 @@ struct sign_job {
 	unsigned int filesig_flags;
 	bool write;
 	bool evm;
+	bool names;              /* "VALUE  NAME" lines; false: the values alone */
+	struct cli_line line;    /* the main thread's output line */
 	struct cli_walk walk;
 	struct sign_worker workers[CLI_WALK_MAX_JOBS];
 };
 
-static const char usage_text[] =
+static const struct cli_use sign_options[] = {
+	{ CLI_OPT_KEY },
+	{ CLI_OPT_CERT },
+	{ CLI_OPT_KEYID },
+	{ CLI_OPT_PASS },
+	{ CLI_OPT_PASS_FILE },
+	{ CLI_OPT_PASS_ENV },
+	{ CLI_OPT_EVM, "portable (default): also write security.evm; none: IMA\n"
+	  "only. install and the rpm plugin default to none: they\n"
+	  "run without a key in hash mode, and a portable signature\n"
+	  "freezes owner, mode and labels, which packages may\n"
+	  "still change; sign is for trees that are final" },
+	{ CLI_OPT_PORTABLE },
+	{ CLI_OPT_HASH_ALGO, "sha1, sha224, sha256 (default), sha384, sha512" },
+	{ CLI_OPT_RECURSIVE },
+	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead, and cover user.ima\n"
+	  "in the EVM value (evmctl --xattr-user)" },
+	{ CLI_OPT_DRY_RUN },
+	{ CLI_OPT_NO_NAMES },
+	{ CLI_OPT_JOBS },
+	{ CLI_OPT_PROGRESS },
+	{ CLI_OPT_QUIET },
+	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+static const struct cli_spec sign_spec = {
+	.cmd = "sign",
+	.synopsis =
 	"Usage: imastream sign [-r] --key KEY [--cert CERT] [--keyid HEX]\n"
-	"                      [--pass-file FILE | --pass-env VAR] [--evm portable|none]\n"
-	"                      [-a ALGO] [--xattr-user] [-n] [-j N] [-v] PATH...\n"
+	"                      [-p | --pass-file FILE | --pass-env VAR] [--evm MODE]\n"
+	"                      [-a ALGO] [--xattr-user] [-n] [--no-names] [-j N] [-v]\n"
+	"                      PATH...\n"
 	"\n"
-	"Signs each regular file: security.ima gets an IMA signature over the content digest\n"
-	"(type 03, v2), then security.evm a portable EVM signature (type 05) over the labels,\n"
-	"the new security.ima, uid, gid and mode: what 'evmctl ima_sign' followed by 'evmctl\n"
-	"sign --portable' write, with the key loaded once. Both values are made before either\n"
-	"is written, and security.evm is written last. Prints, per file, the security.ima value\n"
-	"in hex on one line and the security.evm value on the next, as those commands do.\n"
-	"\n"
-	"  -k, --key KEY       private key: a PEM/DER file (mode 0600 or stricter, optionally\n"
-	"                      with its certificate appended), pkcs11:URI, kernel:SERIAL,\n"
-	"                      kernel:RING:DESC, or an OpenSSL store URI\n"
-	"      --cert CERT     its certificate: key id from its subjectKeyIdentifier, and\n"
-	"                      refused if it does not match the key\n"
-	"      --keyid HEX     the key id to write (8 hex digits), overriding both\n"
-	"      --pass-file F   passphrase or PIN: the first line of F\n"
-	"      --pass-env VAR  passphrase or PIN: the value of environment variable VAR\n"
-	"      --evm MODE      portable (default): also write security.evm; none: IMA only\n"
-	"  -a, --hashalgo ALGO sha1, sha224, sha256 (default), sha384, sha512\n"
-	"  -r, --recursive     walk directories; symlinks are skipped, never followed;\n"
-	"                      a FIFO, device or socket is reported as a failure\n"
-	"      --xattr-user    write user.ima / user.evm instead (evmctl --xattr-user)\n"
-	"  -n, --dry-run       print the values, write nothing\n"
-	"  -j, --jobs N        sign N files at a time (default: one per CPU)\n"
-	"  -v, --verbose       also name the symlinks a walk skips\n"
-	"  -h, --help          this text\n"
-	"\n"
-	"Exit status: 0 if every file was signed, 1 if the key could not be loaded (nothing\n"
-	"is written then) or any file failed (one line on stderr each), 2 for a usage error.\n";
-
-static void print_hex(const uint8_t *v, size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	char line[2 * SIG_VALUE_MAX + 2];
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		line[n++] = digits[v[i] >> 4];
-		line[n++] = digits[v[i] & 15];
-	}
-	line[n++] = '\n';
-	fwrite(line, 1, n, stdout);
-}
+	"Signs each regular file: security.ima gets an IMA signature over the content\n"
+	"digest (type 03, v2), then security.evm a portable EVM signature (type 05) over\n"
+	"the labels, the new security.ima, uid, gid and mode: what 'evmctl ima_sign'\n"
+	"followed by 'evmctl sign --portable' write, with the key loaded once. Both\n"
+	"values are made before either is written, and security.evm is written last.\n"
+	"Prints, per file, the security.ima value in hex, two spaces and the name on one\n"
+	"line, and the security.evm value and the name on the next (--no-names: the\n"
+	"values alone, as those evmctl commands print them). With -r, a progress line on\n"
+	"a terminal and a summary on stderr.\n",
+	.uses = sign_options,
+	.epilog =
+	"Exit status: 0 if every file was signed, 1 if the key could not be loaded\n"
+	"(nothing is written then) or any file failed (one line on stderr each), 2 for a\n"
+	"usage error.\n",
+};
 
 /*
  * Writes security.ima, then security.evm. Should the second write fail, the first is
@@ -111,8 +117,8 @@ static int write_both(const struct sign_job *job, const struct cli_item *it,
 		return 0;
 	if (old_len >= 0 ? fsetxattr(it->fd, ima_name, old, (size_t)old_len, 0) :
 	    fremovexattr(it->fd, ima_name))
-		fprintf(stderr, "imastream: %s: cannot undo the new %s either: %s\n", it->path,
-			ima_name, strerror(errno));
+		cli_error("%s: cannot undo the new %s either: %s", it->path, ima_name,
+			  strerror(errno));
 	return err;
 }
 
@@ -130,13 +136,12 @@ static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
 	if (!err)
 		err = imastream_hasher_digest(w->hasher, job->algo->algo, &digest, &digest_len);
 	if (err) {
-		/* One stdio call, so lines from concurrent workers never interleave. */
-		fprintf(stderr, "imastream: %s: cannot read: %s\n", it->path, strerror(-err));
+		cli_error("%s: cannot read: %s", it->path, strerror(-err));
 		return;
 	}
 	if (imastream_ima_sign_digest(w->signer, job->algo->algo, digest, digest_len, res->ima,
 				      sizeof(res->ima), &res->ima_len, &cli_log)) {
-		fprintf(stderr, "imastream: %s: IMA signing failed\n", it->path);
+		cli_error("%s: IMA signing failed", it->path);
 		return;
 	}
 	/* The EVM value covers the security.ima value just made, before it is on disk. */
@@ -150,16 +155,18 @@ static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
 	it->ok = true;
 }
 
+/* Main thread, in walk order: the security.ima value, then the security.evm value. */
 static void print_item(void *ctx, struct cli_item *it)
 {
-	const struct sign_job *job = ctx;
+	struct sign_job *job = ctx;
 	const struct sign_result *res = it->data;
 
 	if (!it->ok)
 		return;
-	print_hex(res->ima, res->ima_len);
-	if (job->evm)
-		print_hex(res->evm, res->evm_len);
+	if (cli_put_value(&job->line, res->ima, res->ima_len, job->names ? it->path : NULL) ||
+	    (job->evm &&
+	     cli_put_value(&job->line, res->evm, res->evm_len, job->names ? it->path : NULL)))
+		it->ok = false;
 }
 
 static const struct cli_walk_ops sign_ops = { sign_item, print_item };
@@ -208,130 +215,113 @@ static void free_workers(struct sign_job *job)
 	}
 }
 
-static bool parse_keyid(const char *arg, uint32_t *keyid_ret)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(arg, &end, 16);
-	if (errno || *end || !*arg || strlen(arg) > 8 || arg[0] == '-' || arg[0] == '+')
-		return false;
-	*keyid_ret = (uint32_t)v;
-	return true;
-}
-
 int cmd_sign(int argc, char **argv)
 {
-	enum { OPT_CERT = 256, OPT_KEYID, OPT_PASS_FILE, OPT_PASS_ENV, OPT_EVM, OPT_USER };
-	static const struct option options[] = {
-		{ "key", required_argument, NULL, 'k' },
-		{ "cert", required_argument, NULL, OPT_CERT },
-		{ "keyid", required_argument, NULL, OPT_KEYID },
-		{ "pass-file", required_argument, NULL, OPT_PASS_FILE },
-		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
-		{ "evm", required_argument, NULL, OPT_EVM },
-		{ "hashalgo", required_argument, NULL, 'a' },
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "xattr-user", no_argument, NULL, OPT_USER },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct sign_job job = { .write = true, .evm = true };
+	struct sign_job job = { .write = true, .evm = true, .names = true };
 	struct imastream_key_opts opts = { 0 };
 	const char *algo_name = "sha256";
 	unsigned int jobs = cli_walk_default_jobs(), wflags = 0;
-	int verbose = 0, c, err;
+	struct cli_parser p;
+	bool prompt = false;
+	int verbose = 0, show = -1, c, err;
 
 	job.walk = (struct cli_walk){ .ops = &sign_ops, .ctx = &job, .verb = "signed",
 				      .item_size = sizeof(struct sign_result) };
-	while ((c = getopt_long(argc, argv, "k:a:rnj:vh", options, NULL)) != -1) {
+	cli_parse_start(&p, &sign_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case 'k':
-			opts.key = optarg;
+		case CLI_OPT_KEY:
+			opts.key = p.arg;
 			break;
-		case OPT_CERT:
-			opts.cert = optarg;
+		case CLI_OPT_CERT:
+			opts.cert = p.arg;
 			break;
-		case OPT_KEYID:
-			if (!parse_keyid(optarg, &opts.keyid)) {
-				cli_error("sign: --keyid takes up to 8 hex digits, not '%s'", optarg);
+		case CLI_OPT_KEYID:
+			if (!cli_parse_keyid(&p, &opts.keyid))
 				return CLI_USAGE;
-			}
 			opts.has_keyid = true;
 			break;
-		case OPT_PASS_FILE:
-			opts.pass_file = optarg;
+		case CLI_OPT_PASS:
+			prompt = true;
 			break;
-		case OPT_PASS_ENV:
-			opts.pass_env = optarg;
+		case CLI_OPT_PASS_FILE:
+			opts.pass_file = p.arg;
 			break;
-		case OPT_EVM:
-			if (!strcmp(optarg, "portable")) {
+		case CLI_OPT_PASS_ENV:
+			opts.pass_env = p.arg;
+			break;
+		case CLI_OPT_EVM:
+			if (!strcmp(p.arg, "portable"))
 				job.evm = true;
-			} else if (!strcmp(optarg, "none")) {
+			else if (!strcmp(p.arg, "none"))
 				job.evm = false;
-			} else {
-				cli_error("sign: --evm takes 'portable' or 'none', not '%s'", optarg);
-				return CLI_USAGE;
-			}
+			else
+				return cli_usage_error("sign", "%s takes 'portable' or 'none', not '%s'",
+						       p.spelled, p.arg);
 			break;
-		case 'a':
-			algo_name = optarg;
+		case CLI_OPT_PORTABLE:
+			job.evm = true;
 			break;
-		case 'r':
+		case CLI_OPT_HASH_ALGO:
+			algo_name = p.arg;
+			break;
+		case CLI_OPT_RECURSIVE:
 			job.walk.recursive = true;
 			break;
-		case OPT_USER:
+		case CLI_OPT_XATTR_USER:
 			wflags |= IMASTREAM_XATTR_WRITE_USER;
 			job.filesig_flags |= IMASTREAM_FILESIG_USER;
 			break;
-		case 'n':
+		case CLI_OPT_DRY_RUN:
 			job.write = false;
 			break;
-		case 'j':
-			if (!cli_walk_parse_jobs("sign", optarg, &jobs))
+		case CLI_OPT_NO_NAMES:
+			job.names = false;
+			break;
+		case CLI_OPT_JOBS:
+			if (!cli_parse_jobs(&p, &jobs))
 				return CLI_USAGE;
 			break;
-		case 'v':
+		case CLI_OPT_PROGRESS:
+			show = 1;
+			break;
+		case CLI_OPT_QUIET:
+			show = 0;
+			break;
+		case CLI_OPT_VERBOSE:
 			verbose++;
 			job.walk.verbose = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
+		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
-	if (!opts.key) {
-		cli_error("sign: no --key given (try 'imastream sign --help')");
-		return CLI_USAGE;
-	}
-	if (opts.pass_file && opts.pass_env) {
-		cli_error("sign: give --pass-file or --pass-env, not both");
-		return CLI_USAGE;
-	}
-	if (optind >= argc) {
-		cli_error("sign: no PATH given (try 'imastream sign --help')");
-		return CLI_USAGE;
-	}
+	if (!opts.key)
+		return cli_usage_error("sign", "no --key given");
+	if (prompt + !!opts.pass_file + !!opts.pass_env > 1)
+		return cli_usage_error("sign", "give one of -p, --pass-file and --pass-env");
+	if (cli_parse_operands(&p) >= argc)
+		return cli_usage_error("sign", "no PATH given");
 	cli_set_verbose(verbose);
 	job.algo = imastream_hash_by_name(algo_name);
 	/* md5 signatures are refused by the kernel; sm3 signs only with SM2 keys. */
 	if (!job.algo || job.algo->algo == IMASTREAM_HASH_MD5 ||
-	    job.algo->algo == IMASTREAM_HASH_SM3) {
-		cli_error("sign: unknown hash algorithm '%s' (sha1, sha224, sha256, sha384, sha512)",
-			  algo_name);
-		return CLI_USAGE;
+	    job.algo->algo == IMASTREAM_HASH_SM3)
+		return cli_usage_error("sign", "unknown hash algorithm '%s' (sha1, sha224, sha256, "
+				       "sha384, sha512)", algo_name);
+	if (prompt) {
+		err = cli_pass_prompt("sign", opts.key, &opts.pass_env);
+		if (err)
+			return err;
 	}
 	imastream_xattr_writer_init(&job.writer, wflags, &cli_log);
+	job.walk.jobs = jobs;
+	cli_walk_show(&job.walk, "sign", show);
 	/* The key first: a bad key, passphrase or certificate stops before any file is touched. */
 	err = make_workers(&job, &opts, &jobs);
+	cli_pass_forget();
 	job.walk.jobs = jobs;
 	if (!err)
 		err = cli_walk_start(&job.walk);
@@ -341,13 +331,10 @@ int cmd_sign(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = optind; i < argc; i++)
+	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
 	free_workers(&job);
-	if (fflush(stdout) == EOF) {
-		cli_error("sign: cannot write to stdout: %s", strerror(errno));
-		job.walk.failed++;
-	}
+	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;
 }

@@ -2,13 +2,13 @@
 /* imastream verify: checks security.ima and security.evm of files (or of an install record) against trusted certificates. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/filesig.h"
 #include "imastream/installer.h"
@@ -28,44 +28,65 @@ struct verify_job {
 	struct imastream_verifier *verifiers[CLI_WALK_MAX_JOBS];
 };
 
-static const char usage_text[] =
+static const struct cli_use verify_options[] = {
+	{ CLI_OPT_TRUST, "trusted certificates: a PEM or DER file, or a directory\n"
+	  "of them; may be given several times" },
+	{ CLI_OPT_EVM, "auto (default): check security.evm when it is there and\n"
+	  "can be checked (an HMAC cannot: it needs the device's\n"
+	  "key); require: a missing or uncheckable security.evm\n"
+	  "fails; none: security.ima only" },
+	{ CLI_OPT_RECURSIVE, "walk directories; symlinks are skipped, never followed" },
+	{ CLI_OPT_ROOT, "check every object 'imastream install' recorded under\n"
+	  "DIR (DIR/var/lib/imastream/): that it exists with its\n"
+	  "type, mode, owner, size, symlink target and content\n"
+	  "digest, then the security.ima and security.evm the\n"
+	  "install wrote (by default --evm require where EVM was\n"
+	  "written); --trust is only needed for signatures" },
+	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
+	{ CLI_OPT_JOBS },
+	{ CLI_OPT_PROGRESS },
+	{ CLI_OPT_QUIET },
+	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+/* evmctl ima_verify and verify take the certificates as --key. */
+static const struct cli_alias verify_aliases[] = {
+	{ CLI_OPT_TRUST, 'k', "key", "--trust, in evmctl's spelling; a comma-separated list\n"
+	  "as evmctl takes it" },
+	{ 0 },
+};
+
+static const struct cli_spec verify_spec = {
+	.cmd = "verify",
+	.synopsis =
 	"Usage: imastream verify [-r] --trust DIR|FILE [--trust ...] [--xattr-user]\n"
 	"                        [--evm auto|require|none] [-j N] [-v] PATH...\n"
 	"       imastream verify --root DIR [--trust DIR|FILE ...] [--xattr-user]\n"
 	"                        [--evm auto|require|none]\n"
 	"\n"
-	"Checks each regular file's security.ima (a digest: compared with the content; an\n"
-	"IMA signature: verified over the content digest) and security.evm (a portable or\n"
-	"a type-3 EVM signature over the labels, security.ima, uid, gid and mode) with the\n"
-	"certificates of --trust, found by key id. Prints one line per file:\n"
+	"Checks each regular file's security.ima (a digest: compared with the content;\n"
+	"an IMA signature: verified over the content digest) and security.evm (a\n"
+	"portable or a type-3 EVM signature over the labels, security.ima, uid, gid and\n"
+	"mode) with the certificates of --trust, found by key id. Prints one line per\n"
+	"file:\n"
 	"  PATH: OK\n"
 	"  PATH: FAIL: REASON[; REASON]\n"
 	"where a REASON is 'security.ima: content changed', 'security.evm: metadata\n"
-	"changed', 'security.ima: unknown key id XXXXXXXX', '...: bad signature', 'missing\n"
-	"security.ima', 'missing security.evm', 'security.evm: malformed (why)' or\n"
-	"'security.evm: cannot be verified (why)'. An ECDSA signature that does not verify\n"
-	"reads 'content changed or bad signature': ECDSA cannot tell the two apart.\n"
-	"\n"
-	"  -t, --trust PATH    a PEM or DER certificate file, or a directory of them;\n"
-	"                      may be given several times\n"
-	"      --evm MODE      auto (default): check security.evm when it is there and can\n"
-	"                      be checked (an HMAC cannot: it needs the device's key);\n"
-	"                      require: a missing or uncheckable security.evm fails;\n"
-	"                      none: security.ima only\n"
-	"  -r, --recursive     walk directories; symlinks are skipped, never followed\n"
-	"      --root DIR      check every object 'imastream install' recorded under DIR\n"
-	"                      (DIR/var/lib/imastream/): that it exists with its type,\n"
-	"                      mode, owner, size, symlink target and content digest, then\n"
-	"                      the security.ima and security.evm the install wrote (by\n"
-	"                      default --evm require where EVM was written); --trust is\n"
-	"                      only needed for signatures\n"
-	"      --xattr-user    read user.ima / user.evm instead (evmctl --xattr-user)\n"
-	"  -j, --jobs N        check N files at a time (default: one per CPU)\n"
-	"  -v, --verbose       also name the symlinks a walk skips\n"
-	"  -h, --help          this text\n"
-	"\n"
-	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or the\n"
-	"record is malformed), 2 for a usage error or a trust store that cannot be loaded.\n";
+	"changed', 'security.ima: unknown key id XXXXXXXX', '...: bad signature',\n"
+	"'missing security.ima', 'missing security.evm', 'security.evm: malformed\n"
+	"(why)' or 'security.evm: cannot be verified (why)'. An ECDSA signature that\n"
+	"does not verify reads 'content changed or bad signature': ECDSA cannot tell the\n"
+	"two apart.\n"
+	"With -r, a progress line on a terminal and a summary on stderr.\n",
+	.uses = verify_options,
+	.aliases = verify_aliases,
+	.epilog =
+	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or\n"
+	"the record is malformed), 2 for a usage error or a trust store that cannot be\n"
+	"loaded.\n",
+};
 
 static void verify_item(void *ctx, unsigned int worker, struct cli_item *it)
 {
@@ -125,6 +146,23 @@ static void reason(char *buf, size_t size, const char *name,
 	}
 }
 
+/* "PATH: VERDICT", or "PATH: VERDICT (package NAME)" for a recorded file. */
+static void print_verdict(const char *path, const char *verdict, const char *package)
+{
+	struct cli_line l = { 0 };
+
+	cli_line_name(&l, path);
+	cli_line_text(&l, ": ");
+	cli_line_text(&l, verdict);
+	if (package) {
+		cli_line_text(&l, " (package ");
+		cli_line_name(&l, package);
+		cli_line_text(&l, ")");
+	}
+	cli_line_put(&l, stdout);
+	cli_line_free(&l);
+}
+
 static void print_item(void *ctx, struct cli_item *it)
 {
 	const struct verify_job *job = ctx;
@@ -134,7 +172,7 @@ static void print_item(void *ctx, struct cli_item *it)
 	char why[512] = "";
 
 	if (res->error) {
-		printf("%s: FAIL: cannot be read\n", it->path);
+		print_verdict(it->path, "FAIL: cannot be read", NULL);
 		return;
 	}
 	if (r->ima.result != IMASTREAM_VERIFY_OK)
@@ -143,10 +181,14 @@ static void print_item(void *ctx, struct cli_item *it)
 	    (job->evm == EVM_REQUIRE || (r->evm.result != IMASTREAM_VERIFY_MISSING &&
 					 r->evm.result != IMASTREAM_VERIFY_UNVERIFIABLE)))
 		reason(why, sizeof(why), user ? "user.evm" : "security.evm", &r->evm);
-	if (it->ok)
-		printf("%s: OK\n", it->path);
-	else
-		printf("%s: FAIL: %s\n", it->path, why);
+	if (it->ok) {
+		print_verdict(it->path, "OK", NULL);
+	} else {
+		char verdict[sizeof(why) + 8];
+
+		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
+		print_verdict(it->path, verdict, NULL);
+	}
 }
 
 static const struct cli_walk_ops verify_ops = { verify_item, print_item };
@@ -177,7 +219,10 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	if (rc) {
 		if (rc < 0 && !why[0])
 			snprintf(why, sizeof(why), "cannot be read (%s)", strerror(-rc));
-		printf("%s: FAIL: %s (package %s)\n", path, why, f->package);
+		char verdict[sizeof(why) + 8];
+
+		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
+		print_verdict(path, verdict, f->package);
 		job->failed++;
 		return 0;
 	}
@@ -185,7 +230,7 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	if (fd < 0 || !(f->xattrs & IMASTREAM_RECORD_IMA)) {
 		if (fd >= 0)
 			close(fd);
-		printf("%s: OK\n", path);
+		print_verdict(path, "OK", NULL);
 		return 0;
 	}
 	if (!job->evm_given)
@@ -264,20 +309,28 @@ static void trust_log(void *arg, int level, const char *msg)
 		cli_log.fn(cli_log.arg, level, msg);
 }
 
+/* Adds the certificate paths of one --trust, or of evmctl's comma-separated --key list. */
+static bool add_trust(const struct cli_parser *p, const char **paths, unsigned int *n,
+		      unsigned int max)
+{
+	char *arg = p->arg, *item;
+	bool list = strcmp(p->spelled, "--trust") && strcmp(p->spelled, "-t");
+
+	while ((item = list ? strsep(&arg, ",") : arg)) {
+		if (*n == max) {
+			cli_usage_error("verify", "more than %u certificate paths", max);
+			return false;
+		}
+		if (*item)
+			paths[(*n)++] = item;
+		if (!list)
+			break;
+	}
+	return true;
+}
+
 int cmd_verify(int argc, char **argv)
 {
-	enum { OPT_EVM = 256, OPT_USER, OPT_ROOT };
-	static const struct option options[] = {
-		{ "trust", required_argument, NULL, 't' },
-		{ "evm", required_argument, NULL, OPT_EVM },
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "xattr-user", no_argument, NULL, OPT_USER },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool trust_loading = true;
 	const struct imastream_log tlog = { trust_log, &trust_loading };
 	struct verify_job job = { .evm = EVM_AUTO };
@@ -285,70 +338,66 @@ int cmd_verify(int argc, char **argv)
 	const char *trust_paths[64], *root = NULL;
 	bool evm_given = false;
 	unsigned int n_trust = 0, jobs = cli_walk_default_jobs();
-	int verbose = 0, c, ret = CLI_FAILED;
+	struct cli_parser p;
+	int verbose = 0, show = -1, c, ret = CLI_FAILED;
 
 	job.walk = (struct cli_walk){ .ops = &verify_ops, .ctx = &job, .verb = "verified",
 				      .item_size = sizeof(struct verify_result) };
-	while ((c = getopt_long(argc, argv, "t:rj:vh", options, NULL)) != -1) {
+	cli_parse_start(&p, &verify_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case 't':
-			if (n_trust == sizeof(trust_paths) / sizeof(trust_paths[0])) {
-				cli_error("verify: too many --trust options");
+		case CLI_OPT_TRUST:
+			if (!add_trust(&p, trust_paths, &n_trust,
+				       sizeof(trust_paths) / sizeof(trust_paths[0])))
 				return CLI_USAGE;
-			}
-			trust_paths[n_trust++] = optarg;
 			break;
-		case OPT_ROOT:
-			root = optarg;
+		case CLI_OPT_ROOT:
+			root = p.arg;
 			break;
-		case OPT_EVM:
+		case CLI_OPT_EVM:
 			evm_given = true;
-			if (!strcmp(optarg, "auto")) {
+			if (!strcmp(p.arg, "auto"))
 				job.evm = EVM_AUTO;
-			} else if (!strcmp(optarg, "require")) {
+			else if (!strcmp(p.arg, "require"))
 				job.evm = EVM_REQUIRE;
-			} else if (!strcmp(optarg, "none")) {
+			else if (!strcmp(p.arg, "none"))
 				job.evm = EVM_NONE;
-			} else {
-				cli_error("verify: --evm takes 'auto', 'require' or 'none', not '%s'",
-					  optarg);
-				return CLI_USAGE;
-			}
+			else
+				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
+						       p.spelled, p.arg);
 			break;
-		case 'r':
+		case CLI_OPT_RECURSIVE:
 			job.walk.recursive = true;
 			break;
-		case OPT_USER:
+		case CLI_OPT_XATTR_USER:
 			job.flags |= IMASTREAM_FILESIG_USER;
 			break;
-		case 'j':
-			if (!cli_walk_parse_jobs("verify", optarg, &jobs))
+		case CLI_OPT_JOBS:
+			if (!cli_parse_jobs(&p, &jobs))
 				return CLI_USAGE;
 			break;
-		case 'v':
+		case CLI_OPT_PROGRESS:
+			show = 1;
+			break;
+		case CLI_OPT_QUIET:
+			show = 0;
+			break;
+		case CLI_OPT_VERBOSE:
 			verbose++;
 			job.walk.verbose = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
+		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			fputs(usage_text, stderr);
 			return CLI_USAGE;
 		}
 	}
-	if (root && (optind < argc || job.walk.recursive)) {
-		cli_error("verify: --root checks the install record: no PATH or -r with it");
-		return CLI_USAGE;
-	}
-	if (!n_trust && !root) {
-		cli_error("verify: no --trust given (try 'imastream verify --help')");
-		return CLI_USAGE;
-	}
-	if (optind >= argc && !root) {
-		cli_error("verify: no PATH given (try 'imastream verify --help')");
-		return CLI_USAGE;
-	}
+	if (root && (cli_parse_operands(&p) < argc || job.walk.recursive))
+		return cli_usage_error("verify", "--root checks the install record: no PATH or -r with it");
+	if (!n_trust && !root)
+		return cli_usage_error("verify", "no --trust given");
+	if (cli_parse_operands(&p) >= argc && !root)
+		return cli_usage_error("verify", "no PATH given");
 	cli_set_verbose(verbose);
 	if (job.evm == EVM_NONE)
 		job.flags |= IMASTREAM_VERIFY_NO_EVM;
@@ -371,16 +420,13 @@ int cmd_verify(int argc, char **argv)
 		if (imastream_verifier_new(trust, &cli_log, &job.verifiers[i]))
 			goto out;
 	job.walk.jobs = jobs;
+	cli_walk_show(&job.walk, "verify", show);
 	if (cli_walk_start(&job.walk))
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = optind; i < argc; i++)
+	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
-	if (fflush(stdout) == EOF) {
-		cli_error("verify: cannot write to stdout: %s", strerror(errno));
-		job.walk.failed++;
-	}
 	ret = job.walk.failed ? CLI_FAILED : CLI_OK;
 out:
 	cli_walk_finish(&job.walk);

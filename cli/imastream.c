@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The imastream command: dispatches to one subcommand per cli/cmd_*.c file. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,40 +17,12 @@ static const struct cli_command commands[] = {
 	{ "install", cmd_install, "install rpm packages into a root, writing IMA/EVM in the same pass" },
 };
 
-static int verbosity;
-
 static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 	printf("imastream %s\n", PACKAGE_VERSION);
 	return CLI_OK;
-}
-
-static void print_to_stderr(void *arg, int level, const char *msg)
-{
-	(void)arg;
-	if (level > IMASTREAM_LOG_NOTICE + verbosity)
-		return;
-	fprintf(stderr, "imastream: %s\n", msg);
-}
-
-const struct imastream_log cli_log = { print_to_stderr, NULL };
-
-void cli_set_verbose(int level)
-{
-	verbosity = level;
-}
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("imastream: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage(FILE *out)
@@ -65,19 +36,25 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return CLI_USAGE;
-	}
+	int ret;
+
+	if (argc < 2)
+		return cli_usage_error(NULL, "no command given");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(0, NULL);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	cli_error("unknown command '%s' (try 'imastream --help')", argv[1]);
-	return CLI_USAGE;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		ret = commands[i].run(argc - 1, argv + 1);
+		/* A passphrase typed for -p does not outlive the command. */
+		cli_pass_forget();
+		return ret;
+	}
+	if (argv[1][0] == '-')
+		return cli_usage_error(NULL, "unknown option %s before the command", argv[1]);
+	return cli_usage_error(NULL, "unknown command %s", argv[1]);
 }

@@ -19,19 +19,11 @@ unsigned int cli_walk_default_jobs(void)
 	return cpus < 1 ? 1 : cpus > CLI_WALK_MAX_JOBS ? CLI_WALK_MAX_JOBS : (unsigned int)cpus;
 }
 
-bool cli_walk_parse_jobs(const char *cmd, const char *arg, unsigned int *jobs_ret)
+void cli_walk_show(struct cli_walk *w, const char *cmd, int show)
 {
-	unsigned long n;
-	char *end;
-
-	errno = 0;
-	n = strtoul(arg, &end, 10);
-	if (errno || *end || !*arg || n < 1 || n > CLI_WALK_MAX_JOBS) {
-		cli_error("%s: -j takes a number from 1 to %d", cmd, CLI_WALK_MAX_JOBS);
-		return false;
-	}
-	*jobs_ret = (unsigned int)n;
-	return true;
+	w->tally.cmd = cmd;
+	w->tally.draw = show == 1 || (w->recursive && cli_progress_wanted(show));
+	w->tally.summary = w->recursive && show != 0;
 }
 
 /* Replaces the path tail after @base with "/@name" (or @name when @base is 0). */
@@ -69,6 +61,7 @@ static void report_item(struct cli_walk *w, struct cli_item *it)
 	w->ops->report(w->ctx, it);
 	if (!it->ok)
 		w->failed++;
+	cli_tally_file(&w->tally, it->size, w->failed);
 	free(it->path);
 	it->path = NULL;
 }
@@ -111,7 +104,7 @@ static void drain_done(struct cli_walk *w)
 }
 
 /* Hands the open regular file @fd (named w->path) to a worker, or processes it here. */
-static void submit(struct cli_walk *w, int fd)
+static void submit(struct cli_walk *w, int fd, uint64_t size)
 {
 	struct cli_slot *sl;
 	char *path = strdup(w->path);
@@ -123,7 +116,8 @@ static void submit(struct cli_walk *w, int fd)
 		return;
 	}
 	if (!w->n_threads) {
-		struct cli_item one = { .fd = fd, .path = path, .data = w->ring[0].item.data };
+		struct cli_item one = { .fd = fd, .path = path, .size = size,
+					.data = w->ring[0].item.data };
 
 		process_item(w, 0, &one);
 		report_item(w, &one);
@@ -139,6 +133,7 @@ static void submit(struct cli_walk *w, int fd)
 	sl = &w->ring[w->next_seq++ % CLI_WALK_RING];
 	sl->item.fd = fd;
 	sl->item.path = path;
+	sl->item.size = size;
 	sl->state = CLI_SLOT_QUEUED;
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);
@@ -159,6 +154,8 @@ int cli_walk_start(struct cli_walk *w)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->done, NULL);
+	w->started = true;
+	cli_tally_start(&w->tally);
 	if (w->jobs <= 1)
 		return 0;
 	for (unsigned int i = 0; i < w->jobs && i < CLI_WALK_MAX_JOBS; i++) {
@@ -201,6 +198,15 @@ void cli_walk_finish(struct cli_walk *w)
 	w->data_store = NULL;
 	free(w->path);
 	w->path = NULL;
+	if (!w->started)
+		return;
+	/* Every result is out: flush it before the summary follows on stderr. */
+	if (fflush(stdout) == EOF) {
+		cli_error("cannot write to stdout: %s", strerror(errno));
+		w->failed++;
+	}
+	cli_tally_end(&w->tally, w->failed);
+	w->started = false;
 }
 
 static const char *special_name(mode_t type_bits)
@@ -237,7 +243,7 @@ static void file_at(struct cli_walk *w, int dirfd, const char *name, bool explic
 		cli_error("%s: cannot stat: %s", w->path, strerror(errno));
 		w->failed++;
 	} else if (S_ISREG(st.st_mode)) {
-		submit(w, fd); /* takes the descriptor */
+		submit(w, fd, (uint64_t)st.st_size); /* takes the descriptor */
 		return;
 	} else if (explicit) {
 		cli_error("%s: not a regular file (%s)", w->path, special_name(st.st_mode));
@@ -311,7 +317,7 @@ static void walk_dir(struct cli_walk *w, int fd)
 		if (type == DT_LNK) {
 			/* Never followed; what it points to is done where it lives. */
 			if (w->verbose)
-				fprintf(stderr, "imastream: %s: skipped (symbolic link)\n", w->path);
+				cli_error("%s: skipped (symbolic link)", w->path);
 			continue;
 		}
 		if (type != DT_DIR && type != DT_REG) {

@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
+
 /*
  * The main thread walks (readdir order, as evmctl -r does; symlinks are never followed)
  * and opens each regular file; worker threads process the open files; the results come
@@ -15,12 +18,13 @@
  * With one job, the main thread processes each file itself.
  */
 #define CLI_WALK_RING 64
-#define CLI_WALK_MAX_JOBS 64
+#define CLI_WALK_MAX_JOBS CLI_MAX_JOBS
 
 /* One file in flight. */
 struct cli_item {
 	int fd;      /* open O_RDONLY, a regular file; the walker closes it after process() */
 	char *path;  /* as given on the command line plus the walked names */
+	uint64_t size; /* its size when it was opened, for the tally */
 	bool ok;     /* set by process(); a false one counts as a failure */
 	void *data;  /* item_size bytes the command uses freely (its result) */
 };
@@ -51,6 +55,8 @@ struct cli_walk {
 
 	/* Failures so far: the walk's own and every item that came back !ok. */
 	unsigned long failed;
+	/* Files and bytes reported so far; the command sets cmd, draw and summary. */
+	struct cli_tally tally;
 
 	/* Internal. */
 	char *path;
@@ -70,18 +76,25 @@ struct cli_walk {
 	uint64_t print_seq;
 	struct cli_slot ring[CLI_WALK_RING];
 	void *data_store;
+	bool started;
 };
 
 /* The default job count: one per online CPU. */
 unsigned int cli_walk_default_jobs(void);
-/* Parses a -j argument; prints the error and returns false when it is not 1..MAX. */
-bool cli_walk_parse_jobs(const char *cmd, const char *arg, unsigned int *jobs_ret);
+/*
+ * The tally a walk shows: a progress line with -r on a terminal or with --progress
+ * (@show 1; --quiet is 0, neither -1), and a summary line with -r unless --quiet.
+ */
+void cli_walk_show(struct cli_walk *w, const char *cmd, int show);
 
 /* Allocates the slots and starts jobs threads (none when jobs is 1). Return: 0, -ENOMEM. */
 int cli_walk_start(struct cli_walk *w);
 /* One command-line PATH: a file, or with recursive a directory tree. */
 void cli_walk_path(struct cli_walk *w, const char *arg);
-/* Waits for the queued files, reports them, stops the threads, frees what start made. */
+/*
+ * Waits for the queued files, reports them, stops the threads, frees what start made,
+ * and prints the summary line of a walk that started.
+ */
 void cli_walk_finish(struct cli_walk *w);
 
 #endif /* IMASTREAM_CLI_WALK_H */

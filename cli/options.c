@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The option vocabulary of the imastream command, its parser and the --help option lists. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/options.h"
+
+/*
+ * The vocabulary.  Where evmctl has a spelling for the same meaning, it is the letter
+ * (-a, -k, -n, -p, -r, -v) or the alias here; the few per-command exceptions are
+ * struct cli_alias entries of the command, listed under "Also accepted" in its --help.
+ */
+static const struct cli_option vocabulary[] = {
+	{ CLI_OPT_HELP, 'h', "help", no_argument, NULL, "print this help" },
+	{ CLI_OPT_VERBOSE, 'v', "verbose", no_argument, NULL, "say more (repeatable)" },
+	{ CLI_OPT_QUIET, 0, "quiet", no_argument, NULL, "no progress line and no summary" },
+	{ CLI_OPT_PROGRESS, 0, "progress", no_argument, NULL,
+	  "the progress line even when stderr is not a terminal" },
+	{ CLI_OPT_RECURSIVE, 'r', "recursive", no_argument, NULL,
+	  "walk directories; symlinks are skipped, never followed;\n"
+	  "a FIFO, device or socket is reported as a failure" },
+	{ CLI_OPT_JOBS, 'j', "jobs", required_argument, "N",
+	  "work on N files at a time (1 to 64; default: one per\n"
+	  "CPU); the output keeps the walk order" },
+	{ CLI_OPT_DRY_RUN, 'n', "dry-run", no_argument, NULL, "print the values, write nothing" },
+	{ CLI_OPT_NO_NAMES, 0, "no-names", no_argument, NULL,
+	  "print the values without the file names, byte for byte\n"
+	  "as evmctl prints them" },
+	{ CLI_OPT_HASH_ALGO, 'a', "hash-algo", required_argument, "ALGO",
+	  "the digest algorithm (default sha256)", "hashalgo", "hash_algo" },
+	{ CLI_OPT_XATTR_USER, 0, "xattr-user", no_argument, NULL,
+	  "user.ima and user.evm instead of security.ima and\nsecurity.evm" },
+	{ CLI_OPT_KEY, 'k', "key", required_argument, "KEY",
+	  "the private key: a PEM or DER file (mode 0600 or\n"
+	  "stricter), pkcs11:URI, kernel:SERIAL, kernel:RING:DESC\n"
+	  "or an OpenSSL store URI", NULL, "key" },
+	{ CLI_OPT_CERT, 'c', "cert", required_argument, "CERT",
+	  "the key's certificate: the key id comes from its\n"
+	  "subjectKeyIdentifier, and it must match the key", "keyid-from-cert", "cert" },
+	{ CLI_OPT_KEYID, 0, "keyid", required_argument, "HEX",
+	  "the key id to write (1 to 8 hex digits) instead" },
+	{ CLI_OPT_PASS, 'p', "pass", optional_argument, NULL,
+	  "ask for the passphrase or PIN on the terminal; evmctl's\n"
+	  "--pass=SECRET is refused: other users can read it" },
+	{ CLI_OPT_PASS_FILE, 0, "pass-file", required_argument, "FILE",
+	  "passphrase or PIN: the first line of FILE", NULL, "key_pass_file" },
+	{ CLI_OPT_PASS_ENV, 0, "pass-env", required_argument, "VAR",
+	  "passphrase or PIN: the value of environment variable VAR", NULL, "key_pass_env" },
+	{ CLI_OPT_EVM, 0, "evm", required_argument, "MODE", "what to do with security.evm",
+	  NULL, "evm" },
+	{ CLI_OPT_PORTABLE, 0, "portable", no_argument, NULL, "--evm portable, in evmctl's spelling" },
+	{ CLI_OPT_TRUST, 't', "trust", required_argument, "PATH",
+	  "trusted certificates: a PEM or DER file, or a directory\nof them", NULL, "trust" },
+	{ CLI_OPT_ROOT, 0, "root", required_argument, "DIR", "the root directory of an install" },
+	{ CLI_OPT_KEYRING, 0, "keyring", required_argument, "RING", "a kernel keyring" },
+	{ CLI_OPT_OUTDIR, 0, "outdir", required_argument, "DIR",
+	  "write into DIR instead of in place" },
+	{ CLI_OPT_MODE, 0, "mode", required_argument, "MODE",
+	  "hash, sign or off: what security.ima holds", NULL, "mode" },
+	{ CLI_OPT_SET, 'o', "set", required_argument, "KEY=VALUE",
+	  "any configuration key of imastream-rpm(8) (repeatable)" },
+	{ CLI_OPT_CONFIG, 0, "config", required_argument, "FILE",
+	  "\"key = value\" lines, read before the options" },
+	{ CLI_OPT_PLUGINS, 0, "plugins", required_argument, "LIST",
+	  "the chain, in order", NULL, "plugins" },
+	{ CLI_OPT_PGP_KEY, 0, "pgp-key", required_argument, "FILE",
+	  "an armored OpenPGP public key trusted for header signatures" },
+	{ CLI_OPT_ALLOW_UNSIGNED, 0, "allow-unsigned", no_argument, NULL,
+	  "accept unsigned headers and unknown keys" },
+	{ CLI_OPT_REPLACE_FILES, 0, "replace-files", no_argument, NULL,
+	  "replace files that another package owns" },
+	{ CLI_OPT_NO_CHOWN, 0, "no-chown", no_argument, NULL, "keep the caller's ownership" },
+	{ CLI_OPT_NODIGEST, 0, "nodigest", no_argument, NULL,
+	  "do not check the header digests (as rpm's)" },
+	{ CLI_OPT_NOFILEDIGEST, 0, "nofiledigest", no_argument, NULL,
+	  "do not check the file digests (as rpm's)" },
+};
+
+#define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))
+
+const struct cli_option *cli_option(enum cli_opt id)
+{
+	for (size_t i = 0; i < N_VOCABULARY; i++)
+		if (vocabulary[i].id == id)
+			return &vocabulary[i];
+	return NULL;
+}
+
+const char *cli_option_for_config_key(const char *key)
+{
+	static char spelled[N_VOCABULARY][32];
+
+	for (size_t i = 0; i < N_VOCABULARY; i++) {
+		if (!vocabulary[i].config_key || strcmp(vocabulary[i].config_key, key))
+			continue;
+		snprintf(spelled[i], sizeof(spelled[i]), "--%s", vocabulary[i].name);
+		return spelled[i];
+	}
+	return NULL;
+}
+
+char *cli_config_names_to_options(const char *msg,
+				  const char *(*typed)(void *arg, const char *key), void *arg)
+{
+	static const char prefix[] = "_imastream_";
+	const char *p = msg, *hit;
+	char *out = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!strstr(msg, prefix))
+		return NULL;
+	f = open_memstream(&out, &size);
+	if (!f)
+		return NULL;
+	while ((hit = strstr(p, prefix))) {
+		const char *name = hit + strlen(prefix), *option;
+		size_t len = strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		char key[64];
+
+		if (hit > p && hit[-1] == '%')
+			hit--;
+		fwrite(p, 1, (size_t)(hit - p), f);
+		snprintf(key, sizeof(key), "%.*s", (int)len, name);
+		option = typed ? typed(arg, key) : NULL;
+		if (!option)
+			option = cli_option_for_config_key(key);
+		if (option)
+			fputs(option, f);
+		else
+			fprintf(f, "-o %s=...", key);
+		p = name + len;
+	}
+	fputs(p, f);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static const struct cli_spec *help_spec(const struct cli_spec *spec)
+{
+	return spec->help_spec ? spec->help_spec : spec;
+}
+
+/* Adds one long spelling that means @id. */
+static void add_long(struct cli_parser *p, size_t *n, const char *name, int has_arg, int id)
+{
+	if (*n + 1 >= CLI_MAX_LONGOPTS)
+		abort(); /* a table too large for the parser: a programming error */
+	p->longopts[(*n)++] = (struct option){ name, has_arg, NULL, id };
+}
+
+/* Adds one short spelling that means @id. */
+static void add_short(struct cli_parser *p, size_t *n, char letter, int has_arg, int id)
+{
+	if (!letter)
+		return;
+	if (*n + 4 >= sizeof(p->shortopts) || (unsigned char)letter >= sizeof(p->by_letter) /
+	    sizeof(p->by_letter[0]))
+		abort();
+	p->shortopts[(*n)++] = letter;
+	if (has_arg != no_argument)
+		p->shortopts[(*n)++] = ':';
+	if (has_arg == optional_argument)
+		p->shortopts[(*n)++] = ':';
+	p->shortopts[*n] = '\0';
+	p->by_letter[(unsigned char)letter] = id;
+}
+
+void cli_parse_start(struct cli_parser *p, const struct cli_spec *spec, int argc, char **argv)
+{
+	size_t nl = 0, ns = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->spec = spec;
+	p->argc = argc;
+	p->argv = argv;
+	/* ':' first: a missing argument comes back as ':', told apart from an unknown option. */
+	p->shortopts[ns++] = ':';
+	for (const struct cli_use *u = spec->uses; u->id; u++) {
+		const struct cli_option *o = cli_option(u->id);
+
+		add_long(p, &nl, o->name, o->has_arg, o->id);
+		if (o->alias)
+			add_long(p, &nl, o->alias, o->has_arg, o->id);
+		add_short(p, &ns, o->letter, o->has_arg, o->id);
+	}
+	for (const struct cli_alias *a = spec->aliases; a && a->id; a++) {
+		const struct cli_option *o = cli_option(a->id);
+
+		if (a->name)
+			add_long(p, &nl, a->name, o->has_arg, o->id);
+		add_short(p, &ns, a->letter, o->has_arg, o->id);
+	}
+	p->longopts[nl] = (struct option){ 0 };
+	optind = 0; /* glibc: start afresh, also after an earlier parse of other arguments */
+	opterr = 0;
+}
+
+/* The option word at argv[optind - 1] without any "=value". */
+static void last_word(const struct cli_parser *p, char *buf, size_t size)
+{
+	const char *w = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "?";
+
+	snprintf(buf, size, "%.*s", (int)strcspn(w, "="), w);
+}
+
+/* getopt_long's '?' for a long option: unknown, or a prefix of several. */
+static int long_option_error(struct cli_parser *p)
+{
+	char word[64];
+	const char *name;
+	int matches = 0;
+
+	last_word(p, word, sizeof(word));
+	name = word + 2;
+	for (const struct option *o = p->longopts; o->name; o++)
+		if (!strncmp(o->name, name, strlen(name)))
+			matches++;
+	if (!strncmp(word, "--", 2) && matches > 1)
+		cli_usage_error(p->spec->cmd, "option %s is ambiguous", word);
+	else
+		cli_usage_error(p->spec->cmd, "unknown option %s", word);
+	return CLI_OPT_ERROR;
+}
+
+int cli_parse_next(struct cli_parser *p)
+{
+	int index = -1, c;
+
+	c = getopt_long(p->argc, p->argv, p->shortopts, p->longopts, &index);
+	p->arg = optarg;
+	if (c == -1)
+		return CLI_OPT_END;
+	if (c == '?') {
+		if (optopt >= CLI_OPT_HELP) {
+			char word[64];
+
+			last_word(p, word, sizeof(word));
+			cli_usage_error(p->spec->cmd, "%s takes no argument", word);
+			return CLI_OPT_ERROR;
+		}
+		if (optopt) {
+			cli_usage_error(p->spec->cmd, "unknown option -%c", optopt);
+			return CLI_OPT_ERROR;
+		}
+		return long_option_error(p);
+	}
+	if (c == ':') {
+		int id = optopt < CLI_OPT_HELP && optopt > 0 ? p->by_letter[optopt] : optopt;
+		const struct cli_option *o = cli_option(id);
+		char word[64];
+
+		if (optopt < CLI_OPT_HELP)
+			snprintf(word, sizeof(word), "-%c", optopt);
+		else
+			last_word(p, word, sizeof(word));
+		cli_usage_error(p->spec->cmd, "%s needs %s", word, o && o->arg ? o->arg : "a value");
+		return CLI_OPT_ERROR;
+	}
+	if (index >= 0) {
+		/* The word the option came from: before its argument when that was separate. */
+		const char *word = p->argv[optind - (p->arg && p->arg == p->argv[optind - 1] ? 2 : 1)];
+
+		snprintf(p->spelled, sizeof(p->spelled), "%.*s", (int)strcspn(word, "="), word);
+		/*
+		 * No abbreviations: "--key" must not become --keyring where a command has no
+		 * --key, and a new option must not change what an old abbreviation meant.
+		 */
+		if (strcmp(p->spelled + 2, p->longopts[index].name)) {
+			cli_usage_error(p->spec->cmd, "unknown option %s", p->spelled);
+			return CLI_OPT_ERROR;
+		}
+	} else {
+		snprintf(p->spelled, sizeof(p->spelled), "-%c", c);
+		c = p->by_letter[c];
+	}
+	if (c == CLI_OPT_PASS && p->arg) {
+		cli_usage_error(p->spec->cmd, "%s takes no passphrase on the command line, where other users can read it; use -p alone to be asked, --pass-file or --pass-env",
+				p->spelled);
+		return CLI_OPT_ERROR;
+	}
+	if (c == CLI_OPT_HELP)
+		cli_print_help(help_spec(p->spec), stdout);
+	return c;
+}
+
+int cli_parse_operands(const struct cli_parser *p)
+{
+	(void)p;
+	return optind;
+}
+
+/* Help text column: the option spellings on the left, what they do from here. */
+#define HELP_COLUMN 24
+
+/* "  -k, --key KEY" with its help, continuation lines indented to the column. */
+static void print_entry(FILE *out, char letter, const char *name, const char *arg,
+			const char *help)
+{
+	char left[96];
+	int n;
+
+	if (letter && name)
+		n = snprintf(left, sizeof(left), "  -%c, --%s", letter, name);
+	else if (letter)
+		n = snprintf(left, sizeof(left), "  -%c", letter);
+	else
+		n = snprintf(left, sizeof(left), "      --%s", name);
+	if (arg)
+		n += snprintf(left + n, sizeof(left) - (size_t)n, " %s", arg);
+	fputs(left, out);
+	if (n >= HELP_COLUMN - 1) {
+		fputc('\n', out);
+		n = 0;
+	}
+	for (const char *line = help; *line;) {
+		size_t len = strcspn(line, "\n");
+
+		fprintf(out, "%*s%.*s\n", HELP_COLUMN - n, "", (int)len, line);
+		n = 0;
+		line += len;
+		if (*line)
+			line++;
+	}
+}
+
+void cli_print_help(const struct cli_spec *spec, FILE *out)
+{
+	bool aliases = spec->aliases && spec->aliases->id;
+
+	fputs(spec->synopsis, out);
+	fputs("\nOptions:\n", out);
+	for (const struct cli_use *u = spec->uses; u->id; u++) {
+		const struct cli_option *o = cli_option(u->id);
+
+		print_entry(out, o->letter, o->name, o->arg, u->help ? u->help : o->meaning);
+		aliases |= o->alias != NULL;
+	}
+	if (aliases) {
+		fputs("\nAlso accepted (evmctl's spellings and older ones):\n", out);
+		for (const struct cli_use *u = spec->uses; u->id; u++) {
+			const struct cli_option *o = cli_option(u->id);
+			char help[64];
+
+			if (!o->alias)
+				continue;
+			snprintf(help, sizeof(help), "--%s, in evmctl's spelling", o->name);
+			print_entry(out, 0, o->alias, o->arg, help);
+		}
+		for (const struct cli_alias *a = spec->aliases; a && a->id; a++)
+			print_entry(out, a->letter, a->name, cli_option(a->id)->arg, a->help);
+	}
+	if (spec->epilog) {
+		fputc('\n', out);
+		fputs(spec->epilog, out);
+	}
+}
+
+bool cli_parse_jobs(const struct cli_parser *p, unsigned int *jobs_ret)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(p->arg, &end, 10);
+	if (errno || *end || !*p->arg || p->arg[0] == '-' || n < 1 || n > CLI_MAX_JOBS) {
+		cli_usage_error(p->spec->cmd, "%s takes a number from 1 to %d, not '%s'", p->spelled,
+				CLI_MAX_JOBS, p->arg);
+		return false;
+	}
+	*jobs_ret = (unsigned int)n;
+	return true;
+}
+
+bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(p->arg, &end, 16);
+	/* Zero is what evmctl and the kernel read as "no key id". */
+	if (errno || *end || !*p->arg || strlen(p->arg) > 8 || p->arg[0] == '-' ||
+	    p->arg[0] == '+' || v == 0) {
+		cli_usage_error(p->spec->cmd, "%s takes 1 to 8 hex digits, not zero, not '%s'",
+				p->spelled, p->arg);
+		return false;
+	}
+	*keyid_ret = (uint32_t)v;
+	return true;
+}

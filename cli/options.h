@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The option vocabulary every imastream command parses with: one spelling, one meaning. */
+#ifndef IMASTREAM_CLI_OPTIONS_H
+#define IMASTREAM_CLI_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * Each option of the command line, whatever command takes it.  A letter or a long name
+ * means one thing everywhere; the few older or evmctl spellings that a command keeps
+ * (struct cli_alias) are listed as such in its --help and man page.
+ */
+enum cli_opt {
+	CLI_OPT_END = -1,    /* no more options */
+	CLI_OPT_ERROR = 0,   /* a usage error, already said in one line */
+	CLI_OPT_HELP = 256,
+	CLI_OPT_VERBOSE,
+	CLI_OPT_QUIET,
+	CLI_OPT_PROGRESS,
+	CLI_OPT_RECURSIVE,
+	CLI_OPT_JOBS,
+	CLI_OPT_DRY_RUN,
+	CLI_OPT_NO_NAMES,
+	CLI_OPT_HASH_ALGO,
+	CLI_OPT_XATTR_USER,
+	CLI_OPT_KEY,
+	CLI_OPT_CERT,
+	CLI_OPT_KEYID,
+	CLI_OPT_PASS,
+	CLI_OPT_PASS_FILE,
+	CLI_OPT_PASS_ENV,
+	CLI_OPT_EVM,
+	CLI_OPT_PORTABLE,
+	CLI_OPT_TRUST,
+	CLI_OPT_ROOT,
+	CLI_OPT_KEYRING,
+	CLI_OPT_OUTDIR,
+	CLI_OPT_MODE,
+	CLI_OPT_SET,
+	CLI_OPT_CONFIG,
+	CLI_OPT_PLUGINS,
+	CLI_OPT_PGP_KEY,
+	CLI_OPT_ALLOW_UNSIGNED,
+	CLI_OPT_REPLACE_FILES,
+	CLI_OPT_NO_CHOWN,
+	CLI_OPT_NODIGEST,
+	CLI_OPT_NOFILEDIGEST,
+	CLI_OPT__LAST,
+};
+
+/* An entry of the vocabulary. */
+struct cli_option {
+	enum cli_opt id;
+	char letter;             /* short spelling, or 0 */
+	const char *name;        /* long spelling */
+	int has_arg;             /* no_argument, required_argument, optional_argument */
+	const char *arg;         /* the argument's name in --help ("KEY"), or NULL */
+	const char *meaning;     /* what it means, in every command that takes it */
+	const char *alias;       /* another long spelling accepted wherever it is (evmctl's) */
+	const char *config_key;  /* the configuration key it sets (imastream-rpm(8)), or NULL */
+};
+
+/* One option a command takes, with that command's help for it. */
+struct cli_use {
+	enum cli_opt id;
+	const char *help;        /* lines separated by '\n'; NULL: the vocabulary's meaning */
+};
+
+/* A spelling that means @id in one command only (kept from an older release, or evmctl's). */
+struct cli_alias {
+	enum cli_opt id;
+	char letter;             /* 0, or a short spelling */
+	const char *name;        /* NULL, or a long spelling */
+	const char *help;        /* why it is there: "old spelling of --outdir" */
+};
+
+/* A command's (or subcommand's) options and help text. */
+struct cli_spec {
+	const char *cmd;         /* "sign", "keys import": the prefix of its usage errors */
+	const struct cli_spec *help_spec; /* whose --help it prints (keys'); NULL: its own */
+	const char *synopsis;    /* --help up to the option list */
+	const struct cli_use *uses;   /* ends with { 0 } */
+	const struct cli_alias *aliases; /* NULL, or ends with { 0 } */
+	const char *epilog;      /* --help after the option list (exit status) */
+};
+
+#define CLI_MAX_LONGOPTS 64
+/* -j: at most this many files at a time. */
+#define CLI_MAX_JOBS 64
+
+struct cli_parser {
+	const struct cli_spec *spec;
+	int argc;
+	char **argv;
+	char *arg;               /* the option's argument, or NULL */
+	char spelled[64];        /* as the user typed it: "-k", "--hashalgo" */
+	struct option longopts[CLI_MAX_LONGOPTS];
+	char shortopts[CLI_MAX_LONGOPTS * 3];
+	int by_letter[128];      /* the id each short spelling means */
+};
+
+/* The vocabulary entry of @id. */
+const struct cli_option *cli_option(enum cli_opt id);
+/* The long option that sets configuration key @key ("--key"), or NULL if none does. */
+const char *cli_option_for_config_key(const char *key);
+
+/*
+ * A library message names a configuration key the way rpm users set it, "_imastream_KEY"
+ * (or "%_imastream_KEY").  This returns the message with each such name replaced by the
+ * option a command-line user sets it with: @typed(@arg, KEY) when it returns one (what
+ * the user typed), else the vocabulary's long option, else "-o KEY=...".  NULL: the
+ * message names no key (or no memory): use it as it is.  Free the result.
+ */
+char *cli_config_names_to_options(const char *msg,
+				  const char *(*typed)(void *arg, const char *key), void *arg);
+
+/* Prepares to parse @argv (argv[0] is the command's name) with @spec. */
+void cli_parse_start(struct cli_parser *p, const struct cli_spec *spec, int argc, char **argv);
+/*
+ * The next option: its id with p->arg and p->spelled set, CLI_OPT_END when the options
+ * are done (the operands start at cli_parse_operands()), or CLI_OPT_ERROR after one line
+ * on stderr.  --help is printed here, and comes back as CLI_OPT_HELP.
+ */
+int cli_parse_next(struct cli_parser *p);
+/* Where the operands start in argv once cli_parse_next() returned CLI_OPT_END. */
+int cli_parse_operands(const struct cli_parser *p);
+
+/* The whole --help text of @spec. */
+void cli_print_help(const struct cli_spec *spec, FILE *out);
+
+/* Shared option arguments; each prints its own usage error and returns false. */
+bool cli_parse_jobs(const struct cli_parser *p, unsigned int *jobs_ret);
+bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret);
+
+#endif /* IMASTREAM_CLI_OPTIONS_H */

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The counts of hash, sign and verify -r: a progress line on a terminal, a summary line at the end. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void cli_tally_start(struct cli_tally *t)
+{
+	clock_gettime(CLOCK_MONOTONIC, &t->start);
+	t->last = t->start;
+}
+
+void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures)
+{
+	struct timespec now;
+	double mib, elapsed;
+	char text[160];
+
+	t->files++;
+	t->bytes += bytes;
+	if (!t->draw)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* Ten updates a second are plenty, and keep the terminal out of the hot path. */
+	if (seconds_between(&t->last, &now) < 0.1)
+		return;
+	t->last = now;
+	elapsed = seconds_between(&t->start, &now);
+	mib = (double)t->bytes / (1024.0 * 1024.0);
+	snprintf(text, sizeof(text), "imastream %s: %lu files, %.1f MiB, %lu failures, %.1f MiB/s",
+		 t->cmd, t->files, mib, failures, elapsed > 0 ? mib / elapsed : 0.0);
+	cli_progress_draw(text);
+}
+
+void cli_tally_end(struct cli_tally *t, unsigned long failures)
+{
+	struct timespec now;
+
+	cli_progress_clear();
+	if (!t->summary)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	cli_say(t->cmd, "%lu file%s, %" PRIu64 " byte%s, %lu failure%s, %.2f s", t->files,
+		t->files == 1 ? "" : "s", t->bytes, t->bytes == 1 ? "" : "s", failures,
+		failures == 1 ? "" : "s", seconds_between(&t->start, &now));
+}
