@@ -40,7 +40,7 @@ for key in rsa:2048 ec; do
 	esac
 	chmod 600 "$tmp/k.key"
 	t0=$(now)
-	"$IMASTREAM" sign-package --key "$tmp/k.key" --cert "$tmp/k.pem" -o "$tmp/out" "$pkg"
+	"$IMASTREAM" sign-package --key "$tmp/k.key" --cert "$tmp/k.pem" --outdir "$tmp/out" "$pkg"
 	t1=$(now)
 	evmctl sign_hash -a sha256 --key "$tmp/k.key" <"$tmp/digests" >/dev/null 2>&1
 	t2=$(now)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# imastream hash against evmctl ima_hash: same stdout, same xattr bytes; one line per failure.
+# imastream hash against evmctl ima_hash (same values, same xattr bytes) and sha*sum (same lines); one line per failure.
 set -uo pipefail
 
 : "${top_builddir:?run through make check}"
@@ -37,6 +37,7 @@ done
 ln -s f0 "$tree/link-to-file"
 ln -s sub "$tree/link-to-dir"
 files=$(find "$tree" -type f | sort)
+bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ n += $1 } END { print n }')
 
 for mode in user security; do
 	if [ $mode = user ]; then opt=--xattr-user; name=user.ima; else opt=; name=security.ima; fi
@@ -52,9 +53,16 @@ for mode in user security; do
 		done
 		clear_attr "$tree" $name
 		# shellcheck disable=SC2086
-		"$bin" hash $opt -a $alg $files >"$work/ours.out" 2>"$work/ours.err" ||
+		"$bin" hash --no-names $opt -a $alg $files >"$work/ours.out" 2>"$work/ours.err" ||
 			fail "imastream hash $opt -a $alg exited $?: $(cat "$work/ours.err")"
 		cmp -s "$work/evmctl.out" "$work/ours.out" || fail "$mode $alg: stdout differs from evmctl"
+		# With the names (the default): sha256sum's lines, with the xattr's header bytes.
+		case $alg in sha1) head=01 ;; sha256) head=0404 ;; sha512) head=0406 ;; esac
+		# shellcheck disable=SC2086
+		"$bin" hash -n $opt -a $alg $files | sed "s/^$head//" >"$work/ours-named.out"
+		# shellcheck disable=SC2086
+		${alg}sum $files >"$work/sum.out"
+		cmp -s "$work/sum.out" "$work/ours-named.out" || fail "$mode $alg: not ${alg}sum's lines"
 		for f in $files; do
 			got=$(hexattr $name "$f")
 			[ "$got" = "${want[$f]}" ] || fail "$mode $alg $f: $name $got, evmctl ${want[$f]}"
@@ -66,10 +74,14 @@ for mode in user security; do
 		evmctl ima_hash -r $opt -a $alg "$tree" >"$work/evmctl-r.out" 2>/dev/null
 		for f in $files; do want[$f]=$(hexattr $name "$f"); done
 		clear_attr "$tree" $name
-		"$bin" hash -r $opt -a $alg "$tree" >"$work/ours-r.out" 2>"$work/ours.err" ||
+		"$bin" hash -r --no-names $opt -a $alg "$tree" >"$work/ours-r.out" 2>"$work/ours.err" ||
 			fail "imastream hash -r $opt -a $alg exited $?: $(cat "$work/ours.err")"
 		cmp -s "$work/evmctl-r.out" "$work/ours-r.out" ||
 			fail "$mode $alg -r: stdout differs from evmctl"
+		# stderr holds the summary, and nothing else.
+		grep -Eqx "imastream hash: 20 files, $bytes bytes, 0 failures, [0-9]+\.[0-9]{2} s" \
+			"$work/ours.err" || fail "$mode $alg -r: summary: $(cat "$work/ours.err")"
+		: >"$work/ours.err"
 		[ "$(wc -l <"$work/ours-r.out")" -eq "$(echo "$files" | wc -l)" ] ||
 			fail "$mode $alg -r: not one line per regular file"
 		for f in $files; do
@@ -79,7 +91,7 @@ for mode in user security; do
 		[ ! -s "$work/ours.err" ] || fail "$mode $alg -r: unexpected stderr: $(cat "$work/ours.err")"
 		# Any number of hashing threads: still the walk order.
 		for j in 1 3 17; do
-			"$bin" hash -r -n -j $j $opt -a $alg "$tree" >"$work/ours-j.out" 2>&1
+			"$bin" hash -r -n -j $j --no-names --quiet $opt -a $alg "$tree" >"$work/ours-j.out" 2>&1
 			cmp -s "$work/evmctl-r.out" "$work/ours-j.out" || fail "$mode $alg -r -j $j: stdout differs"
 		done
 		unset want
@@ -141,7 +153,9 @@ mknod "$special/null-dev" c 1 3
 "$bin" hash -r --xattr-user "$special" >"$work/sp.out" 2>"$work/sp.err"
 rc=$?
 [ $rc -eq 1 ] || fail "walk with a FIFO and a device: exit $rc, expected 1"
-[ "$(wc -l <"$work/sp.err")" -eq 2 ] || fail "walk with specials: stderr: $(cat "$work/sp.err")"
+[ "$(wc -l <"$work/sp.err")" -eq 3 ] || fail "walk with specials: stderr: $(cat "$work/sp.err")"
+grep -Eqx "imastream hash: 2 files, 4 bytes, 2 failures, [0-9.]+ s" "$work/sp.err" ||
+	fail "walk with specials: the summary does not count 2 files and 2 failures"
 grep -q "d/fifo: not a regular file (FIFO)" "$work/sp.err" || fail "FIFO in a walk not named"
 grep -q "null-dev: not a regular file (character device)" "$work/sp.err" ||
 	fail "device in a walk not named"
@@ -188,7 +202,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chown -R 65534:65534 "$nob/t"
 	expect_one_error "unreadable file in a walk" "secret: cannot open: Permission denied" \
 		"$nob/t/a" "$nob/t/b" -- \
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" hash -r --xattr-user "$nob/t"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" hash -r --quiet --xattr-user "$nob/t"
 	rm -rf "$nob"
 else
 	echo "note: not root or no setpriv; unreadable-file case not run"
@@ -206,7 +220,7 @@ fi
 
 # -n writes nothing but prints the same.
 clear_attr "$work" user.ima
-[ "$("$bin" hash -n --xattr-user "$ok1")" = "$(evmctl ima_hash -n --xattr-user "$ok1" 2>/dev/null)" ] ||
+[ "$("$bin" hash -n --no-names --xattr-user "$ok1")" = "$(evmctl ima_hash -n --xattr-user "$ok1" 2>/dev/null)" ] ||
 	fail "-n: output differs from evmctl -n"
 [ "$(hexattr user.ima "$ok1")" = - ] || fail "-n wrote an xattr"
 

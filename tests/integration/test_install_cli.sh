@@ -151,7 +151,7 @@ echo "ok: --no-chown"
 
 echo "== the package's own IMA signatures (sign-package) reach the chain, decoded"
 mkdir -p "$work/signed"
-"$IMASTREAM" sign-package --key "$work/ec.key" --cert "$work/ec.pem" -o "$work/signed" "${pkgs[2]}" ||
+"$IMASTREAM" sign-package --key "$work/ec.key" --cert "$work/ec.pem" --outdir "$work/signed" "${pkgs[2]}" ||
 	fail "sign-package failed"
 spkg=$work/signed/$(basename "${pkgs[2]}")
 make_root "$work/pkgsig"

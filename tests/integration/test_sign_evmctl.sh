@@ -50,10 +50,10 @@ for user in "" --xattr-user; do
 			what="$key $algo ${user:-security.*}"
 			fresh ours
 			out=$("$imastream" sign $user -a "$algo" --key "$key.pem" ours)
-			[ "$(printf '%s\n' "$out" | sed -n 1p)" = "$(xval ours $ima)" ] ||
-				fail "$what: first line is not the $ima value"
-			[ "$(printf '%s\n' "$out" | sed -n 2p)" = "$(xval ours $evm)" ] ||
-				fail "$what: second line is not the $evm value"
+			[ "$(printf '%s\n' "$out" | sed -n 1p)" = "$(xval ours $ima)  ours" ] ||
+				fail "$what: first line is not the $ima value and the name"
+			[ "$(printf '%s\n' "$out" | sed -n 2p)" = "$(xval ours $evm)  ours" ] ||
+				fail "$what: second line is not the $evm value and the name"
 			case $(xval ours $evm) in 0502*) ;; *) fail "$what: $evm is not type 5 v2";; esac
 			evmctl ima_verify $user --key "$key.der" ours >/dev/null 2>&1 ||
 				fail "$what: evmctl ima_verify rejects our $ima"

@@ -33,10 +33,10 @@ mkdir tree
 for i in 1 2 3 4 5 6; do head -c $((i * 1000)) /dev/urandom >"tree/f$i"; done
 cp -a tree copy
 # An engine key is not shared between threads: -j 2 signs from one, with no complaint.
-"$imastream" sign -r -j 2 --xattr-user --pass-file pin --cert rsa.crt --key "$uri" tree >token.out 2>err ||
+"$imastream" sign -r -j 2 --quiet --no-names --xattr-user --pass-file pin --cert rsa.crt --key "$uri" tree >token.out 2>err ||
 	fail "signing through the token: $(cat err)"
 [ ! -s err ] || fail "signing through the token said: $(cat err)"
-"$imastream" sign -r --xattr-user --key rsa.pem copy >file.out
+"$imastream" sign -r --no-names --xattr-user --key rsa.pem copy >file.out 2>/dev/null
 cmp -s token.out file.out || fail "token signatures differ from the key file's"
 for f in tree/*; do
 	evmctl ima_verify --xattr-user --key rsa.der "$f" >/dev/null 2>&1 || fail "evmctl ima_verify $f"
