@@ -57,9 +57,9 @@ int cli_pass_prompt(const char *cmd, const char *key, const char **env_name_ret)
 	quiet.c_lflag &= ~(tcflag_t)ECHO;
 	quiet.c_lflag |= ECHONL;
 	dprintf(tty, "Passphrase for %s: ", key);
-	tcsetattr(tty, TCSAFLUSH, &quiet);
+	tcsetattr(tty, TCSANOW, &quiet);
 	len = read_line(tty, pass, sizeof(pass));
-	tcsetattr(tty, TCSAFLUSH, &old);
+	tcsetattr(tty, TCSANOW, &old);
 	close(tty);
 	if (len <= 0) {
 		explicit_bzero(pass, sizeof(pass));

@@ -13,7 +13,7 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
 void cli_tally_start(struct cli_tally *t)
 {
 	clock_gettime(CLOCK_MONOTONIC, &t->start);
-	t->last = t->start;
+	t->last = (struct timespec){ 0 }; /* the first file draws the line at once */
 }
 
 void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures)
