@@ -36,16 +36,10 @@ struct hash_job {
 };
 
 static const struct cli_use hash_options[] = {
-	{ CLI_OPT_RECURSIVE },
 	{ CLI_OPT_HASH_ALGO, "md5, sha1, sha224, sha256 (default), sha384, sha512, sm3" },
 	{ CLI_OPT_XATTR_USER, "write user.ima instead of security.ima (no privilege\nneeded)" },
 	{ CLI_OPT_DRY_RUN },
 	{ CLI_OPT_NO_NAMES },
-	{ CLI_OPT_JOBS },
-	{ CLI_OPT_PROGRESS },
-	{ CLI_OPT_QUIET },
-	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
-	{ CLI_OPT_HELP },
 	{ 0 },
 };
 
@@ -62,6 +56,7 @@ static const struct cli_spec hash_spec = {
 	"as evmctl prints it). With -r, a progress line on a terminal and a summary on\n"
 	"stderr.\n",
 	.uses = hash_options,
+	.shared = cli_walk_options,
 	.epilog =
 	"Exit status: 0 if every file was done, 1 if any failed (each failure is one line\n"
 	"on stderr and the other files are still done), 2 for a usage error.\n",
@@ -151,18 +146,13 @@ int cmd_hash(int argc, char **argv)
 	struct hash_job job = { .write = true, .names = true };
 	const char *algo_name = "sha256";
 	unsigned int flags = 0;
-	unsigned int jobs = cli_walk_default_jobs();
 	struct cli_parser p;
-	int verbose = 0, show = -1, c, err;
+	int c, err;
 
-	job.walk = (struct cli_walk){ .ops = &hash_ops, .ctx = &job, .verb = "hashed",
-				      .item_size = sizeof(struct hash_result) };
+	cli_walk_init(&job.walk, "hash", &hash_ops, &job, "hashed", sizeof(struct hash_result));
 	cli_parse_start(&p, &hash_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_RECURSIVE:
-			job.walk.recursive = true;
-			break;
 		case CLI_OPT_HASH_ALGO:
 			algo_name = p.arg;
 			break;
@@ -175,37 +165,22 @@ int cmd_hash(int argc, char **argv)
 		case CLI_OPT_NO_NAMES:
 			job.names = false;
 			break;
-		case CLI_OPT_JOBS:
-			if (!cli_parse_jobs(&p, &jobs))
-				return CLI_USAGE;
-			break;
-		case CLI_OPT_PROGRESS:
-			show = 1;
-			break;
-		case CLI_OPT_QUIET:
-			show = 0;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			job.walk.verbose = true;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_walk_option(&job.walk, &p, c) <= 0)
+				return CLI_USAGE;
 		}
 	}
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("hash", "no PATH given");
-	cli_set_verbose(verbose);
+	cli_set_verbose(job.walk.verbosity);
 	job.algo = imastream_hash_by_name(algo_name);
 	if (!job.algo)
 		return cli_usage_error("hash", "unknown hash algorithm '%s' (md5, sha1, sha224, "
 				       "sha256, sha384, sha512, sm3)", algo_name);
 	imastream_xattr_writer_init(&job.writer, flags, &cli_log);
-	job.walk.jobs = jobs;
-	cli_walk_show(&job.walk, "hash", show);
-	err = make_hashers(&job, jobs);
+	err = make_hashers(&job, job.walk.jobs);
 	if (!err)
 		err = cli_walk_start(&job.walk);
 	if (err) {

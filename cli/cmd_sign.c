@@ -55,16 +55,10 @@ static const struct cli_use sign_options[] = {
 	  "still change; sign is for trees that are final" },
 	{ CLI_OPT_PORTABLE },
 	{ CLI_OPT_HASH_ALGO, "sha1, sha224, sha256 (default), sha384, sha512" },
-	{ CLI_OPT_RECURSIVE },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead, and cover user.ima\n"
 	  "in the EVM value (evmctl --xattr-user)" },
 	{ CLI_OPT_DRY_RUN },
 	{ CLI_OPT_NO_NAMES },
-	{ CLI_OPT_JOBS },
-	{ CLI_OPT_PROGRESS },
-	{ CLI_OPT_QUIET },
-	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
-	{ CLI_OPT_HELP },
 	{ 0 },
 };
 
@@ -86,6 +80,7 @@ static const struct cli_spec sign_spec = {
 	"values alone, as those evmctl commands print them). With -r, a progress line on\n"
 	"a terminal and a summary on stderr.\n",
 	.uses = sign_options,
+	.shared = cli_walk_options,
 	.epilog =
 	"Exit status: 0 if every file was signed, 1 if the key could not be loaded\n"
 	"(nothing is written then) or any file failed (one line on stderr each), 2 for a\n"
@@ -220,13 +215,12 @@ int cmd_sign(int argc, char **argv)
 	struct sign_job job = { .write = true, .evm = true, .names = true };
 	struct imastream_key_opts opts = { 0 };
 	const char *algo_name = "sha256";
-	unsigned int jobs = cli_walk_default_jobs(), wflags = 0;
+	unsigned int wflags = 0;
 	struct cli_parser p;
 	bool prompt = false;
-	int verbose = 0, show = -1, c, err;
+	int c, err;
 
-	job.walk = (struct cli_walk){ .ops = &sign_ops, .ctx = &job, .verb = "signed",
-				      .item_size = sizeof(struct sign_result) };
+	cli_walk_init(&job.walk, "sign", &sign_ops, &job, "signed", sizeof(struct sign_result));
 	cli_parse_start(&p, &sign_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -265,9 +259,6 @@ int cmd_sign(int argc, char **argv)
 		case CLI_OPT_HASH_ALGO:
 			algo_name = p.arg;
 			break;
-		case CLI_OPT_RECURSIVE:
-			job.walk.recursive = true;
-			break;
 		case CLI_OPT_XATTR_USER:
 			wflags |= IMASTREAM_XATTR_WRITE_USER;
 			job.filesig_flags |= IMASTREAM_FILESIG_USER;
@@ -278,24 +269,11 @@ int cmd_sign(int argc, char **argv)
 		case CLI_OPT_NO_NAMES:
 			job.names = false;
 			break;
-		case CLI_OPT_JOBS:
-			if (!cli_parse_jobs(&p, &jobs))
-				return CLI_USAGE;
-			break;
-		case CLI_OPT_PROGRESS:
-			show = 1;
-			break;
-		case CLI_OPT_QUIET:
-			show = 0;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			job.walk.verbose = true;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_walk_option(&job.walk, &p, c) <= 0)
+				return CLI_USAGE;
 		}
 	}
 	if (!opts.key)
@@ -304,7 +282,7 @@ int cmd_sign(int argc, char **argv)
 		return cli_usage_error("sign", "give one of -p, --pass-file and --pass-env");
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign", "no PATH given");
-	cli_set_verbose(verbose);
+	cli_set_verbose(job.walk.verbosity);
 	job.algo = imastream_hash_by_name(algo_name);
 	/* md5 signatures are refused by the kernel; sm3 signs only with SM2 keys. */
 	if (!job.algo || job.algo->algo == IMASTREAM_HASH_MD5 ||
@@ -317,12 +295,9 @@ int cmd_sign(int argc, char **argv)
 			return err;
 	}
 	imastream_xattr_writer_init(&job.writer, wflags, &cli_log);
-	job.walk.jobs = jobs;
-	cli_walk_show(&job.walk, "sign", show);
 	/* The key first: a bad key, passphrase or certificate stops before any file is touched. */
-	err = make_workers(&job, &opts, &jobs);
+	err = make_workers(&job, &opts, &job.walk.jobs);
 	cli_pass_forget();
-	job.walk.jobs = jobs;
 	if (!err)
 		err = cli_walk_start(&job.walk);
 	if (err) {

@@ -35,7 +35,6 @@ static const struct cli_use verify_options[] = {
 	  "can be checked (an HMAC cannot: it needs the device's\n"
 	  "key); require: a missing or uncheckable security.evm\n"
 	  "fails; none: security.ima only" },
-	{ CLI_OPT_RECURSIVE, "walk directories; symlinks are skipped, never followed" },
 	{ CLI_OPT_ROOT, "check every object 'imastream install' recorded under\n"
 	  "DIR (DIR/var/lib/imastream/): that it exists with its\n"
 	  "type, mode, owner, size, symlink target and content\n"
@@ -43,11 +42,6 @@ static const struct cli_use verify_options[] = {
 	  "install wrote (by default --evm require where EVM was\n"
 	  "written); --trust is only needed for signatures" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
-	{ CLI_OPT_JOBS },
-	{ CLI_OPT_PROGRESS },
-	{ CLI_OPT_QUIET },
-	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
-	{ CLI_OPT_HELP },
 	{ 0 },
 };
 
@@ -81,6 +75,7 @@ static const struct cli_spec verify_spec = {
 	"two apart.\n"
 	"With -r, a progress line on a terminal and a summary on stderr.\n",
 	.uses = verify_options,
+	.shared = cli_walk_options,
 	.aliases = verify_aliases,
 	.epilog =
 	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or\n"
@@ -337,12 +332,12 @@ int cmd_verify(int argc, char **argv)
 	struct imastream_trust *trust = NULL;
 	const char *trust_paths[64], *root = NULL;
 	bool evm_given = false;
-	unsigned int n_trust = 0, jobs = cli_walk_default_jobs();
+	unsigned int n_trust = 0;
 	struct cli_parser p;
-	int verbose = 0, show = -1, c, ret = CLI_FAILED;
+	int c, ret = CLI_FAILED;
 
-	job.walk = (struct cli_walk){ .ops = &verify_ops, .ctx = &job, .verb = "verified",
-				      .item_size = sizeof(struct verify_result) };
+	cli_walk_init(&job.walk, "verify", &verify_ops, &job, "verified",
+		      sizeof(struct verify_result));
 	cli_parse_start(&p, &verify_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -366,30 +361,14 @@ int cmd_verify(int argc, char **argv)
 				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
 						       p.spelled, p.arg);
 			break;
-		case CLI_OPT_RECURSIVE:
-			job.walk.recursive = true;
-			break;
 		case CLI_OPT_XATTR_USER:
 			job.flags |= IMASTREAM_FILESIG_USER;
-			break;
-		case CLI_OPT_JOBS:
-			if (!cli_parse_jobs(&p, &jobs))
-				return CLI_USAGE;
-			break;
-		case CLI_OPT_PROGRESS:
-			show = 1;
-			break;
-		case CLI_OPT_QUIET:
-			show = 0;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			job.walk.verbose = true;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_walk_option(&job.walk, &p, c) <= 0)
+				return CLI_USAGE;
 		}
 	}
 	if (root && (cli_parse_operands(&p) < argc || job.walk.recursive))
@@ -398,7 +377,7 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "no --trust given");
 	if (cli_parse_operands(&p) >= argc && !root)
 		return cli_usage_error("verify", "no PATH given");
-	cli_set_verbose(verbose);
+	cli_set_verbose(job.walk.verbosity);
 	if (job.evm == EVM_NONE)
 		job.flags |= IMASTREAM_VERIFY_NO_EVM;
 	if (imastream_trust_new(&tlog, &trust)) {
@@ -416,11 +395,9 @@ int cmd_verify(int argc, char **argv)
 		ret = verify_root(root, trust, job.flags, job.evm, evm_given);
 		goto out;
 	}
-	for (unsigned int i = 0; i < jobs; i++)
+	for (unsigned int i = 0; i < job.walk.jobs; i++)
 		if (imastream_verifier_new(trust, &cli_log, &job.verifiers[i]))
 			goto out;
-	job.walk.jobs = jobs;
-	cli_walk_show(&job.walk, "verify", show);
 	if (cli_walk_start(&job.walk))
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

@@ -141,6 +141,24 @@ char *cli_config_names_to_options(const char *msg,
 	return out;
 }
 
+#define MAX_USES 48
+
+/* The options @spec takes, its own and then its shared group, in --help order. */
+static size_t spec_uses(const struct cli_spec *spec, const struct cli_use **out)
+{
+	const struct cli_use *lists[] = { spec->uses, spec->shared };
+	size_t n = 0;
+
+	for (size_t l = 0; l < 2; l++) {
+		for (const struct cli_use *u = lists[l]; u && u->id; u++) {
+			if (n == MAX_USES)
+				abort(); /* a table too large for the parser: a programming error */
+			out[n++] = u;
+		}
+	}
+	return n;
+}
+
 static const struct cli_spec *help_spec(const struct cli_spec *spec)
 {
 	return spec->help_spec ? spec->help_spec : spec;
@@ -173,7 +191,8 @@ static void add_short(struct cli_parser *p, size_t *n, char letter, int has_arg,
 
 void cli_parse_start(struct cli_parser *p, const struct cli_spec *spec, int argc, char **argv)
 {
-	size_t nl = 0, ns = 0;
+	const struct cli_use *uses[MAX_USES];
+	size_t nl = 0, ns = 0, n;
 
 	memset(p, 0, sizeof(*p));
 	p->spec = spec;
@@ -181,8 +200,9 @@ void cli_parse_start(struct cli_parser *p, const struct cli_spec *spec, int argc
 	p->argv = argv;
 	/* ':' first: a missing argument comes back as ':', told apart from an unknown option. */
 	p->shortopts[ns++] = ':';
-	for (const struct cli_use *u = spec->uses; u->id; u++) {
-		const struct cli_option *o = cli_option(u->id);
+	n = spec_uses(spec, uses);
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_option *o = cli_option(uses[i]->id);
 
 		add_long(p, &nl, o->name, o->has_arg, o->id);
 		if (o->alias)
@@ -331,20 +351,23 @@ static void print_entry(FILE *out, char letter, const char *name, const char *ar
 
 void cli_print_help(const struct cli_spec *spec, FILE *out)
 {
+	const struct cli_use *uses[MAX_USES];
 	bool aliases = spec->aliases && spec->aliases->id;
+	size_t n = spec_uses(spec, uses);
 
 	fputs(spec->synopsis, out);
 	fputs("\nOptions:\n", out);
-	for (const struct cli_use *u = spec->uses; u->id; u++) {
-		const struct cli_option *o = cli_option(u->id);
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_option *o = cli_option(uses[i]->id);
 
-		print_entry(out, o->letter, o->name, o->arg, u->help ? u->help : o->meaning);
+		print_entry(out, o->letter, o->name, o->arg,
+			    uses[i]->help ? uses[i]->help : o->meaning);
 		aliases |= o->alias != NULL;
 	}
 	if (aliases) {
 		fputs("\nAlso accepted (evmctl's spellings and older ones):\n", out);
-		for (const struct cli_use *u = spec->uses; u->id; u++) {
-			const struct cli_option *o = cli_option(u->id);
+		for (size_t i = 0; i < n; i++) {
+			const struct cli_option *o = cli_option(uses[i]->id);
 			char help[64];
 
 			if (!o->alias)

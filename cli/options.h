@@ -83,6 +83,7 @@ struct cli_spec {
 	const struct cli_spec *help_spec; /* whose --help it prints (keys'); NULL: its own */
 	const char *synopsis;    /* --help up to the option list */
 	const struct cli_use *uses;   /* ends with { 0 } */
+	const struct cli_use *shared; /* NULL, or a group several commands take, listed after */
 	const struct cli_alias *aliases; /* NULL, or ends with { 0 } */
 	const char *epilog;      /* --help after the option list (exit status) */
 };

@@ -40,6 +40,19 @@ static ssize_t read_line(int fd, char *buf, size_t size)
 	return (ssize_t)n;
 }
 
+/* "Passphrase for KEY: ", the key's name escaped as every name the command prints. */
+static void prompt_line(int tty, const char *key)
+{
+	struct cli_line l = { 0 };
+
+	cli_line_text(&l, "Passphrase for ");
+	cli_line_name(&l, key);
+	cli_line_text(&l, ": ");
+	if (!l.oom)
+		dprintf(tty, "%s", l.buf);
+	cli_line_free(&l);
+}
+
 int cli_pass_prompt(const char *cmd, const char *key, const char **env_name_ret)
 {
 	struct termios old, quiet;
@@ -56,7 +69,7 @@ int cli_pass_prompt(const char *cmd, const char *key, const char **env_name_ret)
 	quiet = old;
 	quiet.c_lflag &= ~(tcflag_t)ECHO;
 	quiet.c_lflag |= ECHONL;
-	dprintf(tty, "Passphrase for %s: ", key);
+	prompt_line(tty, key);
 	tcsetattr(tty, TCSANOW, &quiet);
 	len = read_line(tty, pass, sizeof(pass));
 	tcsetattr(tty, TCSANOW, &old);

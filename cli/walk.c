@@ -12,18 +12,47 @@
 #include "cli/cli.h"
 #include "cli/walk.h"
 
-unsigned int cli_walk_default_jobs(void)
+const struct cli_use cli_walk_options[] = {
+	{ CLI_OPT_RECURSIVE },
+	{ CLI_OPT_JOBS },
+	{ CLI_OPT_PROGRESS },
+	{ CLI_OPT_QUIET },
+	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+void cli_walk_init(struct cli_walk *w, const char *cmd, const struct cli_walk_ops *ops, void *ctx,
+		   const char *verb, size_t item_size)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return cpus < 1 ? 1 : cpus > CLI_WALK_MAX_JOBS ? CLI_WALK_MAX_JOBS : (unsigned int)cpus;
+	*w = (struct cli_walk){ .ops = ops, .ctx = ctx, .verb = verb, .item_size = item_size,
+				.show = -1 };
+	w->jobs = cpus < 1 ? 1 : cpus > CLI_WALK_MAX_JOBS ? CLI_WALK_MAX_JOBS : (unsigned int)cpus;
+	w->tally.cmd = cmd;
 }
 
-void cli_walk_show(struct cli_walk *w, const char *cmd, int show)
+int cli_walk_option(struct cli_walk *w, const struct cli_parser *p, int opt)
 {
-	w->tally.cmd = cmd;
-	w->tally.draw = show == 1 || (w->recursive && cli_progress_wanted(show));
-	w->tally.summary = w->recursive && show != 0;
+	switch (opt) {
+	case CLI_OPT_RECURSIVE:
+		w->recursive = true;
+		return 1;
+	case CLI_OPT_JOBS:
+		return cli_parse_jobs(p, &w->jobs) ? 1 : -1;
+	case CLI_OPT_PROGRESS:
+		w->show = 1;
+		return 1;
+	case CLI_OPT_QUIET:
+		w->show = 0;
+		return 1;
+	case CLI_OPT_VERBOSE:
+		w->verbosity++;
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* Replaces the path tail after @base with "/@name" (or @name when @base is 0). */
@@ -155,6 +184,8 @@ int cli_walk_start(struct cli_walk *w)
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->done, NULL);
 	w->started = true;
+	w->tally.draw = w->show == 1 || (w->recursive && cli_progress_wanted(w->show));
+	w->tally.summary = w->recursive && w->show != 0;
 	cli_tally_start(&w->tally);
 	if (w->jobs <= 1)
 		return 0;
@@ -316,7 +347,7 @@ static void walk_dir(struct cli_walk *w, int fd)
 		}
 		if (type == DT_LNK) {
 			/* Never followed; what it points to is done where it lives. */
-			if (w->verbose)
+			if (w->verbosity)
 				cli_error("%s: skipped (symbolic link)", w->path);
 			continue;
 		}

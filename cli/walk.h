@@ -44,14 +44,15 @@ struct cli_slot {
 };
 
 struct cli_walk {
-	/* Set by the command before cli_walk_start(). */
+	/* Set by cli_walk_init(); the options of cli_walk_options by cli_walk_option(). */
 	const struct cli_walk_ops *ops;
 	void *ctx;
 	const char *verb;   /* "hashed", "signed": in "not a regular file (FIFO), not hashed" */
-	bool recursive;
-	bool verbose;       /* name the symlinks a walk skips */
+	bool recursive;     /* -r */
+	int verbosity;      /* -v: how many; one names the symlinks a walk skips */
+	int show;           /* --progress 1, --quiet 0, neither -1 */
 	size_t item_size;
-	unsigned int jobs;  /* 1..CLI_WALK_MAX_JOBS */
+	unsigned int jobs;  /* -j, 1..CLI_WALK_MAX_JOBS; the command may lower it before start */
 
 	/* Failures so far: the walk's own and every item that came back !ok. */
 	unsigned long failed;
@@ -79,15 +80,23 @@ struct cli_walk {
 	bool started;
 };
 
-/* The default job count: one per online CPU. */
-unsigned int cli_walk_default_jobs(void);
-/*
- * The tally a walk shows: a progress line with -r on a terminal or with --progress
- * (@show 1; --quiet is 0, neither -1), and a summary line with -r unless --quiet.
- */
-void cli_walk_show(struct cli_walk *w, const char *cmd, int show);
+/* The options of every walking command: -r, -j, --progress, --quiet, -v, -h. */
+extern const struct cli_use cli_walk_options[];
 
-/* Allocates the slots and starts jobs threads (none when jobs is 1). Return: 0, -ENOMEM. */
+/* Sets up @w for command @cmd ("hash"): one job per online CPU, no -r, ... */
+void cli_walk_init(struct cli_walk *w, const char *cmd, const struct cli_walk_ops *ops, void *ctx,
+		   const char *verb, size_t item_size);
+/*
+ * Applies @opt if it is one of cli_walk_options (but -h).  Return: 1 if it was, 0 if it
+ * is not one of them, -1 after a usage error about its argument.
+ */
+int cli_walk_option(struct cli_walk *w, const struct cli_parser *p, int opt);
+
+/*
+ * Allocates the slots and starts jobs threads (none when jobs is 1).  The tally shows a
+ * progress line with -r on a terminal, or with --progress, and a summary line with -r
+ * unless --quiet.  Return: 0, -ENOMEM.
+ */
 int cli_walk_start(struct cli_walk *w);
 /* One command-line PATH: a file, or with recursive a directory tree. */
 void cli_walk_path(struct cli_walk *w, const char *arg);
