@@ -229,33 +229,16 @@ static void last_word(const struct cli_parser *p, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)strcspn(w, "="), w);
 }
 
-/* getopt_long's '?' for a long option: unknown, or a prefix of several. */
-static int long_option_error(struct cli_parser *p)
-{
-	char word[64];
-	const char *name;
-	int matches = 0;
-
-	last_word(p, word, sizeof(word));
-	name = word + 2;
-	for (const struct option *o = p->longopts; o->name; o++)
-		if (!strncmp(o->name, name, strlen(name)))
-			matches++;
-	if (!strncmp(word, "--", 2) && matches > 1)
-		cli_usage_error(p->spec->cmd, "option %s is ambiguous", word);
-	else
-		cli_usage_error(p->spec->cmd, "unknown option %s", word);
-	return CLI_OPT_ERROR;
-}
-
 int cli_parse_next(struct cli_parser *p)
 {
 	int index = -1, c;
 
 	c = getopt_long(p->argc, p->argv, p->shortopts, p->longopts, &index);
 	p->arg = optarg;
-	if (c == -1)
+	if (c == -1) {
+		p->operands = optind;
 		return CLI_OPT_END;
+	}
 	if (c == '?') {
 		if (optopt >= CLI_OPT_HELP) {
 			char word[64];
@@ -266,9 +249,13 @@ int cli_parse_next(struct cli_parser *p)
 		}
 		if (optopt) {
 			cli_usage_error(p->spec->cmd, "unknown option -%c", optopt);
-			return CLI_OPT_ERROR;
+		} else {
+			char word[64];
+
+			last_word(p, word, sizeof(word));
+			cli_usage_error(p->spec->cmd, "unknown option %s", word);
 		}
-		return long_option_error(p);
+		return CLI_OPT_ERROR;
 	}
 	if (c == ':') {
 		int id = optopt < CLI_OPT_HELP && optopt > 0 ? p->by_letter[optopt] : optopt;
@@ -311,8 +298,7 @@ int cli_parse_next(struct cli_parser *p)
 
 int cli_parse_operands(const struct cli_parser *p)
 {
-	(void)p;
-	return optind;
+	return p->operands;
 }
 
 /* Help text column: the option spellings on the left, what they do from here. */

@@ -98,6 +98,7 @@ struct cli_parser {
 	char **argv;
 	char *arg;               /* the option's argument, or NULL */
 	char spelled[64];        /* as the user typed it: "-k", "--hashalgo" */
+	int operands;            /* where the operands start, once the options are done */
 	struct option longopts[CLI_MAX_LONGOPTS];
 	char shortopts[CLI_MAX_LONGOPTS * 3];
 	int by_letter[128];      /* the id each short spelling means */
