@@ -31,6 +31,8 @@ static const struct cli_use install_options[] = {
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 	  "signatures, and that our signatures must verify with" },
 	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
+	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
+	  "xattr_namespace=user)" },
 	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
 	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
 	{ CLI_OPT_PGP_KEY, "armored OpenPGP public key trusted for header\n"
@@ -231,6 +233,9 @@ int cmd_install(int argc, char **argv)
 			break;
 		case CLI_OPT_PORTABLE:
 			ok = add_setting(settings, &n_settings, "evm", "portable", p.spelled);
+			break;
+		case CLI_OPT_XATTR_USER:
+			ok = add_setting(settings, &n_settings, "xattr_namespace", "user", p.spelled);
 			break;
 		case CLI_OPT_SET:
 			ok = add_kv(settings, &n_settings, p.arg, p.spelled);

@@ -76,6 +76,10 @@ printf '/opt(/.*)?\tsystem_u:object_r:usr_t:s0\n' >"$work/fc"
 make_root "$work/root-plugin"
 refused plugin-failure "link-(abs|rel): cannot set user.selinux: Operation not permitted" "$work/root-plugin" \
 	--allow-unsigned -o file_contexts="$work/fc" -o xattr_namespace=user "$pkg"
+# --xattr-user is that configuration key, as in hash, sign and verify.
+make_root "$work/root-plugin-user"
+refused plugin-failure-xattr-user "link-(abs|rel): cannot set user.selinux: Operation not permitted" \
+	"$work/root-plugin-user" --allow-unsigned -o file_contexts="$work/fc" --xattr-user "$pkg"
 
 # Usage errors are exit 2.
 rc=0; "$IMASTREAM" install "$pkg" 2>/dev/null || rc=$?
