@@ -212,10 +212,10 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	job->checked++;
 	rc = imastream_record_check(job->rootfd, f, &fd, why, sizeof(why));
 	if (rc) {
-		if (rc < 0 && !why[0])
-			snprintf(why, sizeof(why), "cannot be read (%s)", strerror(-rc));
 		char verdict[sizeof(why) + 8];
 
+		if (rc < 0 && !why[0])
+			snprintf(why, sizeof(why), "cannot be read (%s)", strerror(-rc));
 		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
 		print_verdict(path, verdict, f->package);
 		job->failed++;
