@@ -57,7 +57,8 @@ echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $su
 apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=$tmp/parts"
 	-o "Dir::Etc::Preferences=$tmp/prefs/none" -o "Dir::Etc::PreferencesParts=$tmp/prefs"
 	-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp" -o "Dir::Cache::archives=$tmp/archives"
-	-o "Dir::State::status=/dev/null" -o "APT::Architecture=amd64" -o "Debug::NoLocking=1")
+	-o "Dir::State::status=/dev/null" -o "APT::Architecture=amd64" -o "Debug::NoLocking=1"
+	-o "Acquire::Check-Valid-Until=false")
 apt-get -qq "${apt_opts[@]}" update >"$tmp/update.log" 2>&1 || {
 	k=$(cached) && { echo "$k"; exit 0; }
 	skip "apt-get update for $suite failed: $(tail -n 2 "$tmp/update.log" | tr '\n' ' ')"
