@@ -11,8 +11,9 @@
 # apt-get download runs with its own sources list, lists and cache (in a temporary
 # folder), so the host's apt state is untouched. The package is the one the suite's
 # linux-image-amd64 depends on, e.g. linux-image-6.12.43+deb13-amd64; it is unpacked with
-# dpkg-deb -x and depmod -b writes its modules.dep. A cached kernel is used while the
-# suite's archive cannot be reached, and kept until the suite moves to a newer one.
+# dpkg-deb -x and depmod -b writes its modules.dep. A cached kernel younger than
+# IMASTREAM_KERNEL_MAX_DAYS (default 7) is used as it is; an older one is used while the
+# suite's archive cannot be reached, and replaced when the suite has a newer one.
 # Environment: IMASTREAM_CACHE (default /var/cache/imastream).
 set -uo pipefail
 
@@ -43,6 +44,9 @@ mkdir -p "$cache" || skip "cannot create $cache"
 exec 9>"$cache/.lock"
 flock 9
 
+k=$(cached) &&
+	[ -z "$(find "$(dirname "$k")/../.complete" -mtime "+${IMASTREAM_KERNEL_MAX_DAYS:-7}")" ] &&
+	{ echo "$k"; exit 0; }
 mirror=$(debian_mirror)
 if [ -z "$mirror" ] || ! debian_reachable "$mirror" "$suite"; then
 	k=$(cached) && { echo "$k"; exit 0; }
@@ -69,6 +73,7 @@ pkg=$(apt-cache "${apt_opts[@]}" depends linux-image-amd64 2>/dev/null |
 [ -n "$pkg" ] || skip "no linux-image-*-amd64 package behind $suite's linux-image-amd64"
 dest=$cache/$pkg
 if [ -f "$dest/.complete" ]; then
+	touch "$dest/.complete" # still the suite's kernel: good for another while
 	ls "$dest"/boot/vmlinuz-* | head -n 1
 	exit 0
 fi
