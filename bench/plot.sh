@@ -33,15 +33,23 @@ nparams=$(ls "$tmp"/param.* | wc -l)
 {
 	echo "set terminal svg size 960,$((420 * nparams)) dynamic font 'sans,12' background '#ffffff'"
 	echo "set output '$svg'"
+	echo "set termoption noenhanced"
 	echo "set datafile separator ' '"
 	echo "set multiplot layout $nparams,2 title \"$title\""
 	echo "set grid; set key below; set style data linespoints; set yrange [0:*]"
-	echo "set offsets graph 0.05, graph 0.05, graph 0.1, 0; set format x '%.0s%c'"
+	echo "set offsets graph 0.05, graph 0.05, graph 0.1, 0; set format x '%.0s%c'; set format y '%g'"
 	for i in $(seq 1 "$nparams"); do
 		IFS=$'\t' read -r pname unit <"$tmp/param.$i"
-		xs=$(cat "$tmp"/t."$i".* | awk 'NR == 1 || $1 < lo { lo = $1 } $1 > hi { hi = $1 }
-			END { print (lo > 0 && hi / lo >= 20) ? "log" : "lin" }')
-		[ "$xs" = log ] && echo "set logscale x" || echo "unset logscale x"
+		read -r lo hi < <(cat "$tmp"/t."$i".* | awk 'NR == 1 || $1 < lo { lo = $1 }
+			NR == 1 || $1 > hi { hi = $1 } END { print lo, hi }')
+		if [ "$lo" = "$hi" ]; then
+			# One size or count: a single tick at it.
+			echo "unset logscale x; set xrange [$lo * 0.5:$lo * 1.5]; set xtics ($lo)"
+		elif awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo > 0 && hi / lo >= 20) }'; then
+			echo "set logscale x; set xrange [*:*]; set xtics autofreq"
+		else
+			echo "unset logscale x; set xrange [*:*]; set xtics autofreq"
+		fi
 		echo "set xlabel \"$pname\"; set ylabel \"throughput ($unit)\"; set title 'throughput'"
 		plot=""
 		while IFS=$'\t' read -r j name _; do
