@@ -8,7 +8,9 @@
 bench_csv() {
 	[ -n "${BENCH_CSV:-}" ] || return 0
 	[ -s "$BENCH_CSV" ] || echo "param,value,series,throughput,unit,ratio" >"$BENCH_CSV"
+	# A comma in a name would shift the columns.
 	awk -v p="$1" -v v="$2" -v s="$3" -v t="$4" -v a="$5" -v u="$6" -v o="${7:-}" 'BEGIN {
+		gsub(/,/, ";", p); gsub(/,/, ";", s)
 		r = (o == "") ? "" : sprintf("%.4g", t / o)
 		printf "%s,%s,%s,%.6g,%s,%s\n", p, v, s, a / t, u, r }' >>"$BENCH_CSV"
 }

@@ -162,11 +162,11 @@ show() {
 csv() {
 	local size=$1 mb
 	mb=$(($(rpm -qp --qf '%{LONGSIZE}' "$2") / 1000000))
-	bench_csv "file size (bytes)" "$size" "rpm -i + imastream.so, hash" "$med_hash" "$mb" MB/s
+	bench_csv "file size (bytes)" "$size" "rpm -i + imastream.so (hash)" "$med_hash" "$mb" MB/s
 	bench_csv "file size (bytes)" "$size" "rpm -i --noplugins (vs hash)" "$med_noplugins" \
 		"$mb" MB/s "$med_hash"
 	[ -n "${med_sign:-}" ] || return 0
-	bench_csv "file size (bytes)" "$size" "rpm -i + imastream.so, sign + EVM" "$med_sign" "$mb" MB/s
+	bench_csv "file size (bytes)" "$size" "rpm -i + imastream.so (sign + EVM)" "$med_sign" "$mb" MB/s
 	bench_csv "file size (bytes)" "$size" "rpm -i + evmctl ima_sign + sign (vs sign + EVM)" \
 		"$med_evmctl" "$mb" MB/s "$med_sign"
 }

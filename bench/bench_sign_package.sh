@@ -59,7 +59,7 @@ for files in $counts; do
 				n, f, b - a, c - b, (c - b) / (b - a) }'
 		ours=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 		peer=$(awk -v b="$t1" -v c="$t2" 'BEGIN { print c - b }')
-		bench_csv "file count" "$files" "imastream sign-package, $name" "$ours" "$files" files/s
-		bench_csv "file count" "$files" "evmctl sign_hash, $name" "$peer" "$files" files/s "$ours"
+		bench_csv "file count" "$files" "imastream sign-package ($name)" "$ours" "$files" files/s
+		bench_csv "file count" "$files" "evmctl sign_hash ($name)" "$peer" "$files" files/s "$ours"
 	done
 done

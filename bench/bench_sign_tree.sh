@@ -81,6 +81,6 @@ for k in $keys; do
 	printf '  imastream sign -r (-j %d)                  %8.3f s   (x%s)\n' "$(nproc)" \
 		"$best_ours" "$(ratio "$best_evmctl" "$best_ours")"
 	echo "  ratio (evmctl time / imastream time, default jobs): $(ratio "$best_evmctl" "$best_ours")"
-	bench_csv "file count" "$nfiles" "imastream sign -r, $k" "$best_ours" "$nfiles" files/s
-	bench_csv "file count" "$nfiles" "evmctl, $k" "$best_evmctl" "$nfiles" files/s "$best_ours"
+	bench_csv "file count" "$nfiles" "imastream sign -r ($k)" "$best_ours" "$nfiles" files/s
+	bench_csv "file count" "$nfiles" "evmctl ($k)" "$best_evmctl" "$nfiles" files/s "$best_ours"
 done
