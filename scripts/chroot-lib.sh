@@ -21,12 +21,12 @@ chroot_fresh() {
 }
 
 # chroot_make DIR SUITE PACKAGES LOG: (re)creates the chroot DIR; older chroots of the same
-# name prefix go. A suite caught in the middle of a library transition (sid, now and then)
-# can have a -dev package whose exact-version dependency is gone: such packages are named
-# in the failure, then installed last with dpkg --force-depends (their other dependencies
-# by apt), which is enough for headers to build against. Each one is reported.
+# name prefix go. A suite caught in the middle of a transition (sid, now and then) can
+# have a package that cannot be installed with the others, such as a -dev package whose
+# library moved on under a new -dev name: it is named in the failure, left out, and
+# reported; the build then shows whether what it provided came in some other way.
 chroot_make() {
-	local dir=$1 suite=$2 include=$3 log=$4 tmpdir=$1.new start forced="" bad try
+	local dir=$1 suite=$2 include=$3 log=$4 tmpdir=$1.new start dropped="" bad try
 	start=$(date +%s)
 	echo "chroot: making $(basename "$dir") ($suite, $(echo "$include" | tr ',' '\n' | wc -l) packages)"
 	for try in 1 2 3; do
@@ -35,7 +35,6 @@ chroot_make() {
 		# archive this machine reaches may be a frozen copy whose sid Release expired.
 		mmdebstrap --variant=apt --components=main --include="$include" \
 			--aptopt='Acquire::Check-Valid-Until "false"' \
-			${forced:+--customize-hook="chroot \"\$1\" /bin/sh -ec '$(chroot_force_script "$forced")'"} \
 			"$suite" "$tmpdir" "${mirror%/}" >"$log" 2>&1 && break
 		bad=$(sed -n 's/^ \([a-z0-9][a-z0-9.+-]*\) : Depends:.*/\1/p' "$log" | sort -u)
 		if [ -z "$bad" ] || [ $try = 3 ]; then
@@ -44,26 +43,15 @@ chroot_make() {
 			tail -n 20 "$log" >&2
 			return 1
 		fi
-		echo "chroot: $suite cannot install these together now: $bad; forcing them in"
-		forced="$forced $bad"
-		include=$(echo "$include" | tr ',' '\n' | grep -vxF -f <(printf '%s\n' $forced) | paste -sd, -)
+		echo "chroot: $suite cannot install now: $(echo $bad); left out"
+		dropped="$dropped $bad"
+		include=$(echo "$include" | tr ',' '\n' | grep -vxF -f <(printf '%s\n' $dropped) | paste -sd, -)
 	done
 	find "$cache" -mindepth 1 -maxdepth 1 -name "$(basename "${dir%-*}")-*" \
 		! -name "$(basename "$tmpdir")" -exec rm -rf {} + &&
 		mv "$tmpdir" "$dir" && touch "$dir/.imastream-complete" || return 1
-	[ -z "$forced" ] || echo "$forced" >"$dir/.imastream-forced"
+	[ -z "$dropped" ] || echo "$dropped" >"$dir/.imastream-left-out"
 	echo "chroot: made in $(($(date +%s) - start)) s: $dir"
-}
-
-# chroot_force_script PKGS: the shell run in the chroot to install PKGS past a missing
-# version of one of their dependencies.
-chroot_force_script() {
-	local p
-	echo "cd /tmp"
-	for p in $1; do
-		echo "apt-get install -y --no-install-recommends \$(apt-cache depends --no-recommends --no-suggests $p | sed -n \"s/^  Depends: \\([^<].*\\)/\\1/p\") || true"
-		echo "apt-get download $p && dpkg -i --force-depends ${p}_*.deb && rm -f ${p}_*.deb"
-	done
 }
 
 # chroot_run DIR WORK SCRIPT [NAME=VALUE...]: runs /bin/sh /work/SCRIPT in the chroot DIR
