@@ -6,7 +6,7 @@ set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 setup_scratch
 
-spec="$top_srcdir/tests/rpm/imstest.spec"
+spec="$top_srcdir/tests/rpm/imstest.rpmspec"
 v1=$(build_pkg "$spec" 1.0)
 v2=$(build_pkg "$spec" 2.0)
 root="$T/root"

@@ -32,7 +32,7 @@ block keygen | sed "s|/etc/keys/imastream|$keys|g" >"$T/keygen.sh"
 block macros | sed "s|/etc/keys/imastream|$keys|g" >"$T/macros.imastream"
 grep -q '^%_imastream_evm portable$' "$T/macros.imastream" || fail "no macros block in SETUP.md"
 
-pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.spec")
+pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec")
 root="$T/root"
 new_root "$root"
 irpm "$root" --load "$T/macros.imastream" -i "$pkg" || fail "rpm -i with the documented macros failed"
