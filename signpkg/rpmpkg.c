@@ -11,6 +11,7 @@
 #include <rpm/rpmtd.h>
 
 #include "common/private.h"
+#include "common/rpmtag-compat.h"
 #include "imastream/hash.h"
 #include "signpkg/rpmpkg.h"
 

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rpm 6 names the payload digest tags (5092, 5093, 5097) after their algorithm,
+ * RPMTAG_PAYLOADSHA256...: the names of rpm 4 for them, where rpm no longer has them.
+ */
+#ifndef IMASTREAM_RPMTAG_COMPAT_H
+#define IMASTREAM_RPMTAG_COMPAT_H
+
+#include <rpm/rpmtag.h>
+
+#if !HAVE_DECL_RPMTAG_PAYLOADDIGEST
+#define RPMTAG_PAYLOADDIGEST RPMTAG_PAYLOADSHA256
+#define RPMTAG_PAYLOADDIGESTALGO RPMTAG_PAYLOADSHA256ALGO
+#define RPMTAG_PAYLOADDIGESTALT RPMTAG_PAYLOADSHA256ALT
+#endif
+
+#endif /* IMASTREAM_RPMTAG_COMPAT_H */
