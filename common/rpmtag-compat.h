@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rpm 6 names the payload digest tags (5092, 5093, 5097) after their algorithm,
- * RPMTAG_PAYLOADSHA256...: the names of rpm 4 for them, where rpm no longer has them.
+ * RPMTAG_PAYLOADSHA256...: the names of rpm 4 for them, where rpm no longer has them;
+ * and the number of the tag rpm 6 keeps header signatures in, which rpm 4 lacks.
  */
 #ifndef IMASTREAM_RPMTAG_COMPAT_H
 #define IMASTREAM_RPMTAG_COMPAT_H
@@ -13,5 +14,8 @@
 #define RPMTAG_PAYLOADDIGESTALGO RPMTAG_PAYLOADSHA256ALGO
 #define RPMTAG_PAYLOADDIGESTALT RPMTAG_PAYLOADSHA256ALT
 #endif
+
+/* rpm 6 signs headers into RPMSIGTAG_OPENPGP (tag 278), a list of signatures. */
+#define RPMSIGTAG_OPENPGP_COMPAT 278
 
 #endif /* IMASTREAM_RPMTAG_COMPAT_H */

@@ -304,8 +304,12 @@ static void get_expectations(struct rpmpkg *pkg, struct expect *e)
 		rpmtdFreeData(&td);
 	}
 	if (headerGet(pkg->h, RPMTAG_PAYLOADDIGEST, &td, HEADERGET_RAW | HEADERGET_MINMEM)) {
-		const struct imastream_hash_info *hi =
-			imastream_hash_by_rpm_id((int)headerGetNumber(pkg->h, RPMTAG_PAYLOADDIGESTALGO));
+		/*
+		 * Tag 5092 is SHA-256 by its definition; rpm 6 no longer writes its algo tag.
+		 * 8 is SHA-256's OpenPGP id (PGPHASHALGO_SHA256, RPM_HASH_SHA256 in rpm 6).
+		 */
+		int algo = (int)headerGetNumber(pkg->h, RPMTAG_PAYLOADDIGESTALGO);
+		const struct imastream_hash_info *hi = imastream_hash_by_rpm_id(algo ? algo : 8);
 		const char *hex = rpmtdNextString(&td);
 
 		if (hi && hex) {

@@ -20,12 +20,15 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 
 # The build's own folder variables, as make expands them.
-dirs=$(make -s --no-print-directory -C "$top_builddir" -f Makefile -f - imastream-print-dirs <<'MK'
+# Without the outer make's flags, whose jobserver and directory lines would mix in.
+dirs=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" \
+	-f Makefile -f - imastream-print-dirs <<'MK' | tail -n 1
 imastream-print-dirs:
-	@echo $(bindir) $(libdir) $(includedir) $(mandir) $(sysconfdir) $(rpmplugindir) $(rpmmacrosdir) $(docdir)
+	@echo DIRS $(bindir) $(libdir) $(includedir) $(mandir) $(sysconfdir) $(rpmplugindir) $(rpmmacrosdir) $(docdir)
 MK
 ) || fail "cannot read the build's folder variables"
-read -r bindir libdir includedir mandir sysconfdir plugindir macrosdir docdir <<<"$dirs"
+read -r tag bindir libdir includedir mandir sysconfdir plugindir macrosdir docdir <<<"$dirs"
+[ "$tag" = DIRS ] || fail "cannot read the build's folder variables: $dirs"
 
 make -s -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; fail "make install DESTDIR=... failed"; }
