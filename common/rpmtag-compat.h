@@ -2,7 +2,7 @@
 /*
  * rpm 6 names the payload digest tags (5092, 5093, 5097) after their algorithm,
  * RPMTAG_PAYLOADSHA256...: the names of rpm 4 for them, where rpm no longer has them;
- * and the number of the tag rpm 6 keeps header signatures in, which rpm 4 lacks.
+ * and the numbers of tags only rpm 6 has.
  */
 #ifndef IMASTREAM_RPMTAG_COMPAT_H
 #define IMASTREAM_RPMTAG_COMPAT_H
@@ -17,5 +17,7 @@
 
 /* rpm 6 signs headers into RPMSIGTAG_OPENPGP (tag 278), a list of signatures. */
 #define RPMSIGTAG_OPENPGP_COMPAT 278
+/* A v6 package (rpm 6) has the payload's size in its header: RPMTAG_PAYLOADSIZE. */
+#define RPMTAG_PAYLOADSIZE_COMPAT 5112
 
 #endif /* IMASTREAM_RPMTAG_COMPAT_H */
