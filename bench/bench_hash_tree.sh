@@ -54,3 +54,8 @@ printf '  evmctl ima_hash -r          %8.3f s\n' "$best_evmctl"
 printf '  imastream hash -r -j 1      %8.3f s   (x%s)\n' "$best_one" "$(ratio "$best_evmctl" "$best_one")"
 printf '  imastream hash -r (-j %d)    %8.3f s   (x%s)\n' "$(nproc)" "$best_ours" "$(ratio "$best_evmctl" "$best_ours")"
 echo "ratio (evmctl time / imastream time, default jobs): $(ratio "$best_evmctl" "$best_ours")"
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
+bench_csv "file count" "$nfiles" "imastream hash -r (-j $(nproc))" "$best_ours" "$mbytes" MiB/s
+bench_csv "file count" "$nfiles" "imastream hash -r -j 1" "$best_one" "$mbytes" MiB/s
+bench_csv "file count" "$nfiles" "evmctl ima_hash -r" "$best_evmctl" "$mbytes" MiB/s "$best_ours"

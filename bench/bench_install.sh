@@ -28,6 +28,8 @@ payload=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}
 runs=${IMASTREAM_BENCH_RUNS:-3}
 
 . "$(dirname "$0")/bench_install_lib.sh"
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
 
 run_ours() { "$ours" "$fresh" "$1"; }
 run_ours1() { "$ours" --one-thread "$fresh" "$1"; }
@@ -40,6 +42,7 @@ run_zstd_sha() { zstd -dc "$1" | openssl dgst -sha256 >/dev/null; }
 report() {
 	local label=$1 t=$2 base=$3
 	printf '  %-10s %8.3f s  x%.2f of ours\n' "$label" "$t" "$(echo "$t / $base" | bc -l)"
+	bench_csv "file size (bytes)" "$size" "$label" "$t" "$((bytes / 1000000))" MB/s "$base"
 }
 
 echo "bench-install: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores"
@@ -47,8 +50,10 @@ for spec in "${packages[@]}"; do
 	set -- $spec
 	pkg=$(build "$1" "$2" "$3")
 	describe "$1" "$pkg"
+	size=$3
 	t_ours=$(best run_ours "$pkg")
 	printf '  %-10s %8.3f s  (%.0f MB/s)\n' ours "$t_ours" "$(echo "$bytes / $t_ours / 1000000" | bc -l)"
+	bench_csv "file size (bytes)" "$size" "imastream installer library" "$t_ours" "$((bytes / 1000000))" MB/s
 	report ours-1t "$(best run_ours1 "$pkg")" "$t_ours"
 	report cpio "$(best run_cpio "$pkg")" "$t_ours"
 	report "rpm -i" "$(best run_rpm "$pkg")" "$t_ours"

@@ -30,6 +30,8 @@ payload=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}
 runs=${IMASTREAM_BENCH_RUNS:-3}
 
 . "$(dirname "$0")/bench_install_lib.sh"
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
 
 (umask 077; openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/p256.pem" 2>/dev/null)
 openssl req -x509 -new -key "$work/p256.pem" -out "$work/p256.crt" -days 2 -subj "/CN=bench p256" \
@@ -53,6 +55,7 @@ run_limit() { zstd -dc "$1" | openssl dgst -sha256 >/dev/null; }
 # ratio LABEL TIME OURS TARGET: the peer's time, how many times ours it is, and the target.
 ratio() {
 	printf '  %-12s %8.3f s  peer/ours x%.2f  (%s)\n' "$1" "$2" "$(echo "$2 / $3" | bc -l)" "$4"
+	bench_csv "file size (bytes)" "$size" "$1" "$2" "$((bytes / 1000000))" MB/s "$3"
 }
 
 echo "bench-install-chain: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores, P-256"
@@ -60,6 +63,7 @@ for spec in "${packages[@]}"; do
 	set -- $spec
 	pkg=$(build "$1" "$2" "$3")
 	describe "$1" "$pkg"
+	size=$3
 	# What ours writes verifies, or the timing means nothing.
 	fresh=$work/check
 	mkdir -p "$fresh"
@@ -71,6 +75,7 @@ for spec in "${packages[@]}"; do
 	rm -rf "$fresh"
 	t_ours=$(best run_ours "$pkg")
 	printf '  %-12s %8.3f s  (%.0f MB/s)\n' ours "$t_ours" "$(echo "$bytes / $t_ours / 1000000" | bc -l)"
+	bench_csv "file size (bytes)" "$size" "imastream install" "$t_ours" "$((bytes / 1000000))" MB/s
 	ratio cpio+evmctl "$(best run_peer "$pkg")" "$t_ours" "target >= 2"
 	ratio "rpm -i" "$(best run_rpm "$pkg")" "$t_ours" "target >= 1"
 	if [ "$(rpm -qp --qf '%{PAYLOADCOMPRESSOR}' "$pkg")" = zstd ]; then
@@ -78,6 +83,7 @@ for spec in "${packages[@]}"; do
 		t=$(best run_limit "$work/payload.zst")
 		t_hash=$(best run_ours_hash "$pkg")
 		printf '  %-12s %8.3f s  ours/limit x%.2f  (target <= 1.3)\n' zstd+sha "$t" "$(echo "$t_ours / $t" | bc -l)"
+		bench_csv "file size (bytes)" "$size" "limit: zstd -dc + sha256" "$t" "$((bytes / 1000000))" MB/s "$t_ours"
 		printf '  %-12s %8.3f s  ours-hash/limit x%.2f\n' ours-hash "$t_hash" "$(echo "$t_hash / $t" | bc -l)"
 	fi
 done

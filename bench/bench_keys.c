@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench-csv.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 
@@ -103,6 +104,7 @@ static double bench_evmctl(const char *key, int count, const char *dir)
 int main(int argc, char **argv)
 {
 	static const char *const keys[] = { "ec-p256.pem", "rsa2048.pem", "ec-p384.pem" };
+	static const int key_bits[] = { 256, 2048, 384 };
 	const char *srcdir = getenv("top_srcdir");
 	int count = argc > 1 ? atoi(argv[1]) : 2000;
 	char dir[] = "/tmp/bench_keys.XXXXXX", src[4096], key[4096];
@@ -130,6 +132,10 @@ int main(int argc, char **argv)
 		}
 		printf("%-12s %8d %11.1f us %11.1f us %7.1fx\n", keys[i], count, ours / count * 1e6,
 		       theirs / count * 1e6, theirs / ours);
+		bench_csv("key size (bits)", key_bits[i], "imastream", count / ours, "signatures/s",
+			  -1);
+		bench_csv("key size (bits)", key_bits[i], "evmctl sign_hash", count / theirs,
+			  "signatures/s", theirs / ours);
 		unlink(key);
 	}
 	snprintf(src, sizeof(src), "%s/digests", dir);

@@ -155,18 +155,36 @@ show() {
 	done
 }
 
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
+# csv SIZE PKG: CSV rows (medians) of what measure just timed on PKG, files of SIZE bytes:
+# the plugin's modes, and each peer against the mode it is compared with below.
+csv() {
+	local size=$1 mb
+	mb=$(($(rpm -qp --qf '%{LONGSIZE}' "$2") / 1000000))
+	bench_csv "file size (bytes)" "$size" "rpm -i + imastream.so (hash)" "$med_hash" "$mb" MB/s
+	bench_csv "file size (bytes)" "$size" "rpm -i --noplugins (vs hash)" "$med_noplugins" \
+		"$mb" MB/s "$med_hash"
+	[ -n "${med_sign:-}" ] || return 0
+	bench_csv "file size (bytes)" "$size" "rpm -i + imastream.so (sign + EVM)" "$med_sign" "$mb" MB/s
+	bench_csv "file size (bytes)" "$size" "rpm -i + evmctl ima_sign + sign (vs sign + EVM)" \
+		"$med_evmctl" "$mb" MB/s "$med_sign"
+}
+
 echo "bench-rpm-plugin: rpm $(rpm --version | awk '{print $3}'), $rounds rounds, medians," \
 	"fresh roots on /dev/shm, $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
 echo "(a) $(rpm -qpl "$big" | wc -l) entries, $nbig files of 16 MiB," \
 	"$(($(stat -c %s "$big") / 1048576)) MiB package"
 measure "$big" noplugins hash
 show noplugins hash
+csv 16777216 "$big"
 verdict "hash / noplugins" hash noplugins "<=" 1.03
 
 echo "(b) $(rpm -qpl "$small" | wc -l) entries, 5,000 files of 16 KiB," \
 	"$(($(stat -c %s "$small") / 1048576)) MiB package"
 measure "$small" noplugins hash sign evmctl
 show noplugins hash sign evmctl
+csv 16384 "$small"
 verdict "hash / noplugins" hash noplugins "<=" 1.03
 verdict "sign+evm / noplugins" sign noplugins "<=" 1.5
 verdict "rpm+evmctl / sign+evm" evmctl sign ">=" 8

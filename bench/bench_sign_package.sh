@@ -1,17 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # sign-package against the peer's per-file path: evmctl sign_hash over the same digests, as rpmsign --signfiles does.
-# Usage: bench_sign_package.sh [FILES]   (top_builddir from the environment, default .)
+# Usage: bench_sign_package.sh [FILES...]   (packages of FILES files each, default 500 2000;
+# top_builddir from the environment, default .; BENCH_CSV for bench/plot.sh)
 set -eu
-files=${1:-2000}
+counts=${*:-500 2000}
 IMASTREAM="${top_builddir:-.}/imastream"
 for tool in rpmbuild rpm evmctl openssl; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "bench-sign-package: $tool is missing" >&2; exit 1; }
 done
 tmp=$(mktemp -d /tmp/bench_sign_package.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/top/SPECS" "$tmp/out"
-cat >"$tmp/top/SPECS/b.spec" <<SPEC
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
+
+# build_pkg FILES: a package of FILES small files as $pkg, its digests in $tmp/digests.
+build_pkg() {
+	rm -rf "$tmp/top" "$tmp/out"
+	mkdir -p "$tmp/top/SPECS" "$tmp/out"
+	cat >"$tmp/top/SPECS/b.spec" <<SPEC
 Name: bench
 Version: 1
 Release: 1
@@ -22,29 +29,37 @@ BuildArch: noarch
 b
 %install
 mkdir -p %{buildroot}/b
-i=0; while [ \$i -lt $files ]; do echo "file \$i" > %{buildroot}/b/f\$i; i=\$((i + 1)); done
+i=0; while [ \$i -lt $1 ]; do echo "file \$i" > %{buildroot}/b/f\$i; i=\$((i + 1)); done
 %files
 /b
 SPEC
-rpmbuild -bb --quiet --define "_topdir $tmp/top" "$tmp/top/SPECS/b.spec" >/dev/null 2>&1
-pkg="$tmp/top/RPMS/noarch/bench-1-1.noarch.rpm"
-rpm -qp --nosignature --qf '[%{FILEDIGESTS} %{FILENAMES}\n]' "$pkg" | grep -v '^ ' >"$tmp/digests"
+	rpmbuild -bb --quiet --define "_topdir $tmp/top" "$tmp/top/SPECS/b.spec" >/dev/null 2>&1
+	pkg="$tmp/top/RPMS/noarch/bench-1-1.noarch.rpm"
+	rpm -qp --nosignature --qf '[%{FILEDIGESTS} %{FILENAMES}\n]' "$pkg" | grep -v '^ ' >"$tmp/digests"
+}
 
 now() { date +%s.%N; }
-for key in rsa:2048 ec; do
-	case $key in
-	ec) openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/k.key" \
-		-out "$tmp/k.pem" -subj /CN=bench -days 1 >/dev/null 2>&1; name=P-256 ;;
-	*) openssl req -x509 -newkey "$key" -nodes -keyout "$tmp/k.key" -out "$tmp/k.pem" \
-		-subj /CN=bench -days 1 >/dev/null 2>&1; name=RSA-2048 ;;
-	esac
-	chmod 600 "$tmp/k.key"
-	t0=$(now)
-	"$IMASTREAM" sign-package --key "$tmp/k.key" --cert "$tmp/k.pem" --outdir "$tmp/out" "$pkg"
-	t1=$(now)
-	evmctl sign_hash -a sha256 --key "$tmp/k.key" <"$tmp/digests" >/dev/null 2>&1
-	t2=$(now)
-	awk -v n="$name" -v f="$files" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
-		printf "%s, %d files: imastream sign-package %.3f s, evmctl sign_hash %.3f s, ratio x%.1f\n",
-			n, f, b - a, c - b, (c - b) / (b - a) }'
+for files in $counts; do
+	build_pkg "$files"
+	for key in rsa:2048 ec; do
+		case $key in
+		ec) openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/k.key" \
+			-out "$tmp/k.pem" -subj /CN=bench -days 1 >/dev/null 2>&1; name=P-256 ;;
+		*) openssl req -x509 -newkey "$key" -nodes -keyout "$tmp/k.key" -out "$tmp/k.pem" \
+			-subj /CN=bench -days 1 >/dev/null 2>&1; name=RSA-2048 ;;
+		esac
+		chmod 600 "$tmp/k.key"
+		t0=$(now)
+		"$IMASTREAM" sign-package --key "$tmp/k.key" --cert "$tmp/k.pem" --outdir "$tmp/out" "$pkg"
+		t1=$(now)
+		evmctl sign_hash -a sha256 --key "$tmp/k.key" <"$tmp/digests" >/dev/null 2>&1
+		t2=$(now)
+		awk -v n="$name" -v f="$files" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
+			printf "%s, %d files: imastream sign-package %.3f s, evmctl sign_hash %.3f s, ratio x%.1f\n",
+				n, f, b - a, c - b, (c - b) / (b - a) }'
+		ours=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+		peer=$(awk -v b="$t1" -v c="$t2" 'BEGIN { print c - b }')
+		bench_csv "file count" "$files" "imastream sign-package ($name)" "$ours" "$files" files/s
+		bench_csv "file count" "$files" "evmctl sign_hash ($name)" "$peer" "$files" files/s "$ours"
+	done
 done

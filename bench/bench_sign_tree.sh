@@ -52,6 +52,8 @@ evmctl_both() {
 	evmctl sign --portable -r --generation=0 $opt --key "$work/$1.pem" "$work/tree"
 }
 
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
 printf 'tree: %d files of 0..16 KiB (%d MiB), sha256, %s, best of %d\n' "$nfiles" "$mbytes" \
 	"${opt:-security.*}" "$rounds"
 for k in $keys; do
@@ -79,4 +81,6 @@ for k in $keys; do
 	printf '  imastream sign -r (-j %d)                  %8.3f s   (x%s)\n' "$(nproc)" \
 		"$best_ours" "$(ratio "$best_evmctl" "$best_ours")"
 	echo "  ratio (evmctl time / imastream time, default jobs): $(ratio "$best_evmctl" "$best_ours")"
+	bench_csv "file count" "$nfiles" "imastream sign -r ($k)" "$best_ours" "$nfiles" files/s
+	bench_csv "file count" "$nfiles" "evmctl ($k)" "$best_evmctl" "$nfiles" files/s "$best_ours"
 done

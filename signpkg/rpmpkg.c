@@ -11,6 +11,7 @@
 #include <rpm/rpmtd.h>
 
 #include "common/private.h"
+#include "common/rpmtag-compat.h"
 #include "imastream/hash.h"
 #include "signpkg/rpmpkg.h"
 
@@ -294,6 +295,11 @@ static void get_expectations(struct rpmpkg *pkg, struct expect *e)
 		if (td.type == RPM_INT32_TYPE && td.count == 1)
 			e->size = *(uint32_t *)td.data;
 		rpmtdFreeData(&td);
+	} else if (headerGet(pkg->h, RPMTAG_PAYLOADSIZE_COMPAT, &td, HEADERGET_RAW | HEADERGET_MINMEM)) {
+		/* An rpm 6 (v6) package records the payload's size in its header instead. */
+		if (td.type == RPM_INT64_TYPE && td.count == 1)
+			e->size = pkg->hdr_len + *(uint64_t *)td.data;
+		rpmtdFreeData(&td);
 	}
 	if (headerGet(pkg->sigh, RPMSIGTAG_MD5, &td, HEADERGET_RAW | HEADERGET_MINMEM)) {
 		if (td.type == RPM_BIN_TYPE && td.count == 16) {
@@ -303,8 +309,12 @@ static void get_expectations(struct rpmpkg *pkg, struct expect *e)
 		rpmtdFreeData(&td);
 	}
 	if (headerGet(pkg->h, RPMTAG_PAYLOADDIGEST, &td, HEADERGET_RAW | HEADERGET_MINMEM)) {
-		const struct imastream_hash_info *hi =
-			imastream_hash_by_rpm_id((int)headerGetNumber(pkg->h, RPMTAG_PAYLOADDIGESTALGO));
+		/*
+		 * Tag 5092 is SHA-256 by its definition; rpm 6 no longer writes its algo tag.
+		 * 8 is SHA-256's OpenPGP id (PGPHASHALGO_SHA256, RPM_HASH_SHA256 in rpm 6).
+		 */
+		int algo = (int)headerGetNumber(pkg->h, RPMTAG_PAYLOADDIGESTALGO);
+		const struct imastream_hash_info *hi = imastream_hash_by_rpm_id(algo ? algo : 8);
 		const char *hex = rpmtdNextString(&td);
 
 		if (hi && hex) {
@@ -369,7 +379,7 @@ int rpmpkg_copy_verified(struct rpmpkg *pkg, int out, const char *out_path,
 		total += (uint64_t)n;
 	}
 	if (e.size && total != e.size) {
-		ret = ims_err(log, -EINVAL, "%s: header+payload is %llu bytes, the signature header says %llu: %s package",
+		ret = ims_err(log, -EINVAL, "%s: header+payload is %llu bytes, the package says %llu: %s package",
 			      pkg->path, (unsigned long long)total, (unsigned long long)e.size,
 			      total < e.size ? "truncated" : "corrupt");
 		goto out;

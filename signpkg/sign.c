@@ -14,6 +14,7 @@
 #include <rpm/rpmtd.h>
 
 #include "common/private.h"
+#include "common/rpmtag-compat.h"
 #include "imastream/hash.h"
 #include "imastream/signpkg.h"
 #include "imastream/xattr.h"
@@ -513,7 +514,8 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	res.max_len = fs.max_len;
 	res.replaced = headerIsEntry(pkg.sigh, IMASTREAM_RPMSIGTAG_FILESIGNATURES);
 	res.openpgp = headerIsEntry(pkg.sigh, RPMSIGTAG_RSA) || headerIsEntry(pkg.sigh, RPMSIGTAG_DSA) ||
-		      headerIsEntry(pkg.sigh, RPMSIGTAG_PGP) || headerIsEntry(pkg.sigh, RPMSIGTAG_GPG);
+		      headerIsEntry(pkg.sigh, RPMSIGTAG_PGP) || headerIsEntry(pkg.sigh, RPMSIGTAG_GPG) ||
+		      headerIsEntry(pkg.sigh, RPMSIGTAG_OPENPGP_COMPAT);
 	ret = write_package(&pkg, sig, sig_len, dest, log);
 	if (!ret && result_ret)
 		*result_ret = res;

@@ -30,6 +30,12 @@ extern "C" {
  * then runs, in reverse chain order, for every plugin the pre hook reached (the failing
  * one included), with the failure code.  cleanup runs in reverse order for every plugin
  * whose init succeeded.
+ *
+ * Under rpm, a psm pair brackets each package's install or erase.  rpm before 6.1 also
+ * brackets each transaction scriptlet stage of a package (%pretrans, %posttrans, file
+ * triggers) with a psm pair of its own, without files; 6.1 runs those scriptlets, and
+ * their script_exec, outside any psm pair.  Plugins must take a package's psm pairs as
+ * they come: several, or one.
  */
 enum imastream_hook {
 	IMASTREAM_HOOK_INIT,

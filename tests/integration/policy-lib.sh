@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Helpers of the policy plugin tests: OpenPGP keys made with gpg, packages built from
-# tests/rpm/poltest.spec and signed with rpmsign, rpm runs with a policy configuration.
+# tests/rpm/poltest.rpmspec and signed with rpmsign, rpm runs with a policy configuration.
 # shellcheck shell=sh
 
 . "$top_srcdir/tests/integration/rpm-lib.sh"
@@ -31,13 +31,13 @@ pol_key() {
 	gpg --batch --with-colons --list-keys "$1@imastream.test" 2>>"$T/gpg.log" | awk -F: '$1 == "pub" { print tolower($5) }'
 }
 
-# pol_build NAME [rpmbuild args...]: builds poltest.spec as NAME; prints the package path.
+# pol_build NAME [rpmbuild args...]: builds poltest.rpmspec as NAME; prints the package path.
 pol_build() {
 	n=$1
 	shift
 	rpmbuild -bb --quiet --nodeps --define "_topdir $T/topdir" --define "_build_id_links none" \
 		--define "_binary_payload w9.gzdio" --define "pname $n" "$@" \
-		"$top_srcdir/tests/rpm/poltest.spec" >"$T/rpmbuild.log" 2>&1 ||
+		"$top_srcdir/tests/rpm/poltest.rpmspec" >"$T/rpmbuild.log" 2>&1 ||
 		{ cat "$T/rpmbuild.log"; exit 99; }
 	ls "$T/topdir/RPMS/noarch/$n"-[0-9]*.noarch.rpm | tail -n 1
 }

@@ -13,14 +13,14 @@ done
 work=$(mktemp -d /tmp/imastream-install-cli.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
-# The installer's test packages (every entry kind, three compressors) and imstest.spec
+# The installer's test packages (every entry kind, three compressors) and imstest.rpmspec
 # (a scriptlet, capabilities, a hard link, %config).
 pkgs=()
 for c in gz:w9.gzdio xz:w6.xzdio zstd:w19.zstdio; do
 	pkgs+=("$(build_pkg "$work" "imstest-${c%%:*}" "${c#*:}")")
 done
 rpmbuild -bb --quiet --define "_topdir $work/top2" --define '_build_id_links none' \
-	--define '_binary_payload w19.zstdio' "$top_srcdir/tests/rpm/imstest.spec" >"$work/rpmbuild.log" 2>&1 ||
+	--define '_binary_payload w19.zstdio' "$top_srcdir/tests/rpm/imstest.rpmspec" >"$work/rpmbuild.log" 2>&1 ||
 	{ cat "$work/rpmbuild.log" >&2; echo "ERROR: rpmbuild failed"; exit 99; }
 pkgs+=("$work/top2/RPMS/noarch/imstest-1.0-1.noarch.rpm")
 

@@ -22,7 +22,9 @@ pkgsig_addsign "$pka"
 rpmkeys --dbpath "$T/db" --initdb 2>/dev/null
 rpmkeys --dbpath "$T/db" --import "$T/gpg.asc" || fail "rpmkeys --import"
 rpmkeys --dbpath "$T/db" -Kv "$pka" >"$T/k.txt" 2>&1 || fail "rpm -K: $(cat "$T/k.txt")"
-grep -q 'Header V4 RSA/SHA[0-9]* Signature, key ID [0-9a-f]*: OK' "$T/k.txt" ||
+# rpm 4: "Header V4 RSA/SHA512 Signature, key ID ...: OK"; rpm 6: "Header OpenPGP V4
+# RSA/SHA512 signature, key fingerprint: ...: OK".
+grep -Eq 'Header (OpenPGP )?V4 RSA/SHA[0-9]* [Ss]ignature, key (ID|fingerprint):? [0-9a-f]*: OK' "$T/k.txt" ||
 	fail "rpm -K does not report a good OpenPGP signature: $(cat "$T/k.txt")"
 ! grep -qi 'fail\|nokey\|bad' "$T/k.txt" || fail "rpm -K is not clean: $(cat "$T/k.txt")"
 pkg_sigs "$pka" >"$T/a.sigs"

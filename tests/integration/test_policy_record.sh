@@ -13,7 +13,7 @@ vendor=$(pol_key vendor)
 signed=$(pol_build polrec --define "phostile 1" --define "pextra /etc/polrec.conf")
 pol_sign "$signed" vendor
 unsigned=$(pol_build polplain)
-tricky=$(build_pkg "$top_srcdir/tests/rpm/imstest.spec" 1.0)
+tricky=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec" 1.0)
 printf '/opt/poltest(/.*)?\tsystem_u:object_r:usr_t:s0\n' >"$T/fc"
 
 root="$T/root"

@@ -28,7 +28,7 @@ softhsm2-util --import "$T/rsa.pem" --token rpmtest --label k --id 01 --pin 1234
 openssl req -x509 -new -key "$T/rsa.pem" -out "$T/rsa.crt" -days 2 -subj /CN=rpmtest \
 	-addext subjectKeyIdentifier=hash || exit 99
 
-pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.spec" 1.0)
+pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec" 1.0)
 root="$T/root"
 new_root "$root"
 # The trust check at init signs once, outside the root: the key is fine there.

@@ -18,7 +18,7 @@ free_kb=$(df -Pk "$T" | awk 'NR == 2 { print $4 }')
 [ "$free_kb" -gt $((10 * 1024 * 1024)) ] || { echo "SKIP: less than 10 GiB free in $T"; exit 77; }
 
 start=$(date +%s)
-pkg=$(build_pkg "$top_srcdir/tests/rpm/imsbig.spec" 1.0 w1.zstdio)
+pkg=$(build_pkg "$top_srcdir/tests/rpm/imsbig.rpmspec" 1.0 w1.zstdio)
 rm -rf "$T/topdir/BUILDROOT" "$T/topdir/BUILD"
 [ "$(rpm -qp --qf '%{LONGSIZE}' "$pkg")" = 4294971393 ] || fail "the package has the wrong size"
 root="$T/root"

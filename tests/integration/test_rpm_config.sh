@@ -6,7 +6,7 @@ set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 setup_scratch
 
-pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.spec" 1.0)
+pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec" 1.0)
 root="$T/root"
 tr="$T/transcript"
 

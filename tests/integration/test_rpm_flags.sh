@@ -12,7 +12,7 @@ need setfattr
 need openssl
 setup_scratch
 
-spec="$top_srcdir/tests/rpm/imstest.spec"
+spec="$top_srcdir/tests/rpm/imstest.rpmspec"
 pkg=$(build_pkg "$spec" 1.0)
 root="$T/root"
 files="opt/imstest/bin/tool opt/imstest/bin/run.sh opt/imstest/bin/run-again.sh opt/imstest/empty"

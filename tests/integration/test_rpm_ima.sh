@@ -10,7 +10,7 @@ need getfattr
 need openssl
 setup_scratch
 
-spec="$top_srcdir/tests/rpm/imstest.spec"
+spec="$top_srcdir/tests/rpm/imstest.rpmspec"
 v1=$(build_pkg "$spec" 1.0)
 v2=$(build_pkg "$spec" 2.0)
 root="$T/root"

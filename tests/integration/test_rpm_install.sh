@@ -34,7 +34,7 @@ macros="$dest$macrosdir/macros.transaction_imastream"
 
 # rpm as installed: the plugin dir and macros file are those of the DESTDIR tree, as if
 # DESTDIR were /: no __transaction_imastream definition of ours.
-pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.spec" 1.0)
+pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec" 1.0)
 root="$T/root"
 new_root "$root"
 rpm --root "$root" --dbpath /var/lib/rpm --nodeps --load "$macros" \

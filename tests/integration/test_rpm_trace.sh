@@ -6,7 +6,7 @@ set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 setup_scratch
 
-spec="$top_srcdir/tests/rpm/imstest.spec"
+spec="$top_srcdir/tests/rpm/imstest.rpmspec"
 v1=$(build_pkg "$spec" 1.0)
 v2=$(build_pkg "$spec" 2.0)
 root="$T/root"
@@ -27,9 +27,19 @@ echo "== erase" >>"$tr"
 trace_rpm -e imstest || fail "rpm -e failed"
 [ ! -e "$root/opt/imstest/bin/tool" ] || fail "not erased"
 
-# The scratch root's name changes per run.
+# The scratch root's name changes per run. What rpm drives differs by version, so each
+# has its golden: 4.20 ends an unowned directory as soon as it is made and hands over an
+# fd for a %config file it only touches; 6.1 calls psm_pre/psm_post for the package's
+# own operation only, not again for its transaction scriptlets and file triggers.
 sed "s|$root|ROOT|g" "$tr" >"$T/transcript.norm"
-compare_golden rpm-install.trace "$T/transcript.norm"
+rpmver=$(rpm --version | sed 's/.* //' | cut -d. -f1,2)
+case $rpmver in
+4.18 | 4.19) golden=rpm-install.trace ;;
+*) golden=rpm-install-rpm$rpmver.trace ;;
+esac
+[ -f "$top_srcdir/tests/golden/$golden" ] || [ -n "${IMASTREAM_UPDATE_GOLDEN:-}" ] ||
+	fail "no golden transcript for rpm $rpmver (tests/golden/$golden): review, then IMASTREAM_UPDATE_GOLDEN=1"
+compare_golden "$golden" "$T/transcript.norm"
 
 # Turned off three ways: nothing is traced, the package still installs.
 for how in "--noplugins" "--define=__transaction_imastream %{nil}" "--define=_imastream_mode off"; do

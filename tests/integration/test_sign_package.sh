@@ -207,7 +207,7 @@ cp "$signed_a" "$tmp/gpg.rpm"
 rpmsign --addsign --define "__gpg /usr/bin/gpg" --define "_gpg_name imastream test" \
 	--define "_gpg_path $GNUPGHOME" "$tmp/gpg.rpm" >/dev/null 2>&1 && ok || fail "rpmsign --addsign failed"
 if rpmkeys --dbpath "$tmp/db" -Kv "$tmp/gpg.rpm" >"$tmp/k.txt" 2>&1 &&
-	grep -q 'Header V4 RSA/SHA[0-9]* Signature, key ID [0-9a-f]*: OK' "$tmp/k.txt"; then
+	grep -Eq 'Header (OpenPGP )?V4 RSA/SHA[0-9]* [Ss]ignature, key (ID|fingerprint):? [0-9a-f]*: OK' "$tmp/k.txt"; then
 	ok
 else
 	fail "rpm -K does not report the OpenPGP signature: $(cat "$tmp/k.txt")"
@@ -218,7 +218,7 @@ n=$(check_sigs "$tmp/gpg.rpm" rsa)
 	ok || fail "sign-package over an OpenPGP signature failed"
 grep -q 'OpenPGP signature kept' "$tmp/err.txt" && ok || fail "no note on the OpenPGP signature"
 if rpmkeys --dbpath "$tmp/db" -Kv "$tmp/gpg.rpm" >"$tmp/k.txt" 2>&1 &&
-	grep -q 'Header V4 RSA/SHA[0-9]* Signature, key ID [0-9a-f]*: OK' "$tmp/k.txt"; then
+	grep -Eq 'Header (OpenPGP )?V4 RSA/SHA[0-9]* [Ss]ignature, key (ID|fingerprint):? [0-9a-f]*: OK' "$tmp/k.txt"; then
 	ok
 else
 	fail "the OpenPGP signature no longer verifies: $(cat "$tmp/k.txt")"

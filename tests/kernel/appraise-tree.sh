@@ -36,6 +36,12 @@
 #                    after the trees without EVM and before EVM goes on
 #   --guest-checks-evm FILE  the same, run last, with EVM on (needs an evm tree)
 #   --guest-bin PROG passed to vm-check.sh: PROG and its libraries in the initramfs
+#   --need CONFIG_X  boot only kernels whose config has CONFIG_X (=y or =m), e.g.
+#                    CONFIG_CRYPTO_ECDSA; skip (77) when none has it
+#
+# Kernels: the same disk is judged by every kernel of kernels.sh's list, one boot each
+# (Debian 12's 6.1 and Debian 13's 6.12 by default); check names get the kernel's short
+# version in front ("6.12:runs:evm/usr/bin/busybox").
 #
 # Order in the VM: the hash and imasig trees are checked first with EVM off, then the
 # --guest-checks, then EVM is switched on (check "evm-on"), the evm trees are checked and
@@ -53,7 +59,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 name="" console="" guest_checks="" guest_checks_evm=""
-ima_certs=() evm_certs=() guest_bins=()
+ima_certs=() evm_certs=() guest_bins=() needs=()
 # Per tree g: roots[g] modes[g] tags[g]; per program: its tree, command, (deny) cause.
 roots=() modes=() tags=()
 exec_tree=() exec_cmd=() deny_tree=() deny_cmd=() deny_cause=()
@@ -79,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--guest-checks) guest_checks=${2:-}; shift 2 ;;
 	--guest-checks-evm) guest_checks_evm=${2:-}; shift 2 ;;
 	--guest-bin) guest_bins+=("${2:-}"); shift 2 ;;
+	--need) needs+=("${2:-}"); shift 2 ;;
 	--name) name=${2:-}; shift 2 ;;
 	--console) console=${2:-}; shift 2 ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
@@ -276,24 +283,40 @@ script=$tmp/checks.sh
 	fi
 } >"$script" || exit 99
 
-# ---------- boot ----------
-vm_args=(--root "$stage" --checks "$script" --name "$name")
-[ -z "$console" ] || vm_args+=(--console "$console")
+# ---------- boot, once per kernel ----------
+# shellcheck source=tests/kernel/kernels.sh
+. "$here/kernels.sh"
+mapfile -t kernels < <(kernel_list "${needs[@]}")
+[ ${#kernels[@]} -gt 0 ] || { echo "SKIP: no kernel to boot${needs[*]:+ with ${needs[*]}}"; exit 77; }
+vm_args=(--root "$stage" --checks "$script")
 for c in "${ima_certs[@]}"; do vm_args+=(--ima-cert "$c"); done
 if [ $has_evm = 1 ]; then
 	for c in "${evm_certs[@]}"; do vm_args+=(--evm-cert "$c"); done
 	vm_args+=(--evm-late)
 fi
 for b in "${guest_bins[@]}"; do vm_args+=(--guest-bin "$b"); done
-"$here/vm-check.sh" "${vm_args[@]}" | tee "$tmp/guest-checks"
-rc=${PIPESTATUS[0]}
-[ "$rc" -eq 77 ] && exit 77
+: >"$tmp/guest-checks"
+rc=0 booted=0
+for k in "${kernels[@]}"; do
+	kt=$(kernel_tag "$k")
+	echo "appraise-tree: booting $k"
+	IMASTREAM_KERNEL=$k "$here/vm-check.sh" "${vm_args[@]}" --name "$name-$kt" \
+		${console:+--console "$console.$kt"} | sed "s/^CHECK /CHECK $kt:/" | tee -a "$tmp/guest-checks"
+	krc=${PIPESTATUS[0]}
+	case $krc in
+	0) booted=$((booted + 1)) ;;
+	77) ;;
+	1) [ $rc = 99 ] || rc=1; booted=$((booted + 1)) ;;
+	*) rc=99 ;;
+	esac
+done
+[ $rc = 0 ] && [ $booted = 0 ] && exit 77
 
 cat "$host_checks" "$tmp/guest-checks" >"$tmp/all"
 pass=$(grep -c '^CHECK [^ ]* PASS' "$tmp/all")
 fail=$(grep -c '^CHECK [^ ]* FAIL' "$tmp/all")
 modes_seen=$(printf '%s\n' "${tags[@]}" | paste -sd, -)
-echo "appraise-tree: trees $modes_seen: $pass passed, $fail failed"
+echo "appraise-tree: trees $modes_seen on $booted kernel(s): $pass passed, $fail failed"
 [ "$rc" -ne 0 ] && exit "$rc"
 [ "$fail" -eq 0 ] || exit 1
 exit 0

@@ -67,6 +67,14 @@ while read -r mod; do
 	esac
 done </modules.order
 
+# The IMA policy users install (docs/ima-policy), loaded once as systemd would load
+# /etc/ima/ima-policy; the kernel replaces its boot rules with it.
+if [ -f /ima-policy ]; then
+	cat /ima-policy >/sys/kernel/security/ima/policy ||
+		fail "the kernel refused the IMA policy /ima-policy (see the console)"
+	harness "OK policy $(grep -vc '^#' /ima-policy) rules"
+fi
+
 if [ -d /certs/ima ]; then
 	/keyload _ima /certs/ima/*.der || fail "cannot load the IMA certificates into _ima"
 	harness "OK keys _ima"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Kernel acceptance of trees an installer wrote: installs a package with real programs
-# (tests/kernel/kbox.spec) through INSTALLER in each mode, then boots once to let the
+# (tests/kernel/kbox.rpmspec) through INSTALLER in each mode, then boots once to let the
 # kernel judge all the trees.
 #
 # Usage: installed-tree.sh rpm|imastream      (run by test_kernel_rpm.sh and
@@ -65,7 +65,7 @@ trap 'rm -rf "$tmp"' EXIT
 	{ cat "$tmp/openssl.log"; exit 99; }
 
 rpmbuild -bb --quiet --nodeps --define "_topdir $tmp/topdir" --define "busybox $busybox" \
-	"$kdir/kbox.spec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; exit 99; }
+	"$kdir/kbox.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; exit 99; }
 pkg=$(find "$tmp/topdir/RPMS" -name 'imastream-kbox-*.rpm' | head -n 1)
 [ -f "$pkg" ] || error "rpmbuild made no package"
 

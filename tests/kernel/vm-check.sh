@@ -28,20 +28,26 @@
 #   --timeout SEC    hard limit for the whole VM run (default 300; TCG boots in ~6 s)
 #   --console FILE   always keep the guest console log there (for debugging)
 #
-# Kernel command line: ima_appraise=enforce ima_policy=appraise_tcb, so every file owned
-# by root on the disk is appraised on every open, exec and mmap.
+#   --policy FILE    IMA policy the guest loads before it mounts the disk (default:
+#                    docs/ima-policy, the policy docs/SETUP.md tells users to install)
+#
+# Kernel command line: ima_appraise=enforce; the policy file then makes every file owned
+# by root on the disk appraised on every open, exec and mmap (as ima_policy=appraise_tcb).
 #
 # Output: one line per check on stdout, "CHECK name PASS|FAIL detail".
 # Exit status: 0 all checks passed; 1 a check failed; 77 skipped (the reason is printed:
 # not root, qemu, kernel, busybox-static, e2fsprogs, kmod or static gcc missing, or
 # IMASTREAM_SKIP_KERNEL=1); 99 harness error (bad usage, boot failure, timeout).
 # On 1 or 99 the tail of the guest console is printed and the whole log is kept as
-# ./NAME.console.log. Environment: IMASTREAM_KERNEL=/boot/vmlinuz-VER picks a kernel
-# (default: the newest /boot/vmlinuz-* with modules); QEMU=path overrides the emulator.
+# ./NAME.console.log. Environment: IMASTREAM_KERNEL=PATH/vmlinuz-VER picks a kernel
+# (default: the newest /boot/vmlinuz-* with modules); its modules are those of
+# PATH/../lib/modules/VER where that exists (a kernel unpacked by fetch-kernel.sh), else
+# /lib/modules/VER. QEMU=path overrides the emulator.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
+policy=$here/../../docs/ima-policy
 ima_certs=() evm_certs=() guest_bins=() evm_late=0
 
 die() { echo "vm-check: $*" >&2; exit 99; }
@@ -58,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--name) name=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--console) keep_console=${2:-}; shift 2 ;;
+	--policy) policy=${2:-}; shift 2 ;;
 	--probe) probe=1; shift ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
 	esac
@@ -66,6 +73,7 @@ if [ $probe = 0 ]; then
 	[ -d "$root" ] || die "--root DIR is required and must be a directory"
 	[ -f "$checks" ] || die "--checks SCRIPT is required and must be a file"
 fi
+[ -f "$policy" ] || die "IMA policy $policy not found"
 for c in "${ima_certs[@]}" "${evm_certs[@]}"; do
 	[ -f "$c" ] || die "certificate $c not found"
 done
@@ -102,8 +110,11 @@ else
 	done
 fi
 [ -n "$kernel" ] && [ -r "$kernel" ] || skip "no /boot/vmlinuz-* with modules (package linux-image-amd64)"
-kver=${kernel#/boot/vmlinuz-}
-moddir=/lib/modules/$kver
+kver=${kernel##*/vmlinuz-}
+# A kernel unpacked outside /boot (fetch-kernel.sh) has its modules beside it.
+modbase=$(cd "$(dirname "$kernel")/.." && pwd)
+[ -d "$modbase/lib/modules/$kver" ] || modbase=/
+moddir=${modbase%/}/lib/modules/$kver
 [ -d "$moddir" ] || skip "no $moddir for $kernel"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vm-check.XXXXXX") || die "mktemp failed"
@@ -122,19 +133,21 @@ ird=$tmp/initramfs
 mkdir -p "$ird/bin" "$ird/lib/modules" || die "mkdir failed"
 cp "$busybox" "$ird/bin/busybox" && cp "$tmp/keyload" "$ird/keyload" &&
 	cp "$here/guest-init.sh" "$ird/init" && cp "$here/guest-lib.sh" "$ird/guest-lib.sh" &&
-	cp "$checks" "$ird/checks.sh" && chmod 0755 "$ird/init" || die "populating the initramfs failed"
+	cp "$checks" "$ird/checks.sh" && cp "$policy" "$ird/ima-policy" && chmod 0755 "$ird/init" ||
+	die "populating the initramfs failed"
 
 # Load order from the kernel's own modules.dep and softdeps (ext4 wants crc32c first);
 # modprobe prints it without loading anything. Compressed modules are unpacked here so
 # that busybox insmod needs no decompressor.
-"$modprobe" -S "$kver" --show-depends -a virtio_pci virtio_blk ext4 >"$tmp/deps" 2>&1 ||
+"$modprobe" -d "$modbase" -S "$kver" --show-depends -a virtio_pci virtio_blk ext4 >"$tmp/deps" 2>&1 ||
 	die "modprobe cannot resolve the virtio and ext4 modules of $kver: $(head -n 3 "$tmp/deps")"
 # The guest has no module tree for request_module(), so digests that are modules rather
 # than built in (sha512 and sha384, sha3 on Debian 6.1) are loaded up front, where they
 # exist, for signatures and hashes that use them; and the PKCS#8 parser, so that the
-# checks can hand the kernel a private key (CONFIG_PKCS8_PRIVATE_KEY_PARSER=m).
-for m in sha512_generic sha3_generic pkcs8_key_parser; do
-	"$modprobe" -S "$kver" --show-depends "$m" >>"$tmp/deps" 2>/dev/null || true
+# checks can hand the kernel a private key (CONFIG_PKCS8_PRIVATE_KEY_PARSER=m); ECDSA
+# where a kernel has it as a module (6.12 builds it in, 6.1 lacks it).
+for m in sha512_generic sha3_generic pkcs8_key_parser ecdsa_generic; do
+	"$modprobe" -d "$modbase" -S "$kver" --show-depends "$m" >>"$tmp/deps" 2>/dev/null || true
 done
 : >"$ird/modules.order"
 while read -r verb path _; do
@@ -234,7 +247,7 @@ timeout --kill-after=10 "$timeout_s" "$qemu" -accel tcg -cpu max -m 512 -smp 1 \
 	-nographic -nodefaults -no-reboot -monitor none \
 	-serial "file:$console" -serial "file:$results" \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
-	-append "console=ttyS0 ima_appraise=enforce ima_policy=appraise_tcb panic=-1 loglevel=4" \
+	-append "console=ttyS0 ima_appraise=enforce panic=-1 loglevel=4" \
 	-drive "file=$tmp/disk.img,format=raw,if=virtio" </dev/null >"$tmp/qemu.out" 2>&1
 qrc=$?
 [ -z "$keep_console" ] || cp "$console" "$keep_console" || die "cannot write $keep_console"

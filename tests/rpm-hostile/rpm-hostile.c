@@ -35,6 +35,8 @@
 #include <rpm/rpmtag.h>
 #include <rpm/rpmtd.h>
 
+#include "common/rpmtag-compat.h"
+
 static void die(const char *fmt, ...)
 {
 	va_list ap;

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Turns a benchmark's CSV into an SVG plot with gnuplot: throughput of every series, and
+# how many times faster imastream is than each peer, against file size or file count.
+#
+# Usage: plot.sh CSV SVG TITLE
+# The CSV (written by the bench targets, see bench/README.md) has the header
+#   param,value,series,throughput,unit,ratio
+# param names the x axis ("file size (bytes)", "file count", "chunk (bytes)"), value is
+# x, unit is the throughput's (MB/s, files/s...), ratio is peer time / imastream time on a
+# peer's row and empty on imastream's own rows. One panel pair per param.
+# Without gnuplot (package gnuplot-nox) it says so and exits 0: the CSV is the result.
+set -euo pipefail
+
+csv=$1 svg=$2 title=$3
+command -v gnuplot >/dev/null || { echo "plot: gnuplot not found (gnuplot-nox): $csv only"; exit 0; }
+[ -s "$csv" ] || { echo "plot: $csv is empty" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-plot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# One data file per (param, series) and per (param, peer), space-separated "x y".
+tail -n +2 "$csv" | awk -F, -v d="$tmp" '
+	{ p = $1; if (!(p in pn)) { pn[p] = ++np; pname[np] = p; unit[np] = $5 }
+	  k = pn[p] SUBSEP $3
+	  if (!(k in sn)) { sn[k] = ++ns[pn[p]]; sname[pn[p], ns[pn[p]]] = $3 }
+	  print $2, $4 > (d "/t." pn[p] "." sn[k])
+	  if ($6 != "") { has[pn[p], sn[k]] = 1; print $2, $6 > (d "/r." pn[p] "." sn[k]) } }
+	END { for (i = 1; i <= np; i++) {
+		print pname[i] "\t" unit[i] > (d "/param." i)
+		for (j = 1; j <= ns[i]; j++) print j "\t" sname[i, j] "\t" ((i, j) in has) > (d "/series." i) } }'
+
+nparams=$(ls "$tmp"/param.* | wc -l)
+{
+	echo "set terminal svg size 960,$((420 * nparams)) dynamic font 'sans,12' background '#ffffff'"
+	echo "set output '$svg'"
+	echo "set termoption noenhanced"
+	echo "set datafile separator ' '"
+	echo "set multiplot layout $nparams,2 title \"$title\""
+	echo "set grid; set key below; set style data linespoints; set yrange [0:*]"
+	echo "set offsets graph 0.05, graph 0.05, graph 0.1, 0; set format x '%.0s%c'; set format y '%g'"
+	for i in $(seq 1 "$nparams"); do
+		IFS=$'\t' read -r pname unit <"$tmp/param.$i"
+		read -r lo hi < <(cat "$tmp"/t."$i".* | awk 'NR == 1 || $1 < lo { lo = $1 }
+			NR == 1 || $1 > hi { hi = $1 } END { print lo, hi }')
+		if [ "$lo" = "$hi" ]; then
+			# One size or count: a single tick at it.
+			echo "unset logscale x; set xrange [$lo * 0.5:$lo * 1.5]; set xtics ($lo)"
+		elif awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo > 0 && hi / lo >= 20) }'; then
+			echo "set logscale x; set xrange [*:*]; set xtics autofreq"
+		else
+			echo "unset logscale x; set xrange [*:*]; set xtics autofreq"
+		fi
+		echo "set xlabel \"$pname\"; set ylabel \"throughput ($unit)\"; set title 'throughput'"
+		plot=""
+		while IFS=$'\t' read -r j name _; do
+			plot+="${plot:+, }'$tmp/t.$i.$j' using 1:2 title \"$name\" lw 2 pt 7"
+		done <"$tmp/series.$i"
+		echo "plot $plot"
+		echo "set ylabel 'peer time / imastream time'; set title 'imastream is x times faster than'"
+		plot="1 title 'same speed' dt 2 lc rgb '#888888'"
+		while IFS=$'\t' read -r j name has; do
+			[ "$has" = 1 ] || continue
+			plot+=", '$tmp/r.$i.$j' using 1:2 title \"$name\" lw 2 pt 7"
+		done <"$tmp/series.$i"
+		echo "plot $plot"
+	done
+	echo "unset multiplot"
+} >"$tmp/plot.gp"
+gnuplot "$tmp/plot.gp"
+echo "plot: $svg"

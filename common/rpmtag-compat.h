@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rpm 6 names the payload digest tags (5092, 5093, 5097) after their algorithm,
+ * RPMTAG_PAYLOADSHA256...: the names of rpm 4 for them, where rpm no longer has them;
+ * and the numbers of tags only rpm 6 has.
+ */
+#ifndef IMASTREAM_RPMTAG_COMPAT_H
+#define IMASTREAM_RPMTAG_COMPAT_H
+
+#include <rpm/rpmtag.h>
+
+#if !HAVE_DECL_RPMTAG_PAYLOADDIGEST
+#define RPMTAG_PAYLOADDIGEST RPMTAG_PAYLOADSHA256
+#define RPMTAG_PAYLOADDIGESTALGO RPMTAG_PAYLOADSHA256ALGO
+#define RPMTAG_PAYLOADDIGESTALT RPMTAG_PAYLOADSHA256ALT
+#endif
+
+/* rpm 6 signs headers into RPMSIGTAG_OPENPGP (tag 278), a list of signatures. */
+#define RPMSIGTAG_OPENPGP_COMPAT 278
+/* A v6 package (rpm 6) has the payload's size in its header: RPMTAG_PAYLOADSIZE. */
+#define RPMTAG_PAYLOADSIZE_COMPAT 5112
+
+#endif /* IMASTREAM_RPMTAG_COMPAT_H */
