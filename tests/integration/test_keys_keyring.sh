@@ -53,7 +53,7 @@ desc=$(keyctl rdescribe "$serial" | cut -d';' -f5-)
 grep -qF "$serial asymmetric $keyid $desc" list.txt || fail "description differs from keyctl's: $desc"
 # evmctl's order, "import CERT RING", lands in the same ring.
 serial4=$("$imastream" keys import "$keys/rsa2048-noskid.crt" "$ring") || fail "keys import CERT RING"
-keyctl rlist "$ring_id" | tr ' ' '\n' | grep -qx "$serial4" || fail "import CERT RING: $serial4 is not in $ring"
+keyctl rlist "$ring_id" | tr ' ' '\n' | grep -x "$serial4" >/dev/null || fail "import CERT RING: $serial4 is not in $ring"
 
 # Errors, one line each.
 expect_error() { # expect_error NEEDLE ARGS...

@@ -10,7 +10,7 @@ set -uo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 command -v pkg-config >/dev/null || { echo "SKIP: pkg-config not found"; exit 77; }
 command -v cc >/dev/null || { echo "SKIP: no C compiler (cc)"; exit 77; }
-if ldd "$top_builddir/.libs/libimastream.so" 2>/dev/null | grep -q libasan; then
+if ldd "$top_builddir/.libs/libimastream.so" 2>/dev/null | grep libasan >/dev/null; then
 	echo "SKIP: a sanitizer build links its runtime into programs differently"
 	exit 77
 fi
@@ -60,7 +60,7 @@ got=$(LD_LIBRARY_PATH=$dest$libdir "$tmp/example" "$top_srcdir/README.md") ||
 	fail "the example program failed"
 want=$(sha256sum "$top_srcdir/README.md")
 [ "$got" = "$want" ] || fail "example printed '$got', sha256sum '$want'"
-LD_LIBRARY_PATH=$dest$libdir ldd "$tmp/example" | grep -q "$dest$libdir/libimastream.so" ||
+LD_LIBRARY_PATH=$dest$libdir ldd "$tmp/example" | grep "$dest$libdir/libimastream.so" >/dev/null ||
 	fail "the example is not linked with the installed library"
 
 make -s -C "$top_builddir" uninstall DESTDIR="$dest" >"$tmp/uninstall.log" 2>&1 ||

@@ -44,7 +44,7 @@ rpm)
 	command -v rpm >/dev/null || skip "rpm not found"
 	[ -f "$so" ] || error "$so not built"
 	# rpm cannot load a sanitizer build of the plugin (see tests/integration/rpm-lib.sh).
-	! ldd "$so" 2>/dev/null | grep -q libasan || skip "rpm cannot load a sanitizer build of imastream.so"
+	! ldd "$so" 2>/dev/null | grep libasan >/dev/null || skip "rpm cannot load a sanitizer build of imastream.so"
 	;;
 imastream)
 	"$imastream" install --help >/dev/null 2>&1 ||
