@@ -13,7 +13,8 @@
 #include "keys/keys-private.h"
 
 struct trust_cert {
-	X509 *cert;
+	X509 *cert;      /* NULL for a bare public key */
+	EVP_PKEY *pub;   /* the certificate's key (not owned), or the bare key (owned) */
 	uint32_t keyid;
 	bool usable;     /* a key type the kernel verifies IMA signatures with */
 	char type[24];
@@ -41,8 +42,12 @@ void imastream_trust_free(struct imastream_trust *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n; i++)
-		X509_free(t->certs[i].cert);
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->certs[i].cert)
+			X509_free(t->certs[i].cert);
+		else
+			EVP_PKEY_free(t->certs[i].pub);
+	}
 	free(t->certs);
 	free(t);
 }
@@ -52,36 +57,79 @@ size_t imastream_trust_count(const struct imastream_trust *t)
 	return t->n;
 }
 
-/* Takes @cert over. */
-static int add_cert(struct imastream_trust *t, X509 *cert)
+/* A free slot at the end of the store, or NULL without memory. */
+static struct trust_cert *next_slot(struct imastream_trust *t)
 {
-	struct trust_cert *tc;
-	EVP_PKEY *pub = X509_get0_pubkey(cert);
-
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 8;
 		struct trust_cert *n = realloc(t->certs, cap * sizeof(*n));
 
-		if (!n) {
-			X509_free(cert);
-			return -ENOMEM;
-		}
+		if (!n)
+			return NULL;
 		t->certs = n;
 		t->cap = cap;
 	}
-	tc = &t->certs[t->n];
-	memset(tc, 0, sizeof(*tc));
+	memset(&t->certs[t->n], 0, sizeof(t->certs[t->n]));
+	return &t->certs[t->n];
+}
+
+/* Unusable keys are kept so that verify() can say why, instead of "unknown key id". */
+static void judge_key(struct trust_cert *tc, const char *what)
+{
+	tc->usable = tc->pub && !ims_check_key_type(tc->pub, what, NULL, tc->type, sizeof(tc->type));
+	if (!tc->usable)
+		snprintf(tc->type, sizeof(tc->type), "%s",
+			 tc->pub && EVP_PKEY_get0_type_name(tc->pub) ?
+			 EVP_PKEY_get0_type_name(tc->pub) : "unknown");
+	ERR_clear_error();
+}
+
+/* Takes @cert over. */
+static int add_cert(struct imastream_trust *t, X509 *cert)
+{
+	struct trust_cert *tc = next_slot(t);
+
+	if (!tc) {
+		X509_free(cert);
+		return -ENOMEM;
+	}
 	tc->cert = cert;
+	tc->pub = X509_get0_pubkey(cert);
 	if (ims_keyid_of_cert(cert, &tc->keyid, NULL)) {
 		X509_free(cert);
 		return ims_err(&t->log, -EINVAL, "a certificate has no usable public key");
 	}
-	/* Unusable keys are kept so that verify() can say why, instead of "unknown key id". */
-	tc->usable = pub && !ims_check_key_type(pub, "certificate", NULL, tc->type, sizeof(tc->type));
-	if (!tc->usable)
-		snprintf(tc->type, sizeof(tc->type), "%s",
-			 pub && EVP_PKEY_get0_type_name(pub) ? EVP_PKEY_get0_type_name(pub) : "unknown");
-	ERR_clear_error();
+	judge_key(tc, "certificate");
+	t->n++;
+	return 0;
+}
+
+int imastream_trust_add_pubkey(struct imastream_trust *t, const void *der, size_t len,
+			       const uint32_t *keyid)
+{
+	const unsigned char *p = der;
+	struct trust_cert *tc;
+	EVP_PKEY *pub;
+
+	pub = d2i_PUBKEY(NULL, &p, (long)len);
+	if (!pub || p != (const unsigned char *)der + len) {
+		EVP_PKEY_free(pub);
+		ERR_clear_error();
+		return ims_err(&t->log, -EINVAL, "not a DER SubjectPublicKeyInfo public key");
+	}
+	tc = next_slot(t);
+	if (!tc) {
+		EVP_PKEY_free(pub);
+		return -ENOMEM;
+	}
+	tc->pub = pub;
+	if (keyid) {
+		tc->keyid = *keyid;
+	} else if (ims_keyid_of_pkey(pub, &tc->keyid)) {
+		EVP_PKEY_free(pub);
+		return ims_err(&t->log, -EINVAL, "a public key has no key id");
+	}
+	judge_key(tc, "public key");
 	t->n++;
 	return 0;
 }
@@ -199,7 +247,7 @@ int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
 			continue;
 		}
 		tried = true;
-		if (verify_one(X509_get0_pubkey(tc->cert), md, digest, digest_len, sig, sig_len))
+		if (verify_one(tc->pub, md, digest, digest_len, sig, sig_len))
 			return 0;
 	}
 	if (tried)
@@ -223,7 +271,7 @@ int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo
 		return -EINVAL;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trust_cert *tc = &t->certs[i];
-		EVP_PKEY *pub = X509_get0_pubkey(tc->cert);
+		EVP_PKEY *pub = tc->pub;
 		EVP_PKEY_CTX *ctx;
 		uint8_t buf[1024];
 		size_t len = sizeof(buf);

@@ -182,6 +182,14 @@ IMASTREAM_API int imastream_trust_add_path(struct imastream_trust *t, const char
 /* Adds the certificates of one PEM or DER buffer.  Return: as for add_path(). */
 IMASTREAM_API int imastream_trust_add_mem(struct imastream_trust *t, const void *buf,
 					  size_t len, const char *what);
+/**
+ * imastream_trust_add_pubkey - add a bare public key (no certificate)
+ * @der: a DER SubjectPublicKeyInfo, as keylime's verification keys hold them
+ * @keyid: the key id signatures name it by, or NULL for evmctl's rule (rule 3 above)
+ * Return: 0; -EINVAL when @der is not exactly one public key; -ENOMEM.
+ */
+IMASTREAM_API int imastream_trust_add_pubkey(struct imastream_trust *t, const void *der,
+					     size_t len, const uint32_t *keyid);
 /* How many certificates the store holds. */
 IMASTREAM_API size_t imastream_trust_count(const struct imastream_trust *t);
 /**
