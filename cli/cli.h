@@ -26,6 +26,8 @@ int cmd_sign(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sign_package(int argc, char **argv);
 int cmd_install(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+int cmd_attest(int argc, char **argv);
 
 /*
  * Output (cli/output.c).  One escaping rule for every name the command prints, on both

@@ -76,6 +76,21 @@ static const struct cli_option vocabulary[] = {
 	  "do not check the header digests (as rpm's)" },
 	{ CLI_OPT_NOFILEDIGEST, 0, "nofiledigest", no_argument, NULL,
 	  "do not check the file digests (as rpm's)" },
+	{ CLI_OPT_RPMDB, 0, "rpmdb", no_argument, NULL,
+	  "the packages of the root's rpm database (its %_dbpath)" },
+	{ CLI_OPT_RECORD, 0, "record", no_argument, NULL,
+	  "the packages 'imastream install' recorded under the root" },
+	{ CLI_OPT_OUTPUT, 0, "output", required_argument, "FILE",
+	  "write to FILE (replaced whole, or left as it was)\ninstead of standard output" },
+	{ CLI_OPT_EXCLUDE, 0, "exclude", required_argument, "REGEX",
+	  "paths matching REGEX (POSIX extended, from the start)\nare not judged (repeatable)" },
+	{ CLI_OPT_PATH_PREFIX, 0, "path-prefix", required_argument, "DIR",
+	  "where the attested system sees the root (default /)" },
+	{ CLI_OPT_POLICY, 0, "policy", required_argument, "FILE", "a keylime runtime policy (JSON)" },
+	{ CLI_OPT_MEASUREMENTS, 0, "log", required_argument, "FILE",
+	  "an IMA ascii measurement list\n(/sys/kernel/security/ima/ascii_runtime_measurements)" },
+	{ CLI_OPT_LOG_HASH_ALGO, 0, "log-hash-algo", required_argument, "ALGO",
+	  "the IMA log's template hash algorithm (default sha1)" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

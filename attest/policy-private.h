@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The inside of struct attest_policy, shared by its builder, its reader and its judge. */
+#ifndef IMASTREAM_ATTEST_POLICY_PRIVATE_H
+#define IMASTREAM_ATTEST_POLICY_PRIVATE_H
+
+#include <regex.h>
+
+#include <json-c/json.h>
+
+#include "attest/attest.h"
+
+/* The runtime policy format keylime 7 reads (keylime/ima/ima.py, RUNTIME_POLICY_SCHEMA). */
+#define KEYLIME_POLICY_VERSION 1
+
+struct exclude {
+	char *text;
+	regex_t re;
+};
+
+struct attest_policy {
+	json_object *digests;       /* path → [hex, ...] */
+	json_object *keyrings;      /* keyring name → [hex, ...] (read, never built) */
+	json_object *ima_buf;       /* buffer name → [hex, ...] (read, never built) */
+	json_object *ignored_keyrings;
+	char log_hash_alg[16];
+	struct exclude *excludes;
+	size_t nexcludes;
+	struct imastream_trust *trust;
+	json_object *keyids, *pubkeys; /* the verification keys, as keylime lists them */
+};
+
+/* A message on @log, an error unless @err is 0 (a warning); returns @err. */
+int attest_say(const struct imastream_log *log, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* IMASTREAM_ATTEST_POLICY_PRIVATE_H */

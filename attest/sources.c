@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Reference digests for a policy: from the root's rpm database or from imastream's install record. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmdb.h>
+#include <rpm/rpmfi.h>
+#include <rpm/rpmlib.h>
+#include <rpm/rpmts.h>
+
+#include "attest/policy-private.h"
+#include "attest/sources.h"
+#include "imastream/installer.h"
+
+/* The path as the attested system will see it: @prefix, then the path below the root. */
+static int add(struct attest_source *src, const char *path, const uint8_t *digest, size_t len)
+{
+	char full[PATH_MAX * 2];
+
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", src->prefix ? src->prefix : "", path) >=
+	    sizeof(full))
+		return attest_say(src->log, -ENAMETOOLONG, "%s: path too long", path);
+	src->files++;
+	return attest_policy_add_digest(src->policy, full, digest, len);
+}
+
+/*
+ * Hashes a file below the root when the reference digest is in another algorithm,
+ * opening it without following a symlink in any component.
+ */
+static int add_from_disk(struct attest_source *src, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	const uint8_t *digest;
+	size_t len;
+	struct stat st;
+	int fd, err;
+
+	fd = (int)syscall(SYS_openat2, src->rootfd, path[0] == '/' ? path + 1 : path, &how, sizeof(how));
+	if (fd < 0) {
+		src->unreadable++;
+		return attest_say(src->log, 0, "%s: cannot open below the root (%s): left out", path,
+				  strerror(errno));
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		src->unreadable++;
+		return attest_say(src->log, 0, "%s: not a regular file on disk: left out", path);
+	}
+	err = imastream_hash_fd(src->hasher, fd);
+	close(fd);
+	if (!err)
+		err = imastream_hasher_digest(src->hasher, src->hash_algo, &digest, &len);
+	if (err) {
+		src->unreadable++;
+		return attest_say(src->log, 0, "%s: cannot read: %s: left out", path, strerror(-err));
+	}
+	src->hashed++;
+	return add(src, path, digest, len);
+}
+
+static int add_header(struct attest_source *src, Header h)
+{
+	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	int err = 0;
+
+	if (!fi)
+		return 0;
+	while (!err && rpmfiNext(fi) >= 0) {
+		const struct imastream_hash_info *info;
+		const unsigned char *digest;
+		int algo = 0;
+		size_t len = 0;
+
+		if (!S_ISREG(rpmfiFMode(fi)) || (rpmfiFFlags(fi) & RPMFILE_GHOST))
+			continue;
+		digest = rpmfiFDigest(fi, &algo, &len);
+		info = imastream_hash_by_rpm_id(algo);
+		if (digest && info && info->algo == src->hash_algo)
+			err = add(src, rpmfiFN(fi), digest, len);
+		else
+			err = add_from_disk(src, rpmfiFN(fi));
+	}
+	rpmfiFree(fi);
+	src->packages++;
+	return err;
+}
+
+int attest_source_rpmdb(struct attest_source *src, char *const *names, int nnames)
+{
+	rpmts ts;
+	int err = 0;
+
+	if (rpmReadConfigFiles(NULL, NULL))
+		return attest_say(src->log, -EINVAL, "cannot read rpm's configuration");
+	ts = rpmtsCreate();
+	if (!ts)
+		return -ENOMEM;
+	if (rpmtsSetRootDir(ts, src->root)) {
+		rpmtsFree(ts);
+		return attest_say(src->log, -EINVAL, "%s: rpm does not take it as a root", src->root);
+	}
+	if (rpmtsOpenDB(ts, O_RDONLY)) {
+		rpmtsFree(ts);
+		return attest_say(src->log, -ENOENT, "%s: no rpm database (rpm --root %s --initdb makes one)",
+				  src->root, src->root);
+	}
+	for (int i = 0; !err && i < (nnames ? nnames : 1); i++) {
+		rpmdbMatchIterator mi = rpmtsInitIterator(ts, nnames ? RPMDBI_LABEL : RPMDBI_PACKAGES,
+							  nnames ? names[i] : NULL, 0);
+		unsigned long before = src->packages;
+		Header h;
+
+		while (!err && mi && (h = rpmdbNextIterator(mi)))
+			err = add_header(src, h);
+		rpmdbFreeIterator(mi);
+		if (!err && nnames && src->packages == before)
+			err = attest_say(src->log, -ENOENT, "package %s is not installed in %s", names[i],
+					 src->root);
+	}
+	rpmtsFree(ts);
+	return err;
+}
+
+struct record_walk {
+	struct attest_source *src;
+	char *const *names;
+	int nnames;
+	const char *last_package;
+};
+
+static bool wanted(const struct record_walk *w, const char *package)
+{
+	if (!w->nnames)
+		return true;
+	for (int i = 0; i < w->nnames; i++)
+		if (!strcmp(w->names[i], package))
+			return true;
+	return false;
+}
+
+static int record_file(void *arg, const struct imastream_record_file *f)
+{
+	struct record_walk *w = arg;
+
+	if (!S_ISREG(f->mode) || !wanted(w, f->package))
+		return 0;
+	if (!w->last_package || strcmp(w->last_package, f->package)) {
+		w->src->packages++;
+		w->last_package = f->package;
+	}
+	if (f->digest_algo == w->src->hash_algo)
+		return add(w->src, f->path, f->digest, imastream_hash_by_algo(f->digest_algo)->digest_size);
+	return add_from_disk(w->src, f->path);
+}
+
+int attest_source_record(struct attest_source *src, char *const *names, int nnames)
+{
+	struct record_walk w = { .src = src, .names = names, .nnames = nnames };
+	int err = imastream_record_foreach(src->rootfd, record_file, &w, src->log);
+
+	if (!err && !src->packages)
+		err = attest_say(src->log, -ENOENT, "%s: no install record of %s", src->root,
+				 nnames ? "these packages" : "any package (var/lib/imastream/packages/)");
+	return err;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Where imastream policy finds reference digests: the root's rpm database or its install record. */
+#ifndef IMASTREAM_ATTEST_SOURCES_H
+#define IMASTREAM_ATTEST_SOURCES_H
+
+#include "attest/attest.h"
+
+struct attest_source {
+	/* in */
+	const char *root;          /* absolute; "/" for the running system */
+	int rootfd;
+	const char *prefix;        /* prepended to every path, or NULL */
+	int hash_algo;             /* the digests the policy lists (the IMA template's) */
+	struct imastream_hasher *hasher; /* for files whose reference is in another algorithm */
+	struct attest_policy *policy;
+	const struct imastream_log *log;
+	/* out */
+	unsigned long packages, files;
+	unsigned long hashed;      /* of files, read from disk: no reference in hash_algo */
+	unsigned long unreadable;  /* left out: said on log */
+};
+
+/* Every regular, non-ghost file of the installed packages (all, or @names). */
+int attest_source_rpmdb(struct attest_source *src, char *const *names, int nnames);
+/* Every regular file imastream install recorded (all packages, or @names). */
+int attest_source_record(struct attest_source *src, char *const *names, int nnames);
+
+#endif /* IMASTREAM_ATTEST_SOURCES_H */

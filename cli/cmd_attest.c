@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* imastream attest check: judges an IMA measurement list against a keylime runtime policy. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "attest/attest.h"
+#include "cli/cli.h"
+#include "cli/options.h"
+
+/* A policy larger than this is not one a verifier would load either. */
+#define MAX_POLICY_SIZE (1024L * 1024 * 1024)
+
+static const struct cli_use attest_options[] = {
+	{ CLI_OPT_POLICY, NULL },
+	{ CLI_OPT_MEASUREMENTS, NULL },
+	{ CLI_OPT_VERBOSE, "print every entry, not only the failures" },
+	{ 0 },
+};
+
+static const struct cli_spec attest_spec = {
+	.cmd = "attest",
+	.synopsis =
+	"Usage: imastream attest check --policy FILE --log MEASUREMENTS [-v]\n"
+	"\n"
+	"Judges each entry of an IMA ascii measurement list (templates ima, ima-ng,\n"
+	"ima-sig, ima-buf; any file digest algorithm) by keylime's rules: an entry\n"
+	"whose path an exclude matches passes; an ima-sig entry whose signature a\n"
+	"verification key verifies passes; otherwise its digest must be one the\n"
+	"policy lists for its path. boot_aggregate passes unless the policy lists it:\n"
+	"the verifier checks it against the TPM's quote. Prints one line per failure:\n"
+	"  PATH: FAIL: REASON (ALGO:DIGEST)\n"
+	"and a summary on stderr.\n",
+	.uses = attest_options,
+	.epilog =
+	"Exit status: 0 when every entry passed, 1 when any failed or a line of the\n"
+	"list is malformed, 2 for a usage error or a policy that cannot be read.\n",
+};
+
+static char *read_policy(const char *file, size_t *len_ret)
+{
+	FILE *f = fopen(file, "rb");
+	struct stat st;
+	char *buf;
+
+	if (!f || fstat(fileno(f), &st)) {
+		cli_say("attest", "%s: %s", file, strerror(errno));
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MAX_POLICY_SIZE) {
+		cli_say("attest", "%s: not a regular file of at most 1 GiB", file);
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		cli_say("attest", "%s: cannot read it whole", file);
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len_ret = (size_t)st.st_size;
+	return buf;
+}
+
+struct counts {
+	unsigned long entries, passed, excluded, ignored, failed;
+};
+
+static void report(struct cli_line *l, const struct attest_entry *e, const char *verdict,
+		   const char *why)
+{
+	cli_line_name(l, e->name);
+	cli_line_text(l, ": ");
+	cli_line_text(l, verdict);
+	if (why) {
+		cli_line_text(l, ": ");
+		cli_line_text(l, why);
+	}
+	cli_line_text(l, " (");
+	cli_line_text(l, e->algo);
+	cli_line_text(l, ":");
+	cli_line_hex(l, e->digest, e->digest_len);
+	cli_line_text(l, ")");
+	cli_line_put(l, stdout);
+}
+
+static void check_line(const struct attest_policy *pol, char *line, unsigned long lineno,
+		       const char *log_file, bool verbose, struct counts *n)
+{
+	static const char *const names[] = {
+		[ATTEST_MATCH] = "OK", [ATTEST_SIGNED] = "OK (signed)",
+		[ATTEST_EXCLUDED] = "OK (excluded)", [ATTEST_IGNORED] = "OK (ignored)",
+	};
+	struct attest_entry *e = malloc(sizeof(*e));
+	struct cli_line l = { 0 };
+	enum attest_verdict v;
+	const char *why;
+
+	if (!e) {
+		cli_say("attest", "out of memory");
+		n->failed++;
+		return;
+	}
+	n->entries++;
+	if (attest_parse_line(line, e, &why)) {
+		cli_say("attest", "%s:%lu: %s", log_file, lineno, why);
+		n->failed++;
+		free(e);
+		return;
+	}
+	v = attest_judge(pol, e, &why);
+	if (attest_verdict_ok(v)) {
+		n->passed += v <= ATTEST_SIGNED;
+		n->excluded += v == ATTEST_EXCLUDED;
+		n->ignored += v == ATTEST_IGNORED;
+		if (verbose)
+			report(&l, e, names[v], why);
+	} else {
+		n->failed++;
+		report(&l, e, "FAIL", why);
+	}
+	cli_line_free(&l);
+	free(e);
+}
+
+static int attest_check(int argc, char **argv)
+{
+	const char *policy_file = NULL, *log_file = NULL;
+	struct attest_policy *pol = NULL;
+	struct counts n = { 0 };
+	bool verbose = false;
+	struct cli_parser p;
+	char *buf, *line = NULL;
+	size_t len, cap = 0;
+	unsigned long lineno = 0;
+	ssize_t got;
+	FILE *log;
+	int c;
+
+	cli_parse_start(&p, &attest_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+		switch (c) {
+		case CLI_OPT_HELP:
+			return CLI_OK;
+		case CLI_OPT_POLICY:
+			policy_file = p.arg;
+			break;
+		case CLI_OPT_MEASUREMENTS:
+			log_file = p.arg;
+			break;
+		case CLI_OPT_VERBOSE:
+			verbose = true;
+			break;
+		case CLI_OPT_ERROR:
+			return CLI_USAGE;
+		default:
+			return cli_usage_error("attest", "%s is not an option of attest check", p.spelled);
+		}
+	}
+	if (!policy_file || !log_file)
+		return cli_usage_error("attest", "check needs --policy FILE and --log MEASUREMENTS");
+	if (cli_parse_operands(&p) < argc)
+		return cli_usage_error("attest", "check takes no operand: %s", argv[cli_parse_operands(&p)]);
+	buf = read_policy(policy_file, &len);
+	if (!buf)
+		return CLI_USAGE;
+	c = attest_policy_read(buf, len, policy_file, &cli_log, &pol);
+	free(buf);
+	if (c)
+		return CLI_USAGE;
+	log = fopen(log_file, "r");
+	if (!log) {
+		cli_say("attest", "%s: %s", log_file, strerror(errno));
+		attest_policy_free(pol);
+		return CLI_USAGE;
+	}
+	while ((got = getline(&line, &cap, log)) >= 0) {
+		lineno++;
+		if (got && line[got - 1] == '\n')
+			line[--got] = '\0';
+		if (!got)
+			continue;
+		check_line(pol, line, lineno, log_file, verbose, &n);
+	}
+	if (ferror(log)) {
+		cli_say("attest", "%s: read error at line %lu", log_file, lineno + 1);
+		n.failed++;
+	}
+	free(line);
+	fclose(log);
+	attest_policy_free(pol);
+	cli_say("attest", "%lu entries: %lu matched, %lu excluded, %lu ignored, %lu failed",
+		n.entries, n.passed, n.excluded, n.ignored, n.failed);
+	return n.failed || !n.entries ? CLI_FAILED : CLI_OK;
+}
+
+int cmd_attest(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "check"))
+		return attest_check(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cli_print_help(&attest_spec, stdout);
+		return CLI_OK;
+	}
+	if (argc < 2)
+		return cli_usage_error("attest", "no subcommand given (check)");
+	return cli_usage_error("attest", "%s: unknown subcommand (check)", argv[1]);
+}

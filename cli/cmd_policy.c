@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* imastream policy keylime: a keylime runtime policy of everything installed in a root. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include "attest/attest.h"
+#include "attest/sources.h"
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "imastream/keys.h"
+
+#define MAX_TRUST 16
+
+static const struct cli_use policy_options[] = {
+	{ CLI_OPT_ROOT, "the installed root (default /): its rpm database\n"
+	  "or imastream's record is read" },
+	{ CLI_OPT_RPMDB, "reference digests from the rpm database's headers\n(the default)" },
+	{ CLI_OPT_RECORD, "reference digests from imastream install's record" },
+	{ CLI_OPT_HASH_ALGO, "the file digest algorithm of the IMA template (the\n"
+	  "kernel's ima_hash=; default sha256); files whose\n"
+	  "reference digest is in another algorithm are hashed" },
+	{ CLI_OPT_TRUST, "certificates whose keys go into verification-keys: the\n"
+	  "keys the installed files' IMA signatures verify with\n(repeatable)" },
+	{ CLI_OPT_EXCLUDE, NULL },
+	{ CLI_OPT_PATH_PREFIX, NULL },
+	{ CLI_OPT_LOG_HASH_ALGO, NULL },
+	{ CLI_OPT_OUTPUT, NULL },
+	{ CLI_OPT_VERBOSE, NULL },
+	{ 0 },
+};
+
+static const struct cli_spec policy_spec = {
+	.cmd = "policy",
+	.synopsis =
+	"Usage: imastream policy keylime [--root DIR] [--rpmdb|--record] [-a ALGO]\n"
+	"                        [--trust CERT ...] [--exclude REGEX ...]\n"
+	"                        [--path-prefix DIR] [--output FILE] [PACKAGE...]\n"
+	"\n"
+	"Writes a keylime runtime policy (JSON, meta.version 1) that allows, for each\n"
+	"regular file of the installed packages (all, or each PACKAGE), the digest its\n"
+	"package gave it: the reference values a verifier compares the kernel's IMA\n"
+	"measurement list with. Paths are as the attested system sees them: the root\n"
+	"prefix removed, --path-prefix put in front. The headers' digests are used as\n"
+	"they are when they are in ALGO; no installed file is read then. %ghost files\n"
+	"have no reference and are left out. Check a log against it with\n"
+	"'imastream attest check'.\n",
+	.uses = policy_options,
+	.epilog =
+	"Exit status: 0 when the policy lists every file, 1 when it was written but some\n"
+	"file was left out (said on stderr) or it could not be written, 2 for a usage\n"
+	"error.\n",
+};
+
+/* The public key and key id of each certificate in one PEM or DER buffer. */
+static int add_certs(struct attest_policy *pol, const uint8_t *buf, size_t len, const char *file)
+{
+	BIO *bio = BIO_new_mem_buf(buf, (int)len);
+	unsigned int added = 0;
+	X509 *x;
+
+	if (!bio)
+		return -ENOMEM;
+	for (;;) {
+		const unsigned char *p = buf;
+		unsigned char *der = NULL, *cder = NULL;
+		int dlen, clen;
+		uint32_t keyid;
+
+		x = added || len < 2 || buf[0] != 0x30 ? PEM_read_bio_X509(bio, NULL, NULL, NULL) :
+							  d2i_X509(NULL, &p, (long)len);
+		if (!x)
+			break;
+		dlen = i2d_PUBKEY(X509_get0_pubkey(x), &der);
+		clen = i2d_X509(x, &cder);
+		X509_free(x);
+		if (dlen <= 0 || clen <= 0 ||
+		    imastream_keyid_from_cert(cder, (size_t)clen, &cli_log, &keyid, NULL) ||
+		    attest_policy_add_key(pol, der, (size_t)dlen, keyid)) {
+			OPENSSL_free(der);
+			OPENSSL_free(cder);
+			BIO_free(bio);
+			cli_say("policy", "%s: certificate %u has a key the policy cannot hold", file,
+				added + 1);
+			return -EINVAL;
+		}
+		OPENSSL_free(der);
+		OPENSSL_free(cder);
+		added++;
+		if (buf[0] == 0x30)
+			break;
+	}
+	ERR_clear_error();
+	BIO_free(bio);
+	return added ? 0 : -ENOENT;
+}
+
+static int add_cert_file(struct attest_policy *pol, const char *file, bool in_dir)
+{
+	FILE *f = fopen(file, "rb");
+	uint8_t buf[65536];
+	size_t len;
+	int err;
+
+	if (!f) {
+		cli_say("policy", "%s: %s", file, strerror(errno));
+		return -errno;
+	}
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	err = add_certs(pol, buf, len, file);
+	if (err == -ENOENT && in_dir)
+		return 0;
+	if (err == -ENOENT)
+		cli_say("policy", "%s: no certificate in it", file);
+	return err;
+}
+
+static int add_trust(struct attest_policy *pol, const char *path)
+{
+	struct stat st;
+	struct dirent *d;
+	DIR *dir;
+	int err = 0;
+
+	if (stat(path, &st)) {
+		cli_say("policy", "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return add_cert_file(pol, path, false);
+	dir = opendir(path);
+	if (!dir) {
+		cli_say("policy", "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (!err && (d = readdir(dir))) {
+		char file[PATH_MAX];
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, d->d_name);
+		if (!stat(file, &st) && S_ISREG(st.st_mode))
+			err = add_cert_file(pol, file, true);
+	}
+	closedir(dir);
+	return err;
+}
+
+/* Writes to a temp file beside @output and renames it over: a reader sees old or new. */
+static int write_policy(const struct attest_policy *pol, const char *output)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if (!output)
+		return attest_policy_write(pol, STDOUT_FILENO, &cli_log);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.imastream-tmp-XXXXXX", output) >= sizeof(tmp)) {
+		cli_say("policy", "%s: path too long", output);
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_say("policy", "%s: cannot create a file beside it: %s", output, strerror(errno));
+		return -errno;
+	}
+	err = attest_policy_write(pol, fd, &cli_log);
+	if (!err && (fchmod(fd, 0644) || fsync(fd)))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, output))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		cli_say("policy", "%s: cannot write: %s", output, strerror(-err));
+	}
+	return err;
+}
+
+static int policy_keylime(int argc, char **argv)
+{
+	const char *root = "/", *output = NULL, *prefix = NULL, *log_alg = "sha1";
+	const char *trust[MAX_TRUST], *excludes[64];
+	unsigned int ntrust = 0, nexcl = 0;
+	const struct imastream_hash_info *info = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
+	bool use_record = false;
+	struct attest_policy *pol = NULL;
+	struct attest_source src = { 0 };
+	char root_abs[PATH_MAX];
+	struct cli_parser p;
+	int c, err, ret = CLI_FAILED, first;
+
+	cli_parse_start(&p, &policy_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+		switch (c) {
+		case CLI_OPT_HELP:
+			return CLI_OK;
+		case CLI_OPT_ERROR:
+			return CLI_USAGE;
+		case CLI_OPT_ROOT:
+			root = p.arg;
+			break;
+		case CLI_OPT_RPMDB:
+			use_record = false;
+			break;
+		case CLI_OPT_RECORD:
+			use_record = true;
+			break;
+		case CLI_OPT_HASH_ALGO:
+			info = imastream_hash_by_name(p.arg);
+			if (!info)
+				return cli_usage_error("policy", "%s %s: not a hash algorithm", p.spelled, p.arg);
+			break;
+		case CLI_OPT_LOG_HASH_ALGO:
+			if (!imastream_hash_by_name(p.arg))
+				return cli_usage_error("policy", "%s %s: not a hash algorithm", p.spelled, p.arg);
+			log_alg = p.arg;
+			break;
+		case CLI_OPT_TRUST:
+			if (ntrust == MAX_TRUST)
+				return cli_usage_error("policy", "more than %d %s options", MAX_TRUST, p.spelled);
+			trust[ntrust++] = p.arg;
+			break;
+		case CLI_OPT_EXCLUDE:
+			if (nexcl == sizeof(excludes) / sizeof(excludes[0]))
+				return cli_usage_error("policy", "too many %s options", p.spelled);
+			excludes[nexcl++] = p.arg;
+			break;
+		case CLI_OPT_PATH_PREFIX:
+			prefix = p.arg;
+			if (prefix[0] != '/')
+				return cli_usage_error("policy", "%s %s: not an absolute path", p.spelled, prefix);
+			break;
+		case CLI_OPT_OUTPUT:
+			output = p.arg;
+			break;
+		case CLI_OPT_VERBOSE:
+			cli_set_verbose(1);
+			break;
+		default:
+			return cli_usage_error("policy", "%s is not an option of policy keylime", p.spelled);
+		}
+	}
+	first = cli_parse_operands(&p);
+	if (!realpath(root, root_abs)) {
+		cli_say("policy", "%s: %s", root, strerror(errno));
+		return CLI_USAGE;
+	}
+	/* "/" as the prefix would double every slash. */
+	if (prefix && !strcmp(prefix, "/"))
+		prefix = NULL;
+	if (attest_policy_new(log_alg, &pol))
+		goto oom;
+	for (unsigned int i = 0; i < nexcl; i++) {
+		const char *why;
+
+		err = attest_policy_add_exclude(pol, excludes[i], &why);
+		if (err == -EINVAL) {
+			attest_policy_free(pol);
+			return cli_usage_error("policy", "--exclude %s: %s", excludes[i], why);
+		}
+		if (err)
+			goto oom;
+	}
+	for (unsigned int i = 0; i < ntrust; i++)
+		if (add_trust(pol, trust[i])) {
+			attest_policy_free(pol);
+			return CLI_USAGE;
+		}
+	src.root = root_abs;
+	src.prefix = prefix;
+	src.hash_algo = info->algo;
+	src.policy = pol;
+	src.log = &cli_log;
+	src.rootfd = open(root_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (src.rootfd < 0 || imastream_hasher_new(IMASTREAM_HASH_BIT(info->algo), &cli_log, &src.hasher)) {
+		cli_say("policy", "%s: %s", root_abs, strerror(errno));
+		goto out;
+	}
+	err = use_record ? attest_source_record(&src, argv + first, argc - first) :
+			   attest_source_rpmdb(&src, argv + first, argc - first);
+	if (err)
+		goto out;
+	if (write_policy(pol, output))
+		goto out;
+	cli_say("policy", "%lu packages, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
+		src.packages, src.files, attest_policy_paths(pol), info->name, src.hashed, src.unreadable);
+	ret = src.unreadable ? CLI_FAILED : CLI_OK;
+out:
+	if (src.rootfd >= 0)
+		close(src.rootfd);
+	imastream_hasher_free(src.hasher);
+	attest_policy_free(pol);
+	return ret;
+oom:
+	attest_policy_free(pol);
+	cli_say("policy", "out of memory");
+	return CLI_FAILED;
+}
+
+int cmd_policy(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "keylime"))
+		return policy_keylime(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cli_print_help(&policy_spec, stdout);
+		return CLI_OK;
+	}
+	if (argc < 2)
+		return cli_usage_error("policy", "no policy format given (keylime)");
+	return cli_usage_error("policy", "%s: unknown policy format (keylime)", argv[1]);
+}

@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# imastream policy keylime from a real rpm database and install record, and attest check against ima-ng and ima-sig logs.
+set -euo pipefail
+. "$top_srcdir/tests/integration/install-lib.sh"
+install_preconditions
+IMASTREAM=$top_builddir/imastream
+[ -x "$IMASTREAM" ] || { echo "ERROR: $IMASTREAM not built"; exit 99; }
+command -v jq >/dev/null || skip "jq not installed"
+command -v getfattr >/dev/null || skip "getfattr not installed"
+
+work=$(mktemp -d /tmp/imastream-attest.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+keys=$top_srcdir/tests/keys
+cp "$keys/rsa2048.pem" "$work/key.pem"
+chmod 600 "$work/key.pem"
+
+cat >"$work/imsatt.spec" <<'SPEC'
+Name: imsatt
+Version: %{ver}
+Release: 1
+Summary: imastream attest test package
+License: MIT
+BuildArch: noarch
+%description
+Owns /opt/att.
+%install
+mkdir -p %{buildroot}/opt/att
+echo alpha %{?alpha2} > %{buildroot}/opt/att/a
+echo beta > %{buildroot}/opt/att/b
+ln -s a %{buildroot}/opt/att/link
+touch %{buildroot}/opt/att/ghost
+%files
+/opt/att
+%ghost /opt/att/ghost
+SPEC
+# Version 2.0 changes /opt/att/a.
+for ver in 1.0 2.0; do
+	change=()
+	[ $ver = 1.0 ] || change=(--define 'alpha2 two')
+	rpmbuild -bb --quiet --define "_topdir $work/top" --define '_build_id_links none' \
+		--define "ver $ver" "${change[@]}" "$work/imsatt.spec" >"$work/rpmbuild.log" 2>&1 || { cat "$work/rpmbuild.log" >&2; exit 99; }
+done
+pkg=$work/top/RPMS/noarch/imsatt-1.0-1.noarch.rpm
+pkg2=$work/top/RPMS/noarch/imsatt-2.0-1.noarch.rpm
+
+# rpmroot: installed by stock rpm (the policy reads its database); imsroot: by imastream
+# install with IMA signatures (the policy reads its record).
+rpmroot=$work/rpmroot
+imsroot=$work/imsroot
+make_root "$rpmroot"
+make_root "$imsroot"
+rpm --root "$rpmroot" -i --nodeps --noscripts "$pkg" 2>"$work/rpm.err" ||
+	{ cat "$work/rpm.err" >&2; fail "rpm -i failed"; }
+"$IMASTREAM" install --root "$imsroot" --allow-unsigned --quiet --mode sign \
+	-k "$work/key.pem" -c "$keys/rsa2048.crt" "$pkg" || fail "imastream install failed"
+sha_a=$(sha256sum <"$rpmroot/opt/att/a" | cut -d' ' -f1)
+sha_b=$(sha256sum <"$rpmroot/opt/att/b" | cut -d' ' -f1)
+zero=0000000000000000000000000000000000000000
+
+echo "== the policy from rpm's database has keylime's shape and the packaged digests"
+"$IMASTREAM" policy keylime --root "$rpmroot" --output "$work/rpm.json" 2>"$work/err" ||
+	{ cat "$work/err"; fail "policy keylime --rpmdb failed"; }
+grep -q '1 packages, 2 files' "$work/err" || { cat "$work/err"; fail "the summary does not count 1 package, 2 files"; }
+jq -e '.meta.version == 1 and (.digests | type) == "object" and (.excludes | type) == "array"
+	and (.keyrings | type) == "object" and .ima.log_hash_alg == "sha1"
+	and (.ima.ignored_keyrings | type) == "array" and (."ima-buf" | type) == "object"
+	and (."verification-keys" | type) == "string" and (.release | type) == "number"' \
+	"$work/rpm.json" >/dev/null || { cat "$work/rpm.json"; fail "the policy lacks a field keylime requires"; }
+[ "$(jq -c '.digests["/opt/att/a"]' "$work/rpm.json")" = "[\"$sha_a\"]" ] ||
+	fail "/opt/att/a does not have its packaged digest"
+[ "$(jq -c '.digests["/opt/att/b"]' "$work/rpm.json")" = "[\"$sha_b\"]" ] ||
+	fail "/opt/att/b does not have its packaged digest"
+[ "$(jq '.digests | length' "$work/rpm.json")" = 2 ] ||
+	fail "the policy lists more than the two regular files (symlinks, %ghost and directories have no digest)"
+
+echo "== the record gives the same digests, and --trust the signing key"
+"$IMASTREAM" policy keylime --root "$imsroot" --record --trust "$keys/rsa2048.crt" \
+	--output "$work/rec.json" 2>"$work/err" || { cat "$work/err"; fail "policy keylime --record failed"; }
+[ "$(jq -c .digests "$work/rpm.json")" = "$(jq -c .digests "$work/rec.json")" ] ||
+	fail "the record's digests differ from rpm's"
+jq -e '."verification-keys" | fromjson | .meta.version == 1 and (.keyids | length) == 1
+	and (.pubkeys | length) == 1' "$work/rec.json" >/dev/null ||
+	{ jq '."verification-keys"' "$work/rec.json"; fail "verification-keys is not one keylime keyring entry"; }
+# The key id is the low 32 bits of the SHA-1 of the public key, as in the signatures.
+keyid=$(openssl x509 -in "$keys/rsa2048.crt" -noout -pubkey | openssl pkey -pubin -outform DER |
+	openssl rsa -pubin -inform DER -RSAPublicKey_out -outform DER 2>/dev/null | sha1sum | cut -c33-40)
+[ "$(jq -r '."verification-keys" | fromjson | .keyids[0]' "$work/rec.json")" = "$((16#$keyid))" ] ||
+	fail "the keyring's key id is not the certificate's ($keyid)"
+
+echo "== a log of the installed files passes; boot_aggregate is left to the quote"
+cat >"$work/good.log" <<LOG
+10 $zero ima-ng sha1:$zero boot_aggregate
+10 $zero ima-ng sha256:$sha_a /opt/att/a
+10 $zero ima-ng sha256:$sha_b /opt/att/b
+LOG
+"$IMASTREAM" attest check --policy "$work/rpm.json" --log "$work/good.log" >"$work/out" 2>"$work/err" ||
+	{ cat "$work/out" "$work/err"; fail "a log of the installed files failed"; }
+[ ! -s "$work/out" ] || fail "a passing log printed failures"
+grep -q '3 entries: 2 matched, 0 excluded, 1 ignored, 0 failed' "$work/err" ||
+	{ cat "$work/err"; fail "wrong summary for the good log"; }
+
+echo "== a changed file and an unknown file are named; an exclude lets the unknown one pass"
+cat >"$work/bad.log" <<LOG
+10 $zero ima-ng sha256:$sha_a /opt/att/a
+10 $zero ima-ng sha256:$sha_a /opt/att/b
+10 $zero ima-ng sha256:$sha_a /usr/bin/evil
+LOG
+rc=0
+"$IMASTREAM" attest check --policy "$work/rpm.json" --log "$work/bad.log" >"$work/out" 2>"$work/err" || rc=$?
+[ $rc = 1 ] || fail "a log with a changed file exited $rc"
+grep -qx "/opt/att/b: FAIL: digest not in the policy (sha256:$sha_a)" "$work/out" ||
+	{ cat "$work/out"; fail "the changed file is not named"; }
+grep -qx "/usr/bin/evil: FAIL: not in the policy (sha256:$sha_a)" "$work/out" ||
+	{ cat "$work/out"; fail "the unknown file is not named"; }
+[ "$(wc -l <"$work/out")" = 2 ] || { cat "$work/out"; fail "expected exactly two failures"; }
+"$IMASTREAM" policy keylime --root "$rpmroot" --exclude '/usr/bin/.*' --output "$work/excl.json" 2>/dev/null ||
+	fail "policy keylime --exclude failed"
+rc=0
+"$IMASTREAM" attest check --policy "$work/excl.json" --log "$work/bad.log" >"$work/out" 2>/dev/null || rc=$?
+[ $rc = 1 ] && [ "$(cat "$work/out")" = "/opt/att/b: FAIL: digest not in the policy (sha256:$sha_a)" ] ||
+	{ cat "$work/out"; fail "with the exclude, only the changed file should fail"; }
+
+echo "== ima-sig: the installed signature verifies with the policy's key, a wrong digest does not"
+sig=$(getfattr --absolute-names -n security.ima -e hex "$imsroot/opt/att/a" | sed -n 's/^security.ima=0x//p')
+[ -n "$sig" ] || fail "imastream install wrote no security.ima"
+cat >"$work/sig.log" <<LOG
+10 $zero ima-sig sha256:$sha_a /elsewhere/a $sig
+10 $zero ima-sig sha256:$sha_b /elsewhere/b $sig
+LOG
+rc=0
+"$IMASTREAM" attest check --policy "$work/rec.json" --log "$work/sig.log" >"$work/out" 2>/dev/null || rc=$?
+[ $rc = 1 ] && [ "$(cut -d: -f1 "$work/out")" = /elsewhere/b ] ||
+	{ cat "$work/out"; fail "the signed entry should pass and the forged one fail"; }
+rc=0
+"$IMASTREAM" attest check --policy "$work/rpm.json" --log "$work/sig.log" >"$work/out" 2>/dev/null || rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$work/out")" = 2 ] || fail "without verification keys a signature proves nothing"
+
+echo "== another template digest: files are read and hashed, paths get the prefix"
+"$IMASTREAM" policy keylime --root "$rpmroot" -a sha512 --path-prefix /sysroot \
+	--output "$work/512.json" 2>"$work/err" || { cat "$work/err"; fail "policy keylime -a sha512 failed"; }
+grep -q '2 hashed from disk' "$work/err" || { cat "$work/err"; fail "sha512 was not hashed from disk"; }
+[ "$(jq -r '.digests["/sysroot/opt/att/a"][0]' "$work/512.json")" = "$(sha512sum <"$rpmroot/opt/att/a" | cut -d' ' -f1)" ] ||
+	fail "the sha512 digest of /sysroot/opt/att/a is wrong"
+
+echo "== an upgrade lists the new digest only, an erase drops the files"
+rpm --root "$rpmroot" -U --nodeps --noscripts "$pkg2" 2>"$work/rpm.err" ||
+	{ cat "$work/rpm.err" >&2; fail "rpm -U failed"; }
+"$IMASTREAM" policy keylime --root "$rpmroot" --output "$work/up.json" 2>/dev/null || fail "policy after -U failed"
+[ "$(jq -c '.digests["/opt/att/a"]' "$work/up.json")" = "[\"$(sha256sum <"$rpmroot/opt/att/a" | cut -d' ' -f1)\"]" ] &&
+	[ "$(sha256sum <"$rpmroot/opt/att/a" | cut -d' ' -f1)" != "$sha_a" ] ||
+	fail "after the upgrade /opt/att/a does not list only its new digest"
+rpm --root "$rpmroot" -e --nodeps --noscripts imsatt 2>"$work/rpm.err" || { cat "$work/rpm.err" >&2; fail "rpm -e failed"; }
+"$IMASTREAM" policy keylime --root "$rpmroot" --output "$work/erased.json" 2>/dev/null || fail "policy after -e failed"
+[ "$(jq '.digests | length' "$work/erased.json")" = 0 ] || fail "the erased package's files are still listed"
+
+echo "== errors: one line each, and --output keeps the old file"
+echo "10 $zero ima-ng" >>"$work/good.log"
+rc=0
+"$IMASTREAM" attest check --policy "$work/rpm.json" --log "$work/good.log" >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q 'good.log:4: ' "$work/err" || { cat "$work/err"; fail "a malformed line is not named by number"; }
+echo '{"meta":{}}' >"$work/notpolicy.json"
+rc=0
+"$IMASTREAM" attest check --policy "$work/notpolicy.json" --log "$work/bad.log" 2>"$work/err" || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] || { cat "$work/err"; fail "a policy without meta.version exited $rc"; }
+cp "$work/rpm.json" "$work/keep.json"
+rc=0
+"$IMASTREAM" policy keylime --root "$work/nowhere" --output "$work/keep.json" 2>"$work/err" || rc=$?
+[ $rc != 0 ] || fail "a root without a database gave a policy"
+cmp -s "$work/rpm.json" "$work/keep.json" || fail "a failed policy run changed --output"
+[ -z "$(find "$work" -maxdepth 1 -name '*.imastream-tmp-*')" ] || fail "a temp file of --output was left"
+echo "PASS"

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Known-answer tests of the measurement-list parser, the policy writer and reader, and keylime's judging rules. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attest/attest.h"
+#include "tests/unit/test.h"
+
+/* sha256("alpha\n") and sha256("beta\n"), as the kernel would measure those files. */
+#define SHA_A "b6a98d9ce9a2d9149288fa3df42d377c3e42737afdcdaf714e33c0a100b51060"
+#define SHA_B "f2c82decdd7181cf98945929a62598db7e6b477e11f6e0eb0ae97020eff151ad"
+#define ZERO40 "0000000000000000000000000000000000000000"
+
+static char last_msg[512];
+
+static void remember(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	snprintf(last_msg, sizeof(last_msg), "%s", msg);
+}
+
+static const struct imastream_log log_to_buf = { remember, NULL };
+
+static int parse(const char *text, struct attest_entry *e, const char **why)
+{
+	static char line[4096];
+
+	snprintf(line, sizeof(line), "%s", text);
+	*why = NULL;
+	return attest_parse_line(line, e, why);
+}
+
+static void test_parse(void)
+{
+	struct attest_entry e;
+	const char *why;
+	unsigned char want[64];
+
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha256:" SHA_A " /usr/bin/a b", &e, &why), 0);
+	ASSERT_EQ(e.pcr, 10);
+	ASSERT(!strcmp(e.template, "ima-ng"));
+	ASSERT(!strcmp(e.algo, "sha256"));
+	ASSERT_EQ(e.digest_len, 32);
+	test_unhex(SHA_A, want, sizeof(want));
+	ASSERT_MEM_EQ(e.digest, want, 32);
+	ASSERT(!strcmp(e.name, "/usr/bin/a b")); /* names keep their blanks */
+	ASSERT_EQ(e.sig_len, 0);
+
+	/* The legacy template: a bare SHA-1. */
+	ASSERT_EQ(parse("10 " ZERO40 " ima " ZERO40 " boot_aggregate", &e, &why), 0);
+	ASSERT(!strcmp(e.algo, "sha1"));
+	ASSERT_EQ(e.digest_len, 20);
+	ASSERT(!strcmp(e.name, "boot_aggregate"));
+
+	/* ima-sig with a signature, and without one (the kernel leaves a blank). */
+	ASSERT_EQ(parse("10 " ZERO40 " ima-sig sha256:" SHA_A " /a 030204aabbccdd0000", &e, &why), 0);
+	ASSERT(!strcmp(e.name, "/a"));
+	ASSERT_EQ(e.sig_len, 9);
+	ASSERT_EQ(e.sig[0], 3);
+	ASSERT_EQ(parse("10 " ZERO40 " ima-sig sha256:" SHA_A " /a ", &e, &why), 0);
+	ASSERT(!strcmp(e.name, "/a"));
+	ASSERT_EQ(e.sig_len, 0);
+
+	/* ima-buf: the name, then the buffer. */
+	ASSERT_EQ(parse("10 " ZERO40 " ima-buf sha256:" SHA_A " .ima 3082", &e, &why), 0);
+	ASSERT(!strcmp(e.name, ".ima"));
+
+	/* Other algorithms have their own sizes. */
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha1:" ZERO40 " /x", &e, &why), 0);
+	ASSERT_EQ(e.digest_len, 20);
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha512:" SHA_A " /x", &e, &why), -EINVAL);
+	ASSERT(strstr(why, "size"));
+
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng", &e, &why), -EINVAL);
+	ASSERT(!strcmp(why, "fewer than five fields"));
+	ASSERT_EQ(parse("24 " ZERO40 " ima-ng sha256:" SHA_A " /x", &e, &why), -EINVAL);
+	ASSERT(strstr(why, "PCR"));
+	ASSERT_EQ(parse("10 " ZERO40 " ima-modsig sha256:" SHA_A " /x", &e, &why), -EOPNOTSUPP);
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng " SHA_A " /x", &e, &why), -EINVAL);
+	ASSERT(strstr(why, "ALGO:"));
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng md7:" SHA_A " /x", &e, &why), -EINVAL);
+	ASSERT(strstr(why, "unknown"));
+	ASSERT_EQ(parse("10 zz ima-ng sha256:" SHA_A " /x", &e, &why), -EINVAL);
+	ASSERT(strstr(why, "template hash"));
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha256:" SHA_A, &e, &why), -EINVAL);
+	ASSERT(!strcmp(why, "no file name"));
+	ASSERT_EQ(parse("10 " ZERO40 " ima-buf sha256:" SHA_A " .ima", &e, &why), -EINVAL);
+}
+
+/* Writes @p to a memory file and reads it back. */
+static struct attest_policy *roundtrip(const struct attest_policy *p, char **json)
+{
+	struct attest_policy *back = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int fd[2];
+
+	ASSERT(f && !pipe(fd));
+	ASSERT_EQ(attest_policy_write(p, fd[1], &log_to_buf), 0);
+	close(fd[1]);
+	for (;;) {
+		char chunk[4096];
+		ssize_t n = read(fd[0], chunk, sizeof(chunk));
+
+		ASSERT(n >= 0);
+		if (!n)
+			break;
+		fwrite(chunk, 1, (size_t)n, f);
+	}
+	close(fd[0]);
+	fclose(f);
+	ASSERT_EQ(attest_policy_read(buf, len, "roundtrip", &log_to_buf, &back), 0);
+	*json = buf;
+	return back;
+}
+
+static enum attest_verdict judge(const struct attest_policy *p, const char *line)
+{
+	struct attest_entry e;
+	const char *why;
+
+	ASSERT_EQ(parse(line, &e, &why), 0);
+	return attest_judge(p, &e, &why);
+}
+
+static void test_policy(void)
+{
+	struct attest_policy *p, *back;
+	unsigned char a[32], b[32];
+	const char *why = NULL;
+	char *json;
+
+	test_unhex(SHA_A, a, sizeof(a));
+	test_unhex(SHA_B, b, sizeof(b));
+	ASSERT_EQ(attest_policy_new("sha1", &p), 0);
+	ASSERT_EQ(attest_policy_add_digest(p, "/opt/b", b, 32), 0);
+	ASSERT_EQ(attest_policy_add_digest(p, "/opt/a", a, 32), 0);
+	ASSERT_EQ(attest_policy_add_digest(p, "/opt/a", a, 32), 0); /* kept once */
+	ASSERT_EQ(attest_policy_add_digest(p, "/opt/a", b, 32), 0); /* two versions */
+	ASSERT_EQ(attest_policy_add_exclude(p, "/tmp/.*", &why), 0);
+	ASSERT_EQ(attest_policy_add_exclude(p, "(", &why), -EINVAL);
+	ASSERT(why);
+	ASSERT_EQ(attest_policy_paths(p), 2);
+
+	back = roundtrip(p, &json);
+	/* Paths are sorted, digests in the order added, once each. */
+	ASSERT(strstr(json, "\"/opt/a\""));
+	ASSERT(strstr(json, "\"/opt/a\"") < strstr(json, "\"/opt/b\""));
+	ASSERT(strstr(json, "\"" SHA_A "\"") < strstr(json, "\"" SHA_B "\""));
+	ASSERT(strstr(json, "\"version\": 1"));
+	ASSERT(strstr(json, "\"log_hash_alg\": \"sha1\""));
+	ASSERT_EQ(attest_policy_paths(back), 2);
+
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-ng sha256:" SHA_A " /opt/a"), ATTEST_MATCH);
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-ng sha256:" SHA_B " /opt/a"), ATTEST_MATCH);
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-ng sha256:" SHA_A " /opt/b"), ATTEST_DIGEST_MISMATCH);
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-ng sha256:" SHA_A " /opt/c"), ATTEST_NOT_IN_POLICY);
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-ng sha256:" SHA_A " /tmp/x"), ATTEST_EXCLUDED);
+	/* Excludes match from the start of the path only. */
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-ng sha256:" SHA_A " /var/tmp/x"), ATTEST_NOT_IN_POLICY);
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-ng sha1:" ZERO40 " boot_aggregate"), ATTEST_IGNORED);
+	/* A signature proves nothing without verification keys. */
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-sig sha256:" SHA_B " /opt/b 030204aabbccdd0000"),
+		  ATTEST_MATCH);
+	ASSERT_EQ(judge(back, "10 " ZERO40 " ima-sig sha256:" SHA_A " /opt/b 030204aabbccdd0000"),
+		  ATTEST_DIGEST_MISMATCH);
+	attest_policy_free(back);
+	free(json);
+	attest_policy_free(p);
+}
+
+static int read_policy(const char *json)
+{
+	struct attest_policy *p = NULL;
+	int ret;
+
+	last_msg[0] = '\0';
+	ret = attest_policy_read(json, strlen(json), "p.json", &log_to_buf, &p);
+	attest_policy_free(p);
+	return ret;
+}
+
+#define MINIMAL_TAIL \
+	"\"excludes\":[],\"keyrings\":{},\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha1\"," \
+	"\"dm_policy\":null},\"ima-buf\":{},\"verification-keys\":\"\"}"
+
+static void test_policy_read_errors(void)
+{
+	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"release\":0,\"digests\":{},"
+			      MINIMAL_TAIL), 0);
+	ASSERT_EQ(read_policy("not json"), -EINVAL);
+	ASSERT(strstr(last_msg, "p.json"));
+	ASSERT_EQ(read_policy("{\"meta\":{}}"), -EINVAL);
+	ASSERT(strstr(last_msg, "meta.version"));
+	ASSERT_EQ(read_policy("{\"meta\":{\"version\":2},\"digests\":{}," MINIMAL_TAIL), -EINVAL);
+	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"digests\":[]," MINIMAL_TAIL), -EINVAL);
+	ASSERT(strstr(last_msg, "digests"));
+	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"digests\":{\"/a\":[\"xyz\"]},"
+			      MINIMAL_TAIL), -EINVAL);
+	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"digests\":{},\"excludes\":[\"(\"],"
+			      "\"keyrings\":{},\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha1\"},"
+			      "\"ima-buf\":{},\"verification-keys\":\"\"}"), -EINVAL);
+	ASSERT(strstr(last_msg, "exclude \"(\""));
+}
+
+int main(void)
+{
+	test_parse();
+	test_policy();
+	test_policy_read_errors();
+	printf("PASS\n");
+	return 0;
+}
