@@ -57,6 +57,14 @@ int ims_signer_load(const struct imastream_config *cfg, const struct imastream_l
 		    struct imastream_signer **ret);
 void ims_signer_free(struct imastream_signer *s);
 
+/*
+ * For the chain's drivers (rpm adapter, installer): 0 when @root can hold the IMA xattr
+ * (or no_xattr_support = skip says to go on, with one notice), else -EOPNOTSUPP with one
+ * line ending in @hint (how this driver says "skip"; may be NULL).
+ */
+int ims_probe_root_xattrs(const struct imastream_config *cfg, const char *root, const char *hint,
+			  const struct imastream_log *log);
+
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);
 
