@@ -171,11 +171,11 @@ static void print_item(void *ctx, struct cli_item *it)
 		return;
 	}
 	if (r->ima.result != IMASTREAM_VERIFY_OK)
-		reason(why, sizeof(why), user ? "user.ima" : "security.ima", &r->ima);
+		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, user), &r->ima);
 	if (r->evm.result != IMASTREAM_VERIFY_OK && r->evm.result != IMASTREAM_VERIFY_SKIPPED &&
 	    (job->evm == EVM_REQUIRE || (r->evm.result != IMASTREAM_VERIFY_MISSING &&
 					 r->evm.result != IMASTREAM_VERIFY_UNVERIFIABLE)))
-		reason(why, sizeof(why), user ? "user.evm" : "security.evm", &r->evm);
+		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, user), &r->evm);
 	if (it->ok) {
 		print_verdict(it->path, "OK", NULL);
 	} else {

@@ -45,6 +45,9 @@ int ims_openssl_err(const struct imastream_log *log, int err, const char *fmt, .
 int ims_err(const struct imastream_log *log, int err, const char *fmt, ...)
 	ims_printf(3, 4) ims_cold;
 
+/* io.c: writes all of @buf (retrying short writes and EINTR); 0 or -errno. */
+int ims_write_full(int fd, const void *buf, size_t len);
+
 /* Overwrites @len bytes at @p in a way the compiler cannot elide (key material). */
 void ims_memzero(void *p, size_t len);
 

@@ -76,7 +76,7 @@ int imastream_evm_sign_file(struct imastream_signer *s, int fd, const char *path
 	if (!in.xattrs[IMASTREAM_EVM_IMA].value) {
 		err = ims_err(log, -ENODATA, "%s: no %s to cover with a portable EVM signature",
 			      path ? path : "file",
-			      (flags & IMASTREAM_FILESIG_USER) ? "user.ima" : "security.ima");
+			      imastream_xattr_name(IMASTREAM_ATTR_IMA, flags & IMASTREAM_FILESIG_USER));
 		goto out;
 	}
 	err = imastream_evm_sign_portable(s, &in, algo, buf, buf_size, len_ret, log);

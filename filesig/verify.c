@@ -214,7 +214,7 @@ static void check_signature(const struct imastream_verifier *v,
 static int verify_ima(struct imastream_verifier *v, int fd, const char *path, unsigned int flags,
 		      struct imastream_verify_one *one)
 {
-	const char *name = (flags & IMASTREAM_FILESIG_USER) ? "user.ima" : "security.ima";
+	const char *name = imastream_xattr_name(IMASTREAM_ATTR_IMA, flags & IMASTREAM_FILESIG_USER);
 	struct imastream_xattr_info info;
 	const uint8_t *digest;
 	size_t digest_len;
@@ -299,7 +299,7 @@ static int verify_evm_digsig(struct imastream_verifier *v, int fd, const char *p
 static int verify_evm(struct imastream_verifier *v, int fd, const char *path, unsigned int flags,
 		      struct imastream_verify_one *one)
 {
-	const char *name = (flags & IMASTREAM_FILESIG_USER) ? "user.evm" : "security.evm";
+	const char *name = imastream_xattr_name(IMASTREAM_ATTR_EVM, flags & IMASTREAM_FILESIG_USER);
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 	struct imastream_xattr_info info;
 	struct imastream_evm_input in;
@@ -335,7 +335,7 @@ static int verify_evm(struct imastream_verifier *v, int fd, const char *path, un
 	if (err == -ENODATA) {
 		set_detail(one, IMASTREAM_VERIFY_METADATA_CHANGED,
 			   "a portable signature needs %s, which is gone",
-			   (flags & IMASTREAM_FILESIG_USER) ? "user.ima" : "security.ima");
+			   imastream_xattr_name(IMASTREAM_ATTR_IMA, flags & IMASTREAM_FILESIG_USER));
 		return 0;
 	}
 	if (err) {

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "imastream/chain.h"
 #include "imastream/installer.h"
 #include "installer/private.h"
+#include "plugin/private.h"
 #include "plugin/policy/policy.h"
 
 /* One object between file_opened and file_done. */
@@ -782,26 +782,6 @@ static void cs_end_package(void *arg, int status)
 	cs->prog.package = NULL; /* the extractor frees the name after this call */
 }
 
-/* Invariant 4: a root filesystem without xattrs is reported before any file is touched. */
-static int probe_xattrs(struct imastream_chain_sink *cs)
-{
-	const struct imastream_config *cfg = cs->opts.cfg;
-	const char *name = cfg && cfg->user_xattrs ? "user.ima" : "security.ima";
-	char buf[1];
-
-	if (!cfg || cfg->mode == IMASTREAM_MODE_OFF)
-		return 0;
-	if (lgetxattr(cs->root, name, buf, sizeof(buf)) >= 0 || errno != EOPNOTSUPP)
-		return 0;
-	if (cfg->no_xattr == IMASTREAM_NO_XATTR_SKIP) {
-		ims_logf(cs->log, IMASTREAM_LOG_NOTICE,
-			 "%s has no xattr support: no %s will be written (no_xattr_support = skip)",
-			 cs->root, name);
-		return 0;
-	}
-	return ims_err(cs->log, -EOPNOTSUPP, "%s has no xattr support for %s", cs->root, name);
-}
-
 /* "pgp-key=1:FILE:FILE" for the trust-domain loader: every key file in one domain. */
 static int load_keys(struct imastream_chain_sink *cs)
 {
@@ -912,7 +892,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		if (err)
 			goto fail;
 	}
-	err = probe_xattrs(cs);
+	err = ims_probe_root_xattrs(cs->opts.cfg, cs->root, NULL, cs->log);
 	if (err)
 		goto fail;
 	/* Without a database the policy plugins have nobody to look up (and must not

@@ -719,8 +719,6 @@ static void finish_entry(struct imastream_extract *x)
 
 int imastream_extract_entry_data(struct imastream_extract *x, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
-	size_t left = len;
 	int err;
 
 	if (!x->in_entry || x->cur_fd < 0)
@@ -740,18 +738,9 @@ int imastream_extract_entry_data(struct imastream_extract *x, const void *buf, s
 		if (err)
 			return entry_err(x, err, "the hook chain failed on content: %s", strerror(-err));
 	}
-	while (left) {
-		ssize_t n = write(x->cur_fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return entry_err(x, -errno, "write failed: %m");
-		if (n == 0)
-			return entry_err(x, -EIO, "write made no progress");
-		p += n;
-		left -= (size_t)n;
-	}
+	err = ims_write_full(x->cur_fd, buf, len);
+	if (err)
+		return entry_err(x, err, "write failed: %s", strerror(-err));
 	x->cur_left -= len;
 	x->pkg_bytes += len;
 	return 0;

@@ -54,9 +54,11 @@ int ims_keyid_of_cert(X509 *cert, uint32_t *keyid_ret, bool *from_skid_ret);
 int ims_check_key_type(EVP_PKEY *pkey, const char *what, const struct imastream_log *log,
 		       char *type_ret, size_t type_cap);
 
-/* md.c: the OpenSSL digest of a kernel hash id, checking the digest size. */
+/* md.c: 0 when @hash_algo is one we compute and @digest_len its size, else -EINVAL logged. */
+int ims_digest_check(int hash_algo, size_t digest_len, const struct imastream_log *log);
+/* md.c: the OpenSSL digest of a kernel hash id (EVP_MD_free() it), checking the digest size. */
 int ims_md_for(int hash_algo, size_t digest_len, const struct imastream_log *log,
-	       const EVP_MD **md_ret);
+	       EVP_MD **md_ret);
 
 /* Signer backends: each fills in the key and, when it has one, the certificate. */
 int ims_source_file(const struct imastream_key_opts *opts, const struct imastream_log *log,

@@ -4,25 +4,29 @@
 
 #include <openssl/evp.h>
 
+#include "hashers/private.h"
 #include "imastream/hash.h"
 #include "keys/keys-private.h"
 
-int ims_md_for(int hash_algo, size_t digest_len, const struct imastream_log *log,
-	       const EVP_MD **md_ret)
+int ims_digest_check(int hash_algo, size_t digest_len, const struct imastream_log *log)
 {
 	const struct imastream_hash_info *info = imastream_hash_by_algo(hash_algo);
-	const EVP_MD *md;
 
 	if (!info)
 		return ims_err(log, -EINVAL, "unknown hash algorithm id %d", hash_algo);
 	if (digest_len != info->digest_size)
 		return ims_err(log, -EINVAL, "%s digest must be %u bytes, got %zu", info->name,
 			       info->digest_size, digest_len);
-	/* The legacy lookup returns a static method: nothing to free, cheap to repeat. */
-	md = EVP_get_digestbyname(info->openssl_name);
-	if (!md)
-		return ims_err(log, -EOPNOTSUPP, "hash algorithm %s is not available in this OpenSSL",
-			       info->name);
-	*md_ret = md;
 	return 0;
+}
+
+int ims_md_for(int hash_algo, size_t digest_len, const struct imastream_log *log,
+	       EVP_MD **md_ret)
+{
+	int err = ims_digest_check(hash_algo, digest_len, log);
+
+	if (err)
+		return err;
+	*md_ret = ims_hash_fetch(hash_algo, log, &err);
+	return *md_ret ? 0 : err;
 }

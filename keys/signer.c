@@ -207,37 +207,47 @@ void imastream_signer_free(struct imastream_signer *s)
 	free(s);
 }
 
-static EVP_PKEY_CTX *sign_ctx(struct imastream_signer *s, int hash_algo, const EVP_MD *md)
+/* One context per algorithm, made on first use: the digest is looked up only then. */
+static int sign_ctx(struct imastream_signer *s, int hash_algo, size_t digest_len,
+		    EVP_PKEY_CTX **ctx_ret)
 {
 	EVP_PKEY_CTX *ctx = s->ctx[hash_algo];
+	EVP_MD *md;
+	int err, ok;
 
-	if (ctx)
-		return ctx;
+	if (ctx) {
+		*ctx_ret = ctx;
+		return 0;
+	}
+	err = ims_md_for(hash_algo, digest_len, &s->log, &md);
+	if (err)
+		return err;
 	/* An engine key carries its engine; other keys use the default providers. */
 	ctx = EVP_PKEY_CTX_new(s->pkey, NULL);
-	if (!ctx)
-		return NULL;
 	/*
 	 * RSA: PKCS#1 v1.5 padding with DigestInfo (the default once a signature md is
 	 * set), which is the kernel's "pkcs1" encoding.  ECDSA: DER ECDSA-Sig-Value ("x962").
 	 */
-	if (EVP_PKEY_sign_init(ctx) <= 0 || EVP_PKEY_CTX_set_signature_md(ctx, md) <= 0) {
+	ok = ctx && EVP_PKEY_sign_init(ctx) > 0 && EVP_PKEY_CTX_set_signature_md(ctx, md) > 0;
+	EVP_MD_free(md);
+	if (!ok) {
 		EVP_PKEY_CTX_free(ctx);
-		return NULL;
+		return ims_openssl_err(&s->log, -EIO, "cannot prepare %s signing with %s",
+				       imastream_hash_by_algo(hash_algo)->name, s->type);
 	}
 	s->ctx[hash_algo] = ctx;
-	return ctx;
+	*ctx_ret = ctx;
+	return 0;
 }
 
 int imastream_signer_sign(struct imastream_signer *s, int hash_algo, const uint8_t *digest,
 			  size_t digest_len, uint8_t *sig_out, size_t sig_cap, size_t *sig_len_ret)
 {
-	const EVP_MD *md;
-	EVP_PKEY_CTX *ctx;
+	EVP_PKEY_CTX *ctx = NULL;
 	size_t len;
 	int err;
 
-	err = ims_md_for(hash_algo, digest_len, &s->log, &md);
+	err = ims_digest_check(hash_algo, digest_len, &s->log);
 	if (err)
 		return err;
 	if (!s->pkey)
@@ -246,10 +256,9 @@ int imastream_signer_sign(struct imastream_signer *s, int hash_algo, const uint8
 	if (s->pool && ims_ec_pool_sign(s->pool, digest, digest_len, sig_out, sig_cap,
 					sig_len_ret) == 0)
 		return 0;
-	ctx = sign_ctx(s, hash_algo, md);
-	if (!ctx)
-		return ims_openssl_err(&s->log, -EIO, "cannot prepare %s signing with %s",
-				       imastream_hash_by_algo(hash_algo)->name, s->type);
+	err = sign_ctx(s, hash_algo, digest_len, &ctx);
+	if (err)
+		return err;
 	if (EVP_PKEY_sign(ctx, NULL, &len, digest, digest_len) <= 0)
 		return ims_openssl_err(&s->log, -EIO, "signing with %s failed", s->type);
 	if (len > sig_cap)

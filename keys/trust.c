@@ -225,18 +225,12 @@ static int verify_one(EVP_PKEY *pub, const EVP_MD *md, const uint8_t *digest, si
 	return ok;
 }
 
-int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
-			   const uint8_t *digest, size_t digest_len, const uint8_t *sig,
-			   size_t sig_len, uint32_t keyid)
+static int verify_with(const struct imastream_trust *t, const EVP_MD *md, const uint8_t *digest,
+		       size_t digest_len, const uint8_t *sig, size_t sig_len, uint32_t keyid)
 {
 	const struct trust_cert *rejected = NULL;
-	const EVP_MD *md;
 	bool tried = false;
-	int err;
 
-	err = ims_md_for(hash_algo, digest_len, &t->log, &md);
-	if (err)
-		return err;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trust_cert *tc = &t->certs[i];
 
@@ -259,16 +253,27 @@ int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
 	return ims_err(&t->log, -ENOKEY, "no trusted certificate has key id %08x", keyid);
 }
 
-int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo,
-				  const uint8_t *sig, size_t sig_len, uint32_t keyid,
-				  uint8_t *out, size_t out_size, size_t *len_ret)
+int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
+			   const uint8_t *digest, size_t digest_len, const uint8_t *sig,
+			   size_t sig_len, uint32_t keyid)
 {
-	const struct imastream_hash_info *hi = imastream_hash_by_algo(hash_algo);
-	const EVP_MD *md;
+	EVP_MD *md;
+	int err;
+
+	err = ims_md_for(hash_algo, digest_len, &t->log, &md);
+	if (err)
+		return err;
+	err = verify_with(t, md, digest, digest_len, sig, sig_len, keyid);
+	EVP_MD_free(md);
+	return err;
+}
+
+static int recover_with(const struct imastream_trust *t, const struct imastream_hash_info *hi,
+			const EVP_MD *md, const uint8_t *sig, size_t sig_len, uint32_t keyid,
+			uint8_t *out, size_t out_size, size_t *len_ret)
+{
 	bool any = false, rsa = false;
 
-	if (!hi || ims_md_for(hash_algo, hi->digest_size, NULL, &md))
-		return -EINVAL;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trust_cert *tc = &t->certs[i];
 		EVP_PKEY *pub = tc->pub;
@@ -299,4 +304,19 @@ int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo
 	if (!any)
 		return -ENOKEY;
 	return rsa ? -EBADMSG : -EOPNOTSUPP;
+}
+
+int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo,
+				  const uint8_t *sig, size_t sig_len, uint32_t keyid,
+				  uint8_t *out, size_t out_size, size_t *len_ret)
+{
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(hash_algo);
+	EVP_MD *md;
+	int err;
+
+	if (!hi || ims_md_for(hash_algo, hi->digest_size, NULL, &md))
+		return -EINVAL;
+	err = recover_with(t, hi, md, sig, sig_len, keyid, out, out_size, len_ret);
+	EVP_MD_free(md);
+	return err;
 }

@@ -15,18 +15,13 @@ struct slot {
 };
 
 struct imastream_chain {
-	const struct imastream_config *cfg;
-	const struct imastream_log *log;
+	struct ims_file_services svc; /* configuration, log, digest engine: shared with file.c */
 	struct slot slots[MAX_PLUGINS];
 	unsigned int n;
 	bool initialised;
 	/* How many plugins the last tsm_pre/psm_pre reached; -1 when no pre is pending. */
 	int tsm_reached;
 	int psm_reached;
-	uint32_t hash_algos;
-	struct ims_digest_engine *engine;
-	struct imastream_file *streaming;
-	bool no_xattr_told;
 	struct imastream_signer *signer;
 	int signer_err;
 };
@@ -52,34 +47,6 @@ const char *imastream_hook_name(int hook)
 	return hook >= 0 && hook < IMASTREAM_HOOK_COUNT ? hook_names[hook] : NULL;
 }
 
-const struct imastream_config *ims_chain_config(const struct imastream_chain *chain)
-{
-	return chain->cfg;
-}
-
-const struct imastream_log *ims_chain_log(const struct imastream_chain *chain)
-{
-	return chain->log;
-}
-
-struct ims_digest_engine *ims_chain_engine(struct imastream_chain *chain)
-{
-	return chain->engine;
-}
-
-struct imastream_file **ims_chain_streaming(struct imastream_chain *chain)
-{
-	return &chain->streaming;
-}
-
-bool ims_chain_first_no_xattr(struct imastream_chain *chain)
-{
-	bool first = !chain->no_xattr_told;
-
-	chain->no_xattr_told = true;
-	return first;
-}
-
 int imastream_chain_new(const struct imastream_config *cfg, const struct imastream_log *log,
 			struct imastream_chain **ret)
 {
@@ -90,8 +57,8 @@ int imastream_chain_new(const struct imastream_config *cfg, const struct imastre
 	chain = calloc(1, sizeof(*chain));
 	if (!chain)
 		return -ENOMEM;
-	chain->cfg = cfg;
-	chain->log = log;
+	chain->svc.cfg = cfg;
+	chain->svc.log = log;
 	chain->tsm_reached = -1;
 	chain->psm_reached = -1;
 	*ret = chain;
@@ -103,15 +70,15 @@ int imastream_chain_add(struct imastream_chain *chain, const struct imastream_pl
 	if (!chain || !ops || !ops->name || chain->initialised)
 		return -EINVAL;
 	if (chain->n == MAX_PLUGINS)
-		return ims_err(chain->log, -E2BIG, "chain: more than %d plugins", MAX_PLUGINS);
+		return ims_err(chain->svc.log, -E2BIG, "chain: more than %d plugins", MAX_PLUGINS);
 	for (unsigned int i = 0; i < chain->n; i++) {
 		const struct imastream_plugin_ops *o = chain->slots[i].ops;
 
 		if (strcmp(o->name, ops->name) == 0)
-			return ims_err(chain->log, -EEXIST, "chain: plugin %s listed twice", ops->name);
+			return ims_err(chain->svc.log, -EEXIST, "chain: plugin %s listed twice", ops->name);
 		/* EVM covers labels and security.ima: what it signs must be written first. */
 		if (ops->rank != IMASTREAM_RANK_ANY && o->rank > ops->rank)
-			return ims_err(chain->log, -EINVAL,
+			return ims_err(chain->svc.log, -EINVAL,
 				       "chain: plugin %s must come before %s (order: labels, ima, evm)",
 				       ops->name, o->name);
 	}
@@ -137,12 +104,12 @@ int imastream_chain_add_list(struct imastream_chain *chain, const char *list)
 		while (e > b && p[e - 1] == ' ')
 			e--;
 		if (e == b || e - b >= sizeof(name))
-			return ims_err(chain->log, -EINVAL, "chain: bad plugin list \"%s\"", list);
+			return ims_err(chain->svc.log, -EINVAL, "chain: bad plugin list \"%s\"", list);
 		memcpy(name, p + b, e - b);
 		name[e - b] = '\0';
 		ops = imastream_plugin_lookup(name);
 		if (!ops)
-			return ims_err(chain->log, -ENOENT, "chain: unknown plugin \"%s\"", name);
+			return ims_err(chain->svc.log, -ENOENT, "chain: unknown plugin \"%s\"", name);
 		err = imastream_chain_add(chain, ops);
 		if (err)
 			return err;
@@ -164,7 +131,7 @@ int imastream_chain_init(struct imastream_chain *chain)
 	for (unsigned int i = 0; i < chain->n; i++) {
 		struct slot *s = &chain->slots[i];
 		struct imastream_init_args args = {
-			.chain = chain, .name = s->ops->name, .cfg = chain->cfg, .log = chain->log,
+			.chain = chain, .name = s->ops->name, .cfg = chain->svc.cfg, .log = chain->svc.log,
 		};
 
 		if (s->ops->init) {
@@ -173,16 +140,16 @@ int imastream_chain_init(struct imastream_chain *chain)
 				goto out;
 		}
 		s->inited = true;
-		chain->hash_algos |= args.hash_algos;
+		chain->svc.hash_algos |= args.hash_algos;
 	}
-	n_algos = __builtin_popcount(chain->hash_algos);
+	n_algos = __builtin_popcount(chain->svc.hash_algos);
 	if (n_algos > IMS_MAX_FILE_DIGESTS) {
-		err = ims_err(chain->log, -E2BIG, "chain: plugins want %u digests, at most %d",
+		err = ims_err(chain->svc.log, -E2BIG, "chain: plugins want %u digests, at most %d",
 			      n_algos, IMS_MAX_FILE_DIGESTS);
 		goto out;
 	}
 	if (n_algos)
-		err = ims_digest_engine_new(chain->hash_algos, chain->log, &chain->engine);
+		err = ims_digest_engine_new(chain->svc.hash_algos, chain->svc.log, &chain->svc.engine);
 out:
 	return err;
 }
@@ -197,7 +164,7 @@ void imastream_chain_free(struct imastream_chain *chain)
 		if (s->inited && s->ops->cleanup)
 			s->ops->cleanup(s->state);
 	}
-	ims_digest_engine_free(chain->engine);
+	ims_digest_engine_free(chain->svc.engine);
 	ims_signer_free(chain->signer);
 	free(chain);
 }
@@ -208,7 +175,7 @@ int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signe
 		return -EINVAL;
 	/* A failed load is not retried: its one line has been said. */
 	if (!chain->signer && !chain->signer_err)
-		chain->signer_err = ims_signer_load(chain->cfg, chain->log, &chain->signer);
+		chain->signer_err = ims_signer_load(chain->svc.cfg, chain->svc.log, &chain->signer);
 	if (chain->signer_err)
 		return chain->signer_err;
 	*ret = chain->signer;
@@ -217,7 +184,7 @@ int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signe
 
 uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain)
 {
-	return chain ? chain->hash_algos : 0;
+	return chain ? chain->svc.hash_algos : 0;
 }
 
 /*
@@ -255,7 +222,7 @@ uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain)
 static int blame(struct imastream_chain *chain, unsigned int reached, const char *hook, int err)
 {
 	if (err && reached)
-		ims_logf(chain->log, IMASTREAM_LOG_DEBUG, "%s failed in plugin %s: %s", hook,
+		ims_logf(chain->svc.log, IMASTREAM_LOG_DEBUG, "%s failed in plugin %s: %s", hook,
 			 chain->slots[reached - 1].ops->name, strerror(-err));
 	return err;
 }
@@ -349,6 +316,7 @@ int imastream_chain_file_opened(struct imastream_chain *chain, struct imastream_
 	if (!st)
 		return -ENOMEM;
 	st->chain = chain;
+	st->svc = &chain->svc;
 	f->chain_state = st;
 	err = RUN_PRE(chain, reached, file_opened, f);
 	st->reached = reached;
@@ -363,19 +331,19 @@ int imastream_chain_file_updated(struct imastream_chain *chain, struct imastream
 
 	if (!chain || !f || !(st = f->chain_state) || st->chain != chain)
 		return -EINVAL;
-	if (chain->engine) {
+	if (chain->svc.engine) {
 		/* One engine per chain: files stream one at a time. */
-		if (chain->streaming && chain->streaming != f)
-			return ims_err(chain->log, -EBUSY, "%s: another file is still streaming",
+		if (chain->svc.streaming && chain->svc.streaming != f)
+			return ims_err(chain->svc.log, -EBUSY, "%s: another file is still streaming",
 				       f->dest ? f->dest : f->path);
-		if (!chain->streaming) {
-			err = ims_digest_stream_start(chain->engine);
+		if (!chain->svc.streaming) {
+			err = ims_digest_stream_start(chain->svc.engine);
 			if (err)
 				return err;
-			chain->streaming = f;
+			chain->svc.streaming = f;
 			st->streamed = true;
 		}
-		err = ims_digest_stream_feed(chain->engine, buf, len);
+		err = ims_digest_stream_feed(chain->svc.engine, buf, len);
 		if (err)
 			return err;
 	}
@@ -399,9 +367,9 @@ int imastream_chain_file_closed(struct imastream_chain *chain, struct imastream_
 
 	if (!chain || !f || !(st = f->chain_state) || st->chain != chain)
 		return -EINVAL;
-	if (chain->streaming == f) {
-		chain->streaming = NULL;
-		err = ims_digest_finish(chain->engine, -1, st->digests, IMS_MAX_FILE_DIGESTS, &n);
+	if (chain->svc.streaming == f) {
+		chain->svc.streaming = NULL;
+		err = ims_digest_finish(chain->svc.engine, -1, st->digests, IMS_MAX_FILE_DIGESTS, &n);
 		if (err)
 			return err;
 		st->have_digests = true;
@@ -426,8 +394,8 @@ void imastream_chain_file_done(struct imastream_chain *chain, struct imastream_f
 
 	if (!chain || !f || !(st = f->chain_state) || st->chain != chain)
 		return;
-	if (chain->streaming == f)
-		chain->streaming = NULL;
+	if (chain->svc.streaming == f)
+		chain->svc.streaming = NULL;
 	RUN_POST(chain, st->reached, file_done, f, res);
 	ims_file_state_free(st);
 	f->chain_state = NULL;

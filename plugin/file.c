@@ -19,14 +19,14 @@ const struct imastream_config *imastream_file_config(const struct imastream_file
 {
 	struct ims_file_state *st = state_of(f);
 
-	return st ? ims_chain_config(st->chain) : NULL;
+	return st ? st->svc->cfg : NULL;
 }
 
 const struct imastream_log *imastream_file_log(const struct imastream_file *f)
 {
 	struct ims_file_state *st = state_of(f);
 
-	return st ? ims_chain_log(st->chain) : NULL;
+	return st ? st->svc->log : NULL;
 }
 
 static const char *file_name(const struct imastream_file *f)
@@ -37,13 +37,12 @@ static const char *file_name(const struct imastream_file *f)
 /* Opens the content read-only by path (rpm's fd is write-only) and hashes it once. */
 static int reread(struct imastream_file *f, struct ims_file_state *st)
 {
-	const struct imastream_log *log = ims_chain_log(st->chain);
-	struct ims_digest_engine *engine = ims_chain_engine(st->chain);
+	const struct imastream_log *log = st->svc->log;
 	struct stat sb;
 	unsigned int n;
 	int fd, err;
 
-	if (*ims_chain_streaming(st->chain))
+	if (st->svc->streaming)
 		return ims_err(log, -EBUSY, "%s: cannot re-read while a file streams", file_name(f));
 	if (!f->path)
 		return ims_err(log, -EINVAL, "%s: no path to re-read the content from", file_name(f));
@@ -56,7 +55,7 @@ static int reread(struct imastream_file *f, struct ims_file_state *st)
 		err = ims_err(log, -EINVAL, "%s: %s is not a regular file", file_name(f), f->path);
 		goto out;
 	}
-	err = ims_digest_finish(engine, fd, st->digests, IMS_MAX_FILE_DIGESTS, &n);
+	err = ims_digest_finish(st->svc->engine, fd, st->digests, IMS_MAX_FILE_DIGESTS, &n);
 	if (err) {
 		ims_err(log, err, "%s: cannot hash %s: %s", file_name(f), f->path, strerror(-err));
 		goto out;
@@ -76,8 +75,8 @@ int imastream_file_digest(struct imastream_file *f, int algo, const uint8_t **di
 
 	if (!st || !digest_ret || !S_ISREG(f->mode))
 		return -EINVAL;
-	if (!(imastream_chain_hash_algos(st->chain) & IMASTREAM_HASH_BIT(algo)))
-		return ims_err(ims_chain_log(st->chain), -EINVAL,
+	if (!(st->svc->hash_algos & IMASTREAM_HASH_BIT(algo)))
+		return ims_err(st->svc->log, -EINVAL,
 			       "%s: digest algorithm %d was not asked for at init", file_name(f), algo);
 	/* The driver verified the content against this digest: read no byte again. */
 	if (f->known_algo == algo && f->known_len) {
@@ -162,8 +161,8 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 
 	if (!st || !name || (!value && len))
 		return -EINVAL;
-	cfg = ims_chain_config(st->chain);
-	log = ims_chain_log(st->chain);
+	cfg = st->svc->cfg;
+	log = st->svc->log;
 	if (len > IMASTREAM_FILE_MAX_XATTR_VALUE)
 		return ims_err(log, -E2BIG, "%s: %s value of %zu bytes is too long", file_name(f),
 			       name, len);
@@ -177,10 +176,12 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 	err = imastream_xattr_write_name(&w, f->fd, f->path, real, value, len, &skipped);
 	if (err)
 		return ims_err(log, err, "%s: cannot set %s: %s", file_name(f), real, strerror(-err));
-	if (skipped && ims_chain_first_no_xattr(st->chain))
+	if (skipped && !st->svc->no_xattr_told) {
+		st->svc->no_xattr_told = true;
 		ims_logf(log, IMASTREAM_LOG_NOTICE,
 			 "%s: filesystem has no xattr support; skipping (no_xattr_support = skip)",
 			 file_name(f));
+	}
 	err = record(st, name, value, len, skipped);
 	if (err)
 		return ims_err(log, err, "%s: cannot remember %s", file_name(f), name);

@@ -17,9 +17,24 @@ struct ims_file_digest {
 	uint8_t value[IMASTREAM_HASH_MAX_DIGEST];
 };
 
+/*
+ * What the per-file helpers (file.c) get from their chain: the chain fills it at init
+ * and owns it; file.c reads it and updates only @no_xattr_told.  The chain itself stays
+ * opaque to file.c, so neither file includes the other's internals.
+ */
+struct ims_file_services {
+	const struct imastream_config *cfg;
+	const struct imastream_log *log;
+	uint32_t hash_algos;              /* the digests the plugins asked for at init */
+	struct ims_digest_engine *engine; /* one per chain; NULL when nobody wants a digest */
+	struct imastream_file *streaming; /* the file the engine is being fed, or NULL */
+	bool no_xattr_told;               /* the "no xattr support" notice is said once */
+};
+
 /* The chain's private part of a struct imastream_file, from file_opened to file_done. */
 struct ims_file_state {
-	struct imastream_chain *chain;
+	const struct imastream_chain *chain; /* identity only: the hooks check it */
+	struct ims_file_services *svc;
 	unsigned int reached;       /* plugins file_opened ran for */
 	bool streamed;              /* file_updated fed the engine */
 	bool have_digests;          /* digests[] hold every wanted algorithm */
@@ -28,15 +43,6 @@ struct ims_file_state {
 	unsigned int n_xattrs;
 	struct imastream_file_xattr xattrs[IMASTREAM_FILE_MAX_XATTRS];
 };
-
-/* Chain accessors for the per-file helpers (file.c). */
-const struct imastream_config *ims_chain_config(const struct imastream_chain *chain);
-const struct imastream_log *ims_chain_log(const struct imastream_chain *chain);
-struct ims_digest_engine *ims_chain_engine(struct imastream_chain *chain);
-/* Returns true the first time it is called for a chain: one "no xattr" notice only. */
-bool ims_chain_first_no_xattr(struct imastream_chain *chain);
-/* The file currently streaming through the chain's engine, or NULL. */
-struct imastream_file **ims_chain_streaming(struct imastream_chain *chain);
 
 /*
  * Digest glue (digest.c) between the chain and the hashers/ engine: one engine per chain
@@ -56,6 +62,14 @@ struct imastream_signer;
 int ims_signer_load(const struct imastream_config *cfg, const struct imastream_log *log,
 		    struct imastream_signer **ret);
 void ims_signer_free(struct imastream_signer *s);
+
+/*
+ * For the chain's drivers (rpm adapter, installer): 0 when @root can hold the IMA xattr
+ * (or no_xattr_support = skip says to go on, with one notice), else -EOPNOTSUPP with one
+ * line ending in @hint (how this driver says "skip"; may be NULL).
+ */
+int ims_probe_root_xattrs(const struct imastream_config *cfg, const char *root, const char *hint,
+			  const struct imastream_log *log);
 
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);

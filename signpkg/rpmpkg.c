@@ -255,24 +255,6 @@ void rpmpkg_close(struct rpmpkg *pkg)
 	pkg->sigh = pkg->h = NULL;
 }
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* What the signature header and the header say the header+payload bytes must be. */
 struct expect {
 	uint64_t size;      /* 0: not recorded */
@@ -350,7 +332,7 @@ int rpmpkg_copy_verified(struct rpmpkg *pkg, int out, const char *out_path,
 		ret = ims_openssl_err(log, -EIO, "%s: cannot start the payload digests", pkg->path);
 		goto out;
 	}
-	ret = write_full(out, pkg->hdr_blob, pkg->hdr_len);
+	ret = ims_write_full(out, pkg->hdr_blob, pkg->hdr_len);
 	if (ret) {
 		ret = ims_err(log, ret, "%s: cannot write: %s", out_path, strerror(-ret));
 		goto out;
@@ -371,7 +353,7 @@ int rpmpkg_copy_verified(struct rpmpkg *pkg, int out, const char *out_path,
 			ret = ims_openssl_err(log, -EIO, "%s: payload digest failed", pkg->path);
 			goto out;
 		}
-		ret = write_full(out, buf, (size_t)n);
+		ret = ims_write_full(out, buf, (size_t)n);
 		if (ret) {
 			ret = ims_err(log, ret, "%s: cannot write: %s", out_path, strerror(-ret));
 			goto out;

@@ -359,24 +359,6 @@ out:
 	return ret;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Destination path: the input itself, or OUTDIR/basename(input). */
 static int dest_path(const char *path, const char *outdir, char **ret)
 {
@@ -436,11 +418,11 @@ static int write_package(struct rpmpkg *pkg, const uint8_t *sig, size_t sig_len,
 	if (ret)
 		return ims_err(log, ret, "%s: cannot create a temporary file next to it: %s", dest,
 			       strerror(-ret));
-	ret = write_all(fd, pkg->lead, sizeof(pkg->lead));
+	ret = ims_write_full(fd, pkg->lead, sizeof(pkg->lead));
 	if (!ret)
-		ret = write_all(fd, sig, sig_len);
+		ret = ims_write_full(fd, sig, sig_len);
 	if (!ret)
-		ret = write_all(fd, zeros, (8 - sig_len % 8) % 8);
+		ret = ims_write_full(fd, zeros, (8 - sig_len % 8) % 8);
 	if (ret) {
 		ims_err(log, ret, "%s: cannot write: %s", tmp, strerror(-ret));
 		goto out;

@@ -9,6 +9,12 @@
 #include "xattr/private.h"
 
 /* Type 1 carries no algorithm: the kernel (ima_get_hash_algo) infers it from the length. */
+/* Decoding accepts every size the kernel knows, not only the algorithms we compute. */
+unsigned int imastream_xattr_digest_size(int algo)
+{
+	return ims_kernel_hash_size(algo);
+}
+
 static int decode_legacy_digest(const uint8_t *v, size_t len, struct imastream_xattr_info *info,
 				const struct imastream_log *log)
 {

@@ -39,7 +39,7 @@ static ssize_t get_xattr(const struct source *src, const char *name, void *buf, 
 static const char *slot_name(int slot, unsigned int flags)
 {
 	if (slot == IMASTREAM_EVM_IMA && (flags & IMASTREAM_EVM_COLLECT_USER_IMA))
-		return "user.ima";
+		return imastream_xattr_name(IMASTREAM_ATTR_IMA, true);
 	return imastream_evm_xattr_name(slot);
 }
 

@@ -132,7 +132,7 @@ static int evm_hash(const struct imastream_evm_input *in, int type, int algo, ui
 	if (out_size < size)
 		return ims_err(log, -ENOSPC, "EVM digest: %zu-byte output, %u needed", out_size,
 			       size);
-	md = ims_xattr_fetch_md(algo, log, &err);
+	md = ims_hash_fetch(algo, log, &err);
 	if (!md)
 		goto out;
 	ctx = EVP_MD_CTX_new();

@@ -98,7 +98,7 @@ int imastream_sigv3_file_id_digest(int type, int algo, const uint8_t *digest, si
 			       ims_kernel_hash_name(algo), size, digest_len);
 	if (!out || !len_ret || out_size < size)
 		return ims_err(log, -ENOSPC, "sigv3: %zu-byte output, %u needed", out_size, size);
-	md = ims_xattr_fetch_md(algo, log, &err);
+	md = ims_hash_fetch(algo, log, &err);
 	if (!md)
 		goto out;
 	/* struct ima_file_id is packed; only its used part, 2 + digest size, is hashed. */

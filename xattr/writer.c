@@ -28,10 +28,8 @@ int imastream_xattr_writer_soft(struct imastream_xattr_writer *w, int err)
 	return 0;
 }
 
-const char *imastream_xattr_writer_name(const struct imastream_xattr_writer *w, int attr)
+const char *imastream_xattr_name(int attr, bool user)
 {
-	bool user = w && (w->flags & IMASTREAM_XATTR_WRITE_USER);
-
 	switch (attr) {
 	case IMASTREAM_ATTR_IMA:
 		return user ? "user.ima" : "security.ima";
@@ -40,6 +38,11 @@ const char *imastream_xattr_writer_name(const struct imastream_xattr_writer *w, 
 	default:
 		return NULL;
 	}
+}
+
+const char *imastream_xattr_writer_name(const struct imastream_xattr_writer *w, int attr)
+{
+	return imastream_xattr_name(attr, w && (w->flags & IMASTREAM_XATTR_WRITE_USER));
 }
 
 static bool is_soft(const struct imastream_xattr_writer *w, int err)

@@ -332,6 +332,14 @@ enum imastream_xattr_attr {
 	IMASTREAM_ATTR_EVM, /* security.evm, or user.evm */
 };
 
+/**
+ * imastream_xattr_name - the one rule for the user namespace (evmctl --xattr-user)
+ * @attr: IMASTREAM_ATTR_IMA or IMASTREAM_ATTR_EVM
+ * @user: true for "user.ima" / "user.evm", false for "security.ima" / "security.evm"
+ * Return: a static string, NULL for an unknown @attr.
+ */
+IMASTREAM_API const char *imastream_xattr_name(int attr, bool user);
+
 /* Flags of imastream_xattr_writer_init(). */
 enum {
 	/* Write user.ima / user.evm instead of security.* (evmctl --xattr-user). */

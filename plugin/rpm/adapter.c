@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmfi.h>
@@ -23,6 +22,7 @@
 
 #include "common/private.h"
 #include "imastream/chain.h"
+#include "plugin/private.h"
 #include "plugin/rpm/rpmplugin-compat.h"
 
 struct afile {
@@ -314,25 +314,6 @@ static void ims_cleanup(rpmPlugin plugin)
 	rpmPluginSetData(plugin, NULL);
 }
 
-/* Invariant 4: a root filesystem without xattrs is reported before any file is touched. */
-static int probe_xattrs(struct adapter *a)
-{
-	const char *name = a->cfg.user_xattrs ? "user.ima" : "security.ima";
-	char buf[1];
-
-	if (lgetxattr(a->txn.root, name, buf, sizeof(buf)) >= 0 || errno != EOPNOTSUPP)
-		return 0;
-	if (a->cfg.no_xattr == IMASTREAM_NO_XATTR_SKIP) {
-		ims_logf(&a->log, IMASTREAM_LOG_NOTICE,
-			 "%s has no xattr support: no %s will be written (no_xattr_support = skip)",
-			 a->txn.root, name);
-		return 0;
-	}
-	return ims_err(&a->log, -EOPNOTSUPP,
-		       "%s has no xattr support for %s (set %%_imastream_no_xattr_support skip to install anyway)",
-		       a->txn.root, name);
-}
-
 static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 {
 	struct adapter *a = rpmPluginGetData(plugin);
@@ -356,7 +337,9 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 		a->txn.flags |= IMASTREAM_TXN_TEST;
 	if (tf & RPMTRANS_FLAG_NOCONTEXTS)
 		a->txn.flags |= IMASTREAM_TXN_NOCONTEXTS;
-	err = probe_xattrs(a);
+	err = ims_probe_root_xattrs(&a->cfg, a->txn.root,
+				    " (set %_imastream_no_xattr_support skip to install anyway)",
+				    &a->log);
 	if (!err)
 		err = imastream_chain_tsm_pre(a->chain, &a->txn);
 	return to_rc(err);

@@ -31,6 +31,10 @@ static void test_names(void)
 	ASSERT(!strcmp(imastream_xattr_writer_name(&w, IMASTREAM_ATTR_IMA), "user.ima"));
 	ASSERT(!strcmp(imastream_xattr_writer_name(&w, IMASTREAM_ATTR_EVM), "user.evm"));
 	ASSERT(imastream_xattr_writer_name(&w, 7) == NULL);
+	/* The one rule every layer asks (filesig, the chain, the drivers, the CLI). */
+	ASSERT(!strcmp(imastream_xattr_name(IMASTREAM_ATTR_IMA, false), "security.ima"));
+	ASSERT(!strcmp(imastream_xattr_name(IMASTREAM_ATTR_EVM, true), "user.evm"));
+	ASSERT(imastream_xattr_name(-1, true) == NULL);
 
 	ASSERT_EQ(imastream_xattr_writer_soft(&w, 0), -EINVAL);
 	for (int i = 1; i <= IMASTREAM_XATTR_MAX_SOFT; i++)
