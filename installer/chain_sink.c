@@ -13,11 +13,9 @@
 #include <unistd.h>
 
 #include <rpm/header.h>
-#include <rpm/rpmcrypto.h>
 #include <rpm/rpmkeyring.h>
 #include <rpm/rpmlog.h>
 #include <rpm/rpmmacro.h>
-#include <rpm/rpmpgp.h>
 #include <rpm/rpmtag.h>
 #include <rpm/rpmtd.h>
 #include <rpm/rpmts.h>
@@ -92,9 +90,6 @@ struct imastream_chain_sink {
 
 static void drain(struct imastream_chain_sink *cs);
 
-/* An rpm header blob starts with this magic; the header signature covers it too. */
-static const uint8_t header_magic[8] = { 0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0 };
-
 /* librpm's messages while we open the root's database: our log, at debug level. */
 static int rpmlog_to_debug(rpmlogRec rec, rpmlogCallbackData data)
 {
@@ -138,70 +133,35 @@ static void sfile_done(struct imastream_chain_sink *cs, struct sfile *sf, int re
 	sfile_free(sf);
 }
 
-/* Is the header signed by a key in the root's rpm database?  (rpm --import there) */
-static bool rpmdb_key_verifies(struct imastream_chain_sink *cs, Header h)
-{
-	static const rpmTagVal sig_tags[] = { RPMTAG_RSAHEADER, RPMTAG_DSAHEADER };
-	struct rpmtd_s sig, region;
-	pgpDigParams sp = NULL;
-	DIGEST_CTX ctx = NULL;
-	bool ok = false, have_sig = false;
-
-	if (!cs->rpmdb_keys)
-		return false;
-	rpmtdReset(&sig);
-	rpmtdReset(&region);
-	for (size_t i = 0; i < ARRAY_SIZE(sig_tags) && !have_sig; i++)
-		have_sig = headerGet(h, sig_tags[i], &sig, HEADERGET_MINMEM) && sig.count;
-	if (!have_sig || pgpPrtParams(sig.data, sig.count, PGPTAG_SIGNATURE, &sp) != 0)
-		goto out;
-	if (!headerGet(h, RPMTAG_HEADERIMMUTABLE, &region, HEADERGET_DEFAULT) || !region.count)
-		goto out;
-	ctx = rpmDigestInit(pgpDigParamsAlgo(sp, PGPVAL_HASHALGO), RPMDIGEST_NONE);
-	if (!ctx)
-		goto out;
-	rpmDigestUpdate(ctx, header_magic, sizeof(header_magic));
-	rpmDigestUpdate(ctx, region.data, region.count);
-	/* The keyring verifies on a copy of the context: ours is still ours to free. */
-	ok = rpmKeyringVerifySig(cs->rpmdb_keys, sp, ctx) == RPMRC_OK;
-out:
-	if (ctx)
-		rpmDigestFinal(ctx, NULL, NULL, 0);
-	pgpDigParamsFree(sp);
-	rpmtdFreeData(&sig);
-	rpmtdFreeData(&region);
-	return ok;
-}
-
 /* The verify hook: the header's OpenPGP signature, judged by our keys and the root's. */
 static int verify_header(struct imastream_chain_sink *cs, const char *name, Header h)
 {
 	struct imastream_verify v = { .what = "header" };
 	struct ims_verdict verdict;
-	struct rpmtd_s sig;
+	struct ims_header_sigs sigs;
 	int err;
 
 	cs->sig_ok = false;
-	err = ims_domains_judge(cs->keys, h, &verdict);
-	if (err == -EINVAL && !strcmp(verdict.why, "unknown key"))
+	/* The --pgp-key files are one domain; the root's rpm keyring (rpm --import) next. */
+	err = ims_header_judge(cs->keys, cs->rpmdb_keys, h, &verdict);
+	if (err == -EINVAL && verdict.why && !strcmp(verdict.why, "unknown key"))
 		verdict.why = "signed header without an immutable region";
 	else if (err)
 		return ims_err(cs->log, err, "%s: cannot check the header signature: %s", name,
 			       strerror(-err));
-	if (!verdict.domain && !strcmp(verdict.why, "unknown key") && rpmdb_key_verifies(cs, h))
-		verdict.why = NULL;
-	cs->sig_ok = verdict.domain || !verdict.why;
-	rpmtdReset(&sig);
-	if (headerGet(h, RPMTAG_RSAHEADER, &sig, HEADERGET_MINMEM) ||
-	    headerGet(h, RPMTAG_DSAHEADER, &sig, HEADERGET_MINMEM)) {
-		v.sig = sig.data;
-		v.sig_len = sig.count;
+	cs->sig_ok = !verdict.why;
+	err = ims_header_sigs_read(h, &sigs);
+	if (err)
+		return err;
+	if (sigs.n) {
+		v.sig = sigs.sig[0];
+		v.sig_len = sigs.len[0];
 	}
 	v.result = cs->sig_ok ? 0 :
 		   !strcmp(verdict.why, "unsigned") || !strcmp(verdict.why, "unknown key") ?
 		   -ENOKEY : -EKEYREJECTED;
 	err = imastream_chain_verify(cs->chain, &v);
-	rpmtdFreeData(&sig);
+	ims_header_sigs_free(&sigs);
 	if (err)
 		return ims_err(cs->log, err, "%s: refused by the verify hook: %s", name, strerror(-err));
 	if (v.result == -EKEYREJECTED)
