@@ -7,6 +7,7 @@
 #include "plugin/policy/policy.h"
 
 struct ims_trust {
+	const struct imastream_log *log;
 	struct ims_domains *domains;
 	/* The package in its psm pair: its header, and what judging it gave. */
 	const void *header;
@@ -28,6 +29,8 @@ int ims_trust_load(const struct imastream_config *cfg, const struct imastream_lo
 		free(t);
 		return err;
 	}
+	t->log = log;
+	ims_logf(log, IMASTREAM_LOG_DEBUG, "trust domains loaded: %u", ims_domains_count(t->domains));
 	*ret = t;
 	return 0;
 }
@@ -46,11 +49,14 @@ void ims_trust_forget(struct ims_trust *t)
 	t->header = NULL;
 }
 
-static void judge(struct ims_trust *t, const void *header)
+static void judge(struct ims_trust *t, const struct imastream_pkg *pkg)
 {
-	t->header = header;
+	t->header = pkg->rpm_header;
 	t->judged = true;
-	t->err = ims_domains_judge(t->domains, (void *)header, &t->verdict);
+	t->err = ims_domains_judge(t->domains, pkg->rpm_header, &t->verdict);
+	ims_logf(t->log, IMASTREAM_LOG_DEBUG, "package %s: header judged: %s", pkg->nevra,
+		 t->err ? strerror(-t->err) : t->verdict.domain ? t->verdict.domain->name :
+		 t->verdict.why);
 }
 
 /* Installs and erases are judged (an erase by the header the rpm database keeps). */
@@ -58,7 +64,7 @@ void ims_trust_judge_pkg(struct ims_trust *t, const struct imastream_pkg *pkg)
 {
 	ims_trust_forget(t);
 	if (pkg->rpm_header && (pkg->op == IMASTREAM_PKG_INSTALL || pkg->op == IMASTREAM_PKG_ERASE))
-		judge(t, pkg->rpm_header);
+		judge(t, pkg);
 }
 
 int ims_chain_domains(struct imastream_chain *chain, const struct ims_domains **ret)
