@@ -8,15 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
-#include <rpm/rpmcrypto.h>
 #include <rpm/rpmkeyring.h>
 #include <rpm/rpmlog.h>
 #include <rpm/rpmmacro.h>
-#include <rpm/rpmpgp.h>
 #include <rpm/rpmtag.h>
 #include <rpm/rpmtd.h>
 #include <rpm/rpmts.h>
@@ -25,13 +22,15 @@
 #include "imastream/chain.h"
 #include "imastream/installer.h"
 #include "installer/private.h"
+#include "installer/sink_thread.h"
 #include "plugin/private.h"
 #include "plugin/policy/policy.h"
 
 /* One object between file_opened and file_done. */
 struct sfile {
 	struct imastream_file f;
-	struct sfile *next;
+	struct sfile *next;            /* in the done list */
+	struct ims_work_item work;     /* in the chain thread's queue */
 	char *dest;
 	bool opened;   /* file_opened ran: file_done is owed */
 	bool hardlink; /* a further link: the chain already saw its inode */
@@ -72,28 +71,17 @@ struct imastream_chain_sink {
 	struct ims_record_pkg *rpkg;
 	struct sfile *done, **done_tail; /* closed, awaiting file_done after commit */
 	struct imastream_sink_progress prog;
-	/*
-	 * The chain thread.  When no file needs the chain to see its chunks (the verified
-	 * header digest is all the chain wants), file_opened/file_closed and the record run
-	 * on a second thread, in entry order, while this one writes the next files: the
-	 * signing of small files overlaps their extraction.  Only one thread is ever inside
-	 * the chain: the caller drains the queue before any chain call of its own.  A
-	 * failure fails the package at commit_package, before any rename.
-	 */
-	pthread_t worker;
-	bool worker_started, worker_stop;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct sfile *queue, **queue_tail;
-	unsigned int queued, busy;
-	bool worker_waits, caller_waits; /* wake-ups only for a thread that sleeps */
-	int worker_err;
+	/* The chain thread (sink_thread.c): file_opened/file_closed and the record of files
+	 * whose chunks the chain does not need.  A failure fails the package at
+	 * commit_package, before any rename. */
+	struct ims_worker worker;
 };
 
-static void drain(struct imastream_chain_sink *cs);
-
-/* An rpm header blob starts with this magic; the header signature covers it too. */
-static const uint8_t header_magic[8] = { 0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0 };
+/* Before any chain call of the caller's own: the chain thread is idle. */
+static void drain(struct imastream_chain_sink *cs)
+{
+	ims_worker_drain(&cs->worker);
+}
 
 /* librpm's messages while we open the root's database: our log, at debug level. */
 static int rpmlog_to_debug(rpmlogRec rec, rpmlogCallbackData data)
@@ -138,70 +126,35 @@ static void sfile_done(struct imastream_chain_sink *cs, struct sfile *sf, int re
 	sfile_free(sf);
 }
 
-/* Is the header signed by a key in the root's rpm database?  (rpm --import there) */
-static bool rpmdb_key_verifies(struct imastream_chain_sink *cs, Header h)
-{
-	static const rpmTagVal sig_tags[] = { RPMTAG_RSAHEADER, RPMTAG_DSAHEADER };
-	struct rpmtd_s sig, region;
-	pgpDigParams sp = NULL;
-	DIGEST_CTX ctx = NULL;
-	bool ok = false, have_sig = false;
-
-	if (!cs->rpmdb_keys)
-		return false;
-	rpmtdReset(&sig);
-	rpmtdReset(&region);
-	for (size_t i = 0; i < ARRAY_SIZE(sig_tags) && !have_sig; i++)
-		have_sig = headerGet(h, sig_tags[i], &sig, HEADERGET_MINMEM) && sig.count;
-	if (!have_sig || pgpPrtParams(sig.data, sig.count, PGPTAG_SIGNATURE, &sp) != 0)
-		goto out;
-	if (!headerGet(h, RPMTAG_HEADERIMMUTABLE, &region, HEADERGET_DEFAULT) || !region.count)
-		goto out;
-	ctx = rpmDigestInit(pgpDigParamsAlgo(sp, PGPVAL_HASHALGO), RPMDIGEST_NONE);
-	if (!ctx)
-		goto out;
-	rpmDigestUpdate(ctx, header_magic, sizeof(header_magic));
-	rpmDigestUpdate(ctx, region.data, region.count);
-	/* The keyring verifies on a copy of the context: ours is still ours to free. */
-	ok = rpmKeyringVerifySig(cs->rpmdb_keys, sp, ctx) == RPMRC_OK;
-out:
-	if (ctx)
-		rpmDigestFinal(ctx, NULL, NULL, 0);
-	pgpDigParamsFree(sp);
-	rpmtdFreeData(&sig);
-	rpmtdFreeData(&region);
-	return ok;
-}
-
 /* The verify hook: the header's OpenPGP signature, judged by our keys and the root's. */
 static int verify_header(struct imastream_chain_sink *cs, const char *name, Header h)
 {
 	struct imastream_verify v = { .what = "header" };
 	struct ims_verdict verdict;
-	struct rpmtd_s sig;
+	struct ims_header_sigs sigs;
 	int err;
 
 	cs->sig_ok = false;
-	err = ims_domains_judge(cs->keys, h, &verdict);
-	if (err == -EINVAL && !strcmp(verdict.why, "unknown key"))
+	/* The --pgp-key files are one domain; the root's rpm keyring (rpm --import) next. */
+	err = ims_header_judge(cs->keys, cs->rpmdb_keys, h, &verdict);
+	if (err == -EINVAL && verdict.why && !strcmp(verdict.why, "unknown key"))
 		verdict.why = "signed header without an immutable region";
 	else if (err)
 		return ims_err(cs->log, err, "%s: cannot check the header signature: %s", name,
 			       strerror(-err));
-	if (!verdict.domain && !strcmp(verdict.why, "unknown key") && rpmdb_key_verifies(cs, h))
-		verdict.why = NULL;
-	cs->sig_ok = verdict.domain || !verdict.why;
-	rpmtdReset(&sig);
-	if (headerGet(h, RPMTAG_RSAHEADER, &sig, HEADERGET_MINMEM) ||
-	    headerGet(h, RPMTAG_DSAHEADER, &sig, HEADERGET_MINMEM)) {
-		v.sig = sig.data;
-		v.sig_len = sig.count;
+	cs->sig_ok = !verdict.why;
+	err = ims_header_sigs_read(h, &sigs);
+	if (err)
+		return err;
+	if (sigs.n) {
+		v.sig = sigs.sig[0];
+		v.sig_len = sigs.len[0];
 	}
 	v.result = cs->sig_ok ? 0 :
 		   !strcmp(verdict.why, "unsigned") || !strcmp(verdict.why, "unknown key") ?
 		   -ENOKEY : -EKEYREJECTED;
 	err = imastream_chain_verify(cs->chain, &v);
-	rpmtdFreeData(&sig);
+	ims_header_sigs_free(&sigs);
 	if (err)
 		return ims_err(cs->log, err, "%s: refused by the verify hook: %s", name, strerror(-err));
 	if (v.result == -EKEYREJECTED)
@@ -398,7 +351,7 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 		      !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo)));
 	/* Nothing of this file needs the chain before it is closed: the chain thread
 	 * opens and closes it in one go. */
-	if (cs->worker_started && !sf->stream)
+	if (cs->worker.started && !sf->stream)
 		return 0;
 	drain(cs);
 	sf->opened = true;
@@ -564,78 +517,26 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	return 0;
 }
 
-/*
- * The chain thread is woken in batches: in hash mode its work per file (an xattr or two)
- * is shorter than a futex wake-up.  The queue is bounded, since every queued file holds
- * two descriptors.
- */
-#define SINK_WAKE_BATCH 8
-#define SINK_QUEUE_MAX 128
-
-static void *chain_thread(void *arg)
+/* The chain thread's work on one queued object. */
+static int run_queued(void *arg, struct ims_work_item *item, int failed)
 {
 	struct imastream_chain_sink *cs = arg;
+	struct sfile *sf = (struct sfile *)((char *)item - offsetof(struct sfile, work));
+	char *path;
+	int err;
 
-	pthread_mutex_lock(&cs->lock);
-	for (;;) {
-		struct sfile *sf;
-		int err;
-
-		while (!cs->queue && !cs->worker_stop) {
-			cs->worker_waits = true;
-			pthread_cond_wait(&cs->cond, &cs->lock);
-			cs->worker_waits = false;
-		}
-		if (!cs->queue)
-			break;
-		sf = cs->queue;
-		cs->queue = sf->next;
-		if (!cs->queue)
-			cs->queue_tail = &cs->queue;
-		sf->next = NULL;
-		cs->queued--;
-		cs->busy = 1;
-		pthread_mutex_unlock(&cs->lock);
-
-		/* After a failure the package is lost: end the rest without the chain's work. */
-		if (cs->worker_err) {
-			sfile_done(cs, sf, cs->worker_err);
-			err = 0;
-		} else {
-			char *path = strdup(sf->e.path);
-
-			err = close_file(cs, sf, &sf->e, sf->fd, sf->has_digest ? sf->digest : NULL);
-			if (err)
-				ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->nevra,
-					path ? path : "?", strerror(-err));
-			free(path);
-		}
-
-		pthread_mutex_lock(&cs->lock);
-		if (err && !cs->worker_err)
-			cs->worker_err = err;
-		cs->busy = 0;
-		if (cs->caller_waits && (!cs->queue || cs->queued <= SINK_QUEUE_MAX / 2))
-			pthread_cond_broadcast(&cs->cond);
+	/* After a failure the package is lost: end the rest without the chain's work. */
+	if (failed) {
+		sfile_done(cs, sf, failed);
+		return 0;
 	}
-	pthread_mutex_unlock(&cs->lock);
-	return NULL;
-}
-
-/* Waits until the chain thread has done every queued file; then only the caller is in the chain. */
-static void drain(struct imastream_chain_sink *cs)
-{
-	if (!cs->worker_started)
-		return;
-	pthread_mutex_lock(&cs->lock);
-	while (cs->queue || cs->busy) {
-		if (cs->worker_waits)
-			pthread_cond_broadcast(&cs->cond); /* a batch it was not woken for */
-		cs->caller_waits = true;
-		pthread_cond_wait(&cs->cond, &cs->lock);
-		cs->caller_waits = false;
-	}
-	pthread_mutex_unlock(&cs->lock);
+	path = strdup(sf->e.path);
+	err = close_file(cs, sf, &sf->e, sf->fd, sf->has_digest ? sf->digest : NULL);
+	if (err)
+		ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->nevra,
+			path ? path : "?", strerror(-err));
+	free(path);
+	return err;
 }
 
 /* Hands a closed object to the chain thread, with its own copies of the extractor's data. */
@@ -678,23 +579,7 @@ static int enqueue(struct imastream_chain_sink *cs, struct sfile *sf, const stru
 		}
 		snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", sf->dirfd, name);
 	}
-	pthread_mutex_lock(&cs->lock);
-	while (cs->queued >= SINK_QUEUE_MAX && !cs->worker_err) {
-		if (cs->worker_waits)
-			pthread_cond_broadcast(&cs->cond);
-		cs->caller_waits = true;
-		pthread_cond_wait(&cs->cond, &cs->lock);
-		cs->caller_waits = false;
-	}
-	err = cs->worker_err;
-	if (!err) {
-		*cs->queue_tail = sf;
-		cs->queue_tail = &sf->next;
-		cs->queued++;
-		if (cs->worker_waits && cs->queued >= SINK_WAKE_BATCH)
-			pthread_cond_broadcast(&cs->cond);
-	}
-	pthread_mutex_unlock(&cs->lock);
+	err = ims_worker_push(&cs->worker, &sf->work);
 	if (err)
 		sfile_free(sf); /* (a file already failed: the package is lost) */
 	return err;
@@ -714,7 +599,7 @@ static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry
 		return -EINVAL;
 	cs->prog.files++;
 	progress(cs);
-	if (cs->worker_started && !sf->opened)
+	if (cs->worker.started && !sf->opened)
 		return enqueue(cs, sf, e, fd, dirfd, name, digest);
 	/* The only handle on a symlink or a device that never follows one in the root. */
 	snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", dirfd, name);
@@ -734,10 +619,12 @@ static void cs_entry_abort(void *arg, void *entry_ctx, int err)
 static int cs_commit_package(void *arg)
 {
 	struct imastream_chain_sink *cs = arg;
+	int err;
 
 	drain(cs);
-	if (cs->worker_err)
-		return cs->worker_err; /* (said when it happened) */
+	err = ims_worker_error(&cs->worker);
+	if (err)
+		return err; /* (said when it happened) */
 	return cs->rpkg ? ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg) : 0;
 }
 
@@ -747,7 +634,7 @@ static void cs_end_package(void *arg, int status)
 	char final[PATH_MAX];
 
 	drain(cs);
-	cs->worker_err = 0;
+	ims_worker_reset(&cs->worker);
 	while (cs->done) {
 		struct sfile *sf = cs->done;
 
@@ -865,9 +752,6 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	cs->log = log;
 	cs->opts = *opts;
 	cs->done_tail = &cs->done;
-	cs->queue_tail = &cs->queue;
-	pthread_mutex_init(&cs->lock, NULL);
-	pthread_cond_init(&cs->cond, NULL);
 	cs->rootfd = dup(rootfd);
 	cs->root = strdup(opts->root);
 	cs->ts = rpmtsCreate();
@@ -907,13 +791,11 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		goto fail;
 	}
 	if (!(opts->flags & IMASTREAM_SINK_ONE_THREAD)) {
-		cs->queue_tail = &cs->queue;
-		err = -pthread_create(&cs->worker, NULL, chain_thread, cs);
+		err = ims_worker_start(&cs->worker, run_queued, cs);
 		if (err) {
 			ims_err(log, err, "cannot start the chain thread: %s", strerror(-err));
 			goto fail;
 		}
-		cs->worker_started = true;
 	}
 	cs->sink = (struct imastream_entry_sink){
 		.arg = cs,
@@ -945,15 +827,7 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 	/* A package the extractor never ended (it was freed first, or never called). */
 	if (cs->in_psm)
 		cs_end_package(cs, -ECANCELED);
-	if (cs->worker_started) {
-		pthread_mutex_lock(&cs->lock);
-		cs->worker_stop = true;
-		pthread_cond_broadcast(&cs->cond);
-		pthread_mutex_unlock(&cs->lock);
-		pthread_join(cs->worker, NULL);
-	}
-	pthread_cond_destroy(&cs->cond);
-	pthread_mutex_destroy(&cs->lock);
+	ims_worker_stop(&cs->worker);
 	if (cs->tsm)
 		imastream_chain_tsm_post(cs->chain, &cs->txn, res);
 	cs->prog.done = true;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/policy/policy.h"
 #include "plugin/private.h"
 
 #define MAX_PLUGINS 16
@@ -24,6 +25,8 @@ struct imastream_chain {
 	int psm_reached;
 	struct imastream_signer *signer;
 	int signer_err;
+	struct ims_trust *trust; /* the trust domains, once a plugin asked for them */
+	int trust_err;
 };
 
 static const char *const hook_names[IMASTREAM_HOOK_COUNT] = {
@@ -166,6 +169,7 @@ void imastream_chain_free(struct imastream_chain *chain)
 	}
 	ims_digest_engine_free(chain->svc.engine);
 	ims_signer_free(chain->signer);
+	ims_trust_free(chain->trust);
 	free(chain);
 }
 
@@ -179,6 +183,19 @@ int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signe
 	if (chain->signer_err)
 		return chain->signer_err;
 	*ret = chain->signer;
+	return 0;
+}
+
+int ims_chain_trust(struct imastream_chain *chain, struct ims_trust **ret)
+{
+	if (!chain || !ret)
+		return -EINVAL;
+	/* As the signer: loaded at the first request, a failure said once. */
+	if (!chain->trust && !chain->trust_err)
+		chain->trust_err = ims_trust_load(chain->svc.cfg, chain->svc.log, &chain->trust);
+	if (chain->trust_err)
+		return chain->trust_err;
+	*ret = chain->trust;
 	return 0;
 }
 
@@ -255,6 +272,9 @@ int imastream_chain_psm_pre(struct imastream_chain *chain, const struct imastrea
 
 	if (!chain || !chain->initialised || chain->psm_reached >= 0)
 		return -EINVAL;
+	/* One verdict per package, before any plugin reads it. */
+	if (chain->trust)
+		ims_trust_judge_pkg(chain->trust, pkg);
 	err = RUN_PRE(chain, reached, psm_pre, pkg);
 	chain->psm_reached = reached;
 	return blame(chain, reached, "psm_pre", err);
@@ -267,6 +287,8 @@ void imastream_chain_psm_post(struct imastream_chain *chain, const struct imastr
 		return;
 	RUN_POST(chain, (unsigned int)chain->psm_reached, psm_post, pkg, res);
 	chain->psm_reached = -1;
+	if (chain->trust)
+		ims_trust_forget(chain->trust);
 }
 
 int imastream_chain_script_exec(struct imastream_chain *chain,

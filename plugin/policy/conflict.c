@@ -43,7 +43,8 @@ struct judged {
 
 struct conflict {
 	const struct imastream_log *log;
-	struct ims_domains *domains;
+	struct imastream_chain *chain;
+	const struct ims_domains *domains; /* the chain's */
 	rpmts ts;
 	/* The package in progress. */
 	int rank;
@@ -74,7 +75,6 @@ static void conflict_cleanup(void *state)
 		free(c->judged[i].nevra);
 	}
 	free(c->judged);
-	ims_domains_free(c->domains);
 	free(c);
 }
 
@@ -87,7 +87,8 @@ static int conflict_init(struct imastream_init_args *args, void **state_ret)
 	if (!c)
 		return -ENOMEM;
 	c->log = args->log;
-	err = ims_domains_load(args->cfg->trust_domains, "trust_domains", c->log, &c->domains);
+	c->chain = args->chain;
+	err = ims_chain_domains(c->chain, &c->domains);
 	if (!err && !ims_domains_count(c->domains))
 		err = ims_err(c->log, -EINVAL,
 			      "conflict: no trust_domains configured: there is nothing to rank by");
@@ -117,22 +118,29 @@ static void conflict_tsm_post(void *state, const struct imastream_txn *txn, int 
 	c->ts = NULL;
 }
 
-/* The rank of a header's domain; 0 ("-") outside every domain. */
-static void rank_of(struct conflict *c, Header h, int *rank, const char **domain)
+/* The rank of a verdict's domain; 0 ("-") outside every domain or when judging failed. */
+static void rank_of(int judged, const struct ims_verdict *v, int *rank, const char **domain)
+{
+	*rank = 0;
+	*domain = "-";
+	if (judged == 0 && v->domain) {
+		*rank = v->domain->rank;
+		*domain = v->domain->name;
+	}
+}
+
+/* The package being installed: the chain's verdict on it. */
+static void rank_pkg(struct conflict *c, const struct imastream_pkg *pkg)
 {
 	struct ims_verdict v;
 
-	*rank = 0;
-	*domain = "-";
-	if (ims_domains_judge(c->domains, h, &v) == 0 && v.domain) {
-		*rank = v.domain->rank;
-		*domain = v.domain->name;
-	}
+	rank_of(ims_chain_verdict(c->chain, pkg, &v), &v, &c->rank, &c->domain);
 }
 
 static const struct owner *owner_of(struct conflict *c, Header h)
 {
 	unsigned int instance = headerGetInstance(h);
+	struct ims_verdict v;
 	struct owner *o;
 
 	for (unsigned int i = 0; i < c->n_owners; i++)
@@ -145,7 +153,8 @@ static const struct owner *owner_of(struct conflict *c, Header h)
 	if (!o->nevra)
 		return NULL;
 	o->instance = instance;
-	rank_of(c, h, &o->rank, &o->domain);
+	/* An owner is another package: judged here, once per rpmdb record. */
+	rank_of(ims_domains_judge(c->domains, h, &v), &v, &o->rank, &o->domain);
 	c->n_owners++;
 	return o;
 }
@@ -247,7 +256,7 @@ static int conflict_psm_pre(void *state, const struct imastream_pkg *pkg)
 	if (pkg->op != IMASTREAM_PKG_INSTALL || !pkg->rpm_header)
 		return 0;
 	forget_owners(c);
-	rank_of(c, pkg->rpm_header, &c->rank, &c->domain);
+	rank_pkg(c, pkg);
 	err = remember(c, pkg);
 	if (err || !c->ts)
 		return err;
@@ -285,7 +294,7 @@ static int conflict_file_conflict(void *state, const struct imastream_conflict *
 
 	if (!cf->pkg || !cf->pkg->rpm_header || !cf->path)
 		return 0;
-	rank_of(c, cf->pkg->rpm_header, &c->rank, &c->domain);
+	rank_pkg(c, cf->pkg);
 	if (c->ts) {
 		err = check_path(c, cf->pkg, cf->path, &found);
 		if (err || found)

@@ -6,11 +6,14 @@
 #include <string.h>
 
 #include <rpm/header.h>
+#include <rpm/rpmbase64.h>
 #include <rpm/rpmcrypto.h>
+#include <rpm/rpmkeyring.h>
 #include <rpm/rpmpgp.h>
 #include <rpm/rpmtag.h>
 #include <rpm/rpmtd.h>
 
+#include "common/rpmtag-compat.h"
 #include "plugin/policy/policy.h"
 
 #define MAX_DOMAINS 16
@@ -239,71 +242,155 @@ static void hex8(const uint8_t *id, char out[17])
 		snprintf(out + 2 * i, 3, "%02x", id[i]);
 }
 
-/* Verifies @sig over magic + region with @key; a fresh digest per attempt. */
-static bool verifies(pgpDigParams key, pgpDigParams sig, const void *region, size_t len)
+/* Starts a digest of magic + region in @sig's algorithm; NULL when rpm lacks it. */
+static DIGEST_CTX region_digest(pgpDigParams sig, const void *region, size_t len)
 {
 	DIGEST_CTX ctx = rpmDigestInit(pgpDigParamsAlgo(sig, PGPVAL_HASHALGO), RPMDIGEST_NONE);
+
+	if (ctx) {
+		rpmDigestUpdate(ctx, header_magic, sizeof(header_magic));
+		rpmDigestUpdate(ctx, region, len);
+	}
+	return ctx;
+}
+
+/* Verifies @sig over magic + region with @key, or with @keyring when @key is NULL. */
+static bool verifies(pgpDigParams key, rpmKeyring keyring, pgpDigParams sig, const void *region,
+		     size_t len)
+{
+	DIGEST_CTX ctx = region_digest(sig, region, len);
 	bool ok;
 
 	if (!ctx)
 		return false;
-	rpmDigestUpdate(ctx, header_magic, sizeof(header_magic));
-	rpmDigestUpdate(ctx, region, len);
-	/* pgpVerifySignature works on a copy of the context: we still own ours. */
-	ok = pgpVerifySignature(key, sig, ctx) == RPMRC_OK;
+	/* Both verify on a copy of the context: we still own ours. */
+	ok = (key ? pgpVerifySignature(key, sig, ctx) : rpmKeyringVerifySig(keyring, sig, ctx)) ==
+	     RPMRC_OK;
 	rpmDigestFinal(ctx, NULL, NULL, 0);
 	return ok;
 }
 
-int ims_domains_judge(const struct ims_domains *d, void *header, struct ims_verdict *v)
+void ims_header_sigs_free(struct ims_header_sigs *hs)
 {
-	static const rpmTagVal sig_tags[] = { RPMTAG_RSAHEADER, RPMTAG_DSAHEADER };
+	for (unsigned int i = 0; i < hs->n; i++)
+		free(hs->sig[i]);
+	hs->n = 0;
+}
+
+static int add_sig(struct ims_header_sigs *hs, const void *data, size_t len)
+{
+	if (hs->n == IMS_MAX_HEADER_SIGS || !len)
+		return 0;
+	hs->sig[hs->n] = malloc(len);
+	if (!hs->sig[hs->n])
+		return -ENOMEM;
+	memcpy(hs->sig[hs->n], data, len);
+	hs->len[hs->n++] = len;
+	return 0;
+}
+
+int ims_header_sigs_read(void *header, struct ims_header_sigs *hs)
+{
+	static const rpmTagVal v4_tags[] = { RPMTAG_RSAHEADER, RPMTAG_DSAHEADER };
 	Header h = header;
-	struct rpmtd_s region, sig;
-	pgpDigParams sp = NULL;
-	bool have_region = false, have_sig = false;
+	struct rpmtd_s td;
 	int err = 0;
+
+	memset(hs, 0, sizeof(*hs));
+	if (!h)
+		return -EINVAL;
+	rpmtdReset(&td);
+	/* rpm 6: every signature, base64 packets; then rpm 4's one packet, RSA before DSA. */
+	if (headerGet(h, RPMSIGTAG_OPENPGP_COMPAT, &td, HEADERGET_MINMEM) &&
+	    td.type == RPM_STRING_ARRAY_TYPE) {
+		const char *b64;
+
+		while (!err && (b64 = rpmtdNextString(&td))) {
+			void *pkt = NULL;
+			size_t len = 0;
+
+			/* An undecodable entry is no signature: the header stays "unsigned". */
+			if (rpmBase64Decode(b64, &pkt, &len) == 0)
+				err = add_sig(hs, pkt, len);
+			free(pkt);
+		}
+	}
+	rpmtdFreeData(&td);
+	for (size_t i = 0; i < ARRAY_SIZE(v4_tags) && !hs->n && !err; i++) {
+		if (headerGet(h, v4_tags[i], &td, HEADERGET_MINMEM) && td.count)
+			err = add_sig(hs, td.data, td.count);
+		rpmtdFreeData(&td);
+	}
+	if (err)
+		ims_header_sigs_free(hs);
+	return err;
+}
+
+int ims_header_judge(const struct ims_domains *d, void *rpm_keyring, void *header,
+		     struct ims_verdict *v)
+{
+	Header h = header;
+	struct ims_header_sigs hs;
+	struct rpmtd_s region;
+	bool have_region = false, readable = false;
+	int err;
 
 	memset(v, 0, sizeof(*v));
 	v->why = "unsigned";
 	rpmtdReset(&region);
-	rpmtdReset(&sig);
-	if (!h)
-		return -EINVAL;
-	for (size_t i = 0; i < ARRAY_SIZE(sig_tags) && !have_sig; i++)
-		have_sig = headerGet(h, sig_tags[i], &sig, HEADERGET_MINMEM) && sig.count;
-	if (!have_sig)
-		goto out;
-	if (pgpPrtParams(sig.data, sig.count, PGPTAG_SIGNATURE, &sp) != 0) {
-		v->why = "unreadable signature";
-		goto out;
-	}
-	hex8(pgpDigParamsSignID(sp), v->keyid);
-	v->why = "unknown key";
-	/* The region blob (index + data of the immutable tags) is what rpmsign signed. */
-	have_region = headerGet(h, RPMTAG_HEADERIMMUTABLE, &region, HEADERGET_DEFAULT) &&
-		      region.count;
-	if (!have_region) {
-		err = -EINVAL;
-		goto out;
-	}
-	for (unsigned int i = 0; d && i < d->n_keys; i++) {
-		const struct ims_domain *dom = &d->domains[d->keys[i].domain];
+	err = ims_header_sigs_read(h, &hs);
+	if (err || !hs.n)
+		return err;
+	for (unsigned int s = 0; s < hs.n && !err; s++) {
+		pgpDigParams sp = NULL;
 
-		if (memcmp(pgpDigParamsSignID(d->keys[i].params), pgpDigParamsSignID(sp), 8) != 0)
+		if (pgpPrtParams(hs.sig[s], hs.len[s], PGPTAG_SIGNATURE, &sp) != 0) {
+			pgpDigParamsFree(sp);
 			continue;
-		if (v->domain && v->domain->rank >= dom->rank)
-			continue;
-		if (verifies(d->keys[i].params, sp, region.data, region.count))
-			v->domain = dom;
-		else if (!v->domain)
-			v->why = "bad signature";
+		}
+		/* The first readable signature names the key, unless a later one verifies. */
+		if (!readable) {
+			readable = true;
+			hex8(pgpDigParamsSignID(sp), v->keyid);
+			v->why = "unknown key";
+			/* The region blob (index + data of the immutable tags) is what was signed. */
+			have_region = headerGet(h, RPMTAG_HEADERIMMUTABLE, &region,
+						HEADERGET_DEFAULT) && region.count;
+			if (!have_region)
+				err = -EINVAL;
+		}
+		for (unsigned int i = 0; !err && d && i < d->n_keys; i++) {
+			const struct ims_domain *dom = &d->domains[d->keys[i].domain];
+
+			if (memcmp(pgpDigParamsSignID(d->keys[i].params), pgpDigParamsSignID(sp),
+				   8) != 0)
+				continue;
+			if (v->domain && v->domain->rank >= dom->rank)
+				continue;
+			if (verifies(d->keys[i].params, NULL, sp, region.data, region.count)) {
+				v->domain = dom;
+				hex8(pgpDigParamsSignID(sp), v->keyid);
+			} else if (!v->domain && !v->keyring) {
+				v->why = "bad signature";
+			}
+		}
+		if (!err && rpm_keyring && !v->keyring && !v->domain &&
+		    verifies(NULL, rpm_keyring, sp, region.data, region.count)) {
+			v->keyring = true;
+			hex8(pgpDigParamsSignID(sp), v->keyid);
+		}
+		pgpDigParamsFree(sp);
 	}
-	if (v->domain)
+	if (!readable)
+		v->why = "unreadable signature";
+	if (v->domain || v->keyring)
 		v->why = NULL;
-out:
-	pgpDigParamsFree(sp);
-	rpmtdFreeData(&sig);
+	ims_header_sigs_free(&hs);
 	rpmtdFreeData(&region);
 	return err;
+}
+
+int ims_domains_judge(const struct ims_domains *d, void *header, struct ims_verdict *v)
+{
+	return ims_header_judge(d, NULL, header, v);
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/private.h"
 #include "imastream/chain.h"
@@ -22,9 +23,13 @@ struct ims_domain {
 struct ims_verdict {
 	/* The domain whose key verified the header signature, or NULL. */
 	const struct ims_domain *domain;
-	/* 16 hex digits of the signature's issuer key id, "" for an unsigned header. */
+	/* No domain key verified it, the rpm keyring given to ims_header_judge() did. */
+	bool keyring;
+	/* 16 hex digits of the issuer key id of the signature that verified, else of the
+	 * first one; "" for an unsigned header. */
 	char keyid[17];
-	/* Why there is no domain: "unsigned", "unknown key", "bad signature". */
+	/* Why nothing verified it: "unsigned", "unknown key", "bad signature",
+	 * "unreadable signature"; NULL when something did. */
 	const char *why;
 };
 
@@ -42,16 +47,59 @@ unsigned int ims_domains_count(const struct ims_domains *d);
 /* The highest rank of any domain; 0 with none. */
 int ims_domains_top_rank(const struct ims_domains *d);
 
+/* A header's OpenPGP signature packets, decoded: rpm 6's RPMTAG_OPENPGP list when the
+ * header has one, else RPMTAG_RSAHEADER, else RPMTAG_DSAHEADER. */
+#define IMS_MAX_HEADER_SIGS 8
+struct ims_header_sigs {
+	unsigned int n;
+	uint8_t *sig[IMS_MAX_HEADER_SIGS];
+	size_t len[IMS_MAX_HEADER_SIGS];
+};
+
+/* Return: 0 (hs->n is 0 for an unsigned header), -EINVAL without a header, -ENOMEM. */
+int ims_header_sigs_read(void *header, struct ims_header_sigs *hs);
+void ims_header_sigs_free(struct ims_header_sigs *hs);
+
 /**
- * ims_domains_judge - which domain signed a package header (a librpm Header)
+ * ims_header_judge - who signed a package header (a librpm Header)
+ * @d: trust domains (may be NULL)
+ * @rpm_keyring: an rpmKeyring tried when no domain key verifies (may be NULL)
  *
- * Verifies the header's OpenPGP signature (RPMTAG_RSAHEADER, else RPMTAG_DSAHEADER) over
- * the immutable header region with rpm's pgp functions, against our keys only, never
- * rpm's keyring.  With several verifying keys the highest-ranked domain wins.
+ * Verifies the header's OpenPGP signatures (ims_header_sigs_read()) over the immutable
+ * header region with rpm's pgp functions.  With several verifying keys the
+ * highest-ranked domain wins.
  * Return: 0 with @v filled (v->domain NULL when no domain key verifies), -EINVAL for a
- * header without an immutable region, -ENOMEM.
+ * signed header without an immutable region, -ENOMEM.
  */
+int ims_header_judge(const struct ims_domains *d, void *rpm_keyring, void *header,
+		     struct ims_verdict *v);
+/* ims_header_judge() against our domains only, never rpm's keyring. */
 int ims_domains_judge(const struct ims_domains *d, void *header, struct ims_verdict *v);
+
+/*
+ * The chain's trust domains (judge.c): loaded once per chain from cfg->trust_domains, at
+ * the first call (a plugin's init: keys are read before any chroot), and one verdict per
+ * package, judged at psm_pre before any plugin's psm_pre runs.  A failed load is said
+ * once and returned to every later caller.
+ */
+struct ims_trust;
+int ims_trust_load(const struct imastream_config *cfg, const struct imastream_log *log,
+		   struct ims_trust **ret);
+void ims_trust_free(struct ims_trust *t);
+/* The chain calls these around each psm pair: judge at its start, forget at its end. */
+void ims_trust_judge_pkg(struct ims_trust *t, const struct imastream_pkg *pkg);
+void ims_trust_forget(struct ims_trust *t);
+
+/* The chain's trust resource (chain.c), loaded at the first call. */
+int ims_chain_trust(struct imastream_chain *chain, struct ims_trust **ret);
+int ims_chain_domains(struct imastream_chain *chain, const struct ims_domains **ret);
+/**
+ * ims_chain_verdict - the verdict on @pkg's header, judged once per package
+ * Return: 0 with @v filled, or the judgement's error (-EINVAL: a signed header without
+ * an immutable region, also returned for a package without a header; -ENOMEM).
+ */
+int ims_chain_verdict(struct imastream_chain *chain, const struct imastream_pkg *pkg,
+		      struct ims_verdict *v);
 
 /*
  * Percent-encodes @len bytes of @in into @out (NUL-terminated, truncated to @size): every

@@ -35,7 +35,7 @@ struct record {
 	int algo;
 	const char *log_path;
 	const char *root;
-	struct ims_domains *domains;
+	struct imastream_chain *chain;
 	/* The package in progress: its signer, as far as anyone checked it. */
 	char keyid[17];
 	const char *domain;
@@ -81,7 +81,6 @@ static void record_cleanup(void *state)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	ims_domains_free(r->domains);
 	free(r);
 }
 
@@ -96,6 +95,7 @@ static int record_init(struct imastream_init_args *args, void **state_ret)
 		return -ENOMEM;
 	r->fd = -1;
 	r->log = args->log;
+	r->chain = args->chain;
 	r->algo = cfg->hash_algo;
 	r->log_path = cfg->record_log;
 	err = parse_facility(cfg->record_syslog, &r->facility, r->log);
@@ -111,7 +111,7 @@ static int record_init(struct imastream_init_args *args, void **state_ret)
 	}
 	/* With trust domains configured, the record names the domain that verified. */
 	if (!err)
-		err = ims_domains_load(cfg->trust_domains, "trust_domains", r->log, &r->domains);
+		err = ims_chain_trust(r->chain, &(struct ims_trust *){ NULL });
 	if (err) {
 		record_cleanup(r);
 		return err;
@@ -162,7 +162,7 @@ static int record_psm_pre(void *state, const struct imastream_pkg *pkg)
 	if ((pkg->op != IMASTREAM_PKG_INSTALL && pkg->op != IMASTREAM_PKG_ERASE) ||
 	    !pkg->rpm_header)
 		return 0;
-	if (ims_domains_judge(r->domains, pkg->rpm_header, &v) != 0)
+	if (ims_chain_verdict(r->chain, pkg, &v) != 0)
 		return 0;
 	/* A key id is recorded only when someone verified it: our domains or rpm's keyring. */
 	if (v.domain || (v.keyid[0] && (pkg->flags & IMASTREAM_PKG_HEADER_VERIFIED)))

@@ -53,7 +53,8 @@ struct smack {
 	size_t n;
 	/* smack_package_manifests: no (-1), yes (0), or the trust rank a package needs. */
 	int own_min_rank;
-	struct ims_domains *domains;
+	struct imastream_chain *chain;
+	const struct ims_domains *domains; /* the chain's, when manifests are ranked */
 	struct manifest own; /* the manifest the package in progress carries */
 	const struct manifest *current; /* the manifest of the package in progress */
 };
@@ -85,7 +86,6 @@ static void smack_cleanup(void *state)
 		manifest_free(&s->manifests[i]);
 	free(s->manifests);
 	manifest_free(&s->own);
-	ims_domains_free(s->domains);
 	free(s);
 }
 
@@ -248,7 +248,7 @@ static int parse_own(struct smack *s, const struct imastream_config *cfg)
 			       "smack: smack_package_manifests \"%s\" is not no, yes or a rank 0..1000000",
 			       v);
 	s->own_min_rank = (int)rank;
-	if (ims_domains_load(cfg->trust_domains, "trust_domains", s->log, &s->domains))
+	if (ims_chain_domains(s->chain, &s->domains))
 		return -EINVAL;
 	if (!ims_domains_count(s->domains))
 		return ims_err(s->log, -EINVAL,
@@ -266,6 +266,7 @@ static int smack_init(struct imastream_init_args *args, void **state_ret)
 	if (!s)
 		return -ENOMEM;
 	s->log = args->log;
+	s->chain = args->chain;
 	err = parse_own(s, args->cfg);
 	if (!err && !args->cfg->smack_manifests && s->own_min_rank < 0)
 		err = ims_err(s->log, -EINVAL,
@@ -367,7 +368,7 @@ static int own_allowed(struct smack *s, const struct imastream_pkg *pkg)
 
 	if (s->own_min_rank <= 0 && !s->domains)
 		return 0;
-	err = ims_domains_judge(s->domains, pkg->rpm_header, &v);
+	err = ims_chain_verdict(s->chain, pkg, &v);
 	if (err)
 		return ims_err(s->log, err, "smack: package %s: cannot check its header signature",
 			       pkg->nevra);

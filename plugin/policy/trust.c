@@ -22,7 +22,8 @@
 
 struct trust {
 	const struct imastream_log *log;
-	struct ims_domains *domains;
+	struct imastream_chain *chain;
+	const struct ims_domains *domains; /* the chain's */
 	bool allow_unknown;
 	int privileged_rank;
 	const char *protected; /* the configuration's list, which outlives us */
@@ -34,7 +35,6 @@ static void trust_cleanup(void *state)
 
 	if (!t)
 		return;
-	ims_domains_free(t->domains);
 	free(t);
 }
 
@@ -64,6 +64,7 @@ static int trust_init(struct imastream_init_args *args, void **state_ret)
 	if (!t)
 		return -ENOMEM;
 	t->log = args->log;
+	t->chain = args->chain;
 	t->privileged_rank = DEFAULT_PRIVILEGED_RANK;
 	t->protected = cfg->trust_protected;
 	err = parse_rank(cfg->trust_privileged_rank, &t->privileged_rank, t->log);
@@ -76,7 +77,7 @@ static int trust_init(struct imastream_init_args *args, void **state_ret)
 				      cfg->trust_unknown);
 	}
 	if (!err)
-		err = ims_domains_load(cfg->trust_domains, "trust_domains", t->log, &t->domains);
+		err = ims_chain_domains(t->chain, &t->domains);
 	if (!err && !ims_domains_count(t->domains) && !t->allow_unknown)
 		err = ims_err(t->log, -EINVAL,
 			      "trust: no trust_domains configured: every package would be refused");
@@ -174,7 +175,7 @@ static int trust_psm_pre(void *state, const struct imastream_pkg *pkg)
 			       "trust: rule unknown-source: package %s: the driver gave no header to check",
 			       pkg->nevra);
 	}
-	err = ims_domains_judge(t->domains, pkg->rpm_header, &v);
+	err = ims_chain_verdict(t->chain, pkg, &v);
 	if (err)
 		return ims_err(t->log, err, "trust: package %s: cannot check its header signature",
 			       pkg->nevra);

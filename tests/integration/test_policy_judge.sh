@@ -48,6 +48,20 @@ expect "rplain-1-1.noarch judge 0 domain=- key=$rogue why=unknown key"
 expect "log3: trust: rule unknown-source: package rplain-1-1.noarch is in no trust domain (unknown key, key $rogue)"
 expect "vsuid-1-1.noarch judge 0 domain=- key=$vendor why=bad signature"
 expect "log3: trust: rule unknown-source: package vsuid-1-1.noarch is in no trust domain (bad signature, key $vendor)"
+# The chain owns the domains: four plugins that rank packages load the keys once and
+# read one verdict per package, judged at psm_pre.
+"$judge" "$settings;smack_package_manifests=50" trust,record,conflict,smack "$vsuid" "$rplain" \
+	>"$T/out" 2>&1 || { cat "$T/out"; fail "policy_judge failed"; }
+expect "log7: trust domains loaded: 2"
+expect "log7: package vsuid-1-1.noarch: header judged: vendor"
+expect "log7: package rplain-1-1.noarch: header judged: unknown key"
+for line in "trust domains loaded:" "package vsuid-1-1.noarch: header judged" \
+	"package rplain-1-1.noarch: header judged"; do
+	n=$(grep -c -F "$line" "$T/out")
+	[ "$n" = 1 ] || { cat "$T/out"; fail "\"$line\" $n times, not once"; }
+done
+expect "vsuid-1-1.noarch psm_pre 0"
+expect "log3: trust: rule unknown-source: package rplain-1-1.noarch is in no trust domain (unknown key, key $rogue)"
 # A key in two domains: the higher rank wins.
 "$judge" "trust_domains=low=5:$T/vendor.asc high=70:$T/vendor.asc:$T/third.asc" trust "$vsuid" "$tsuid" \
 	>"$T/out" 2>&1 || { cat "$T/out"; fail "policy_judge failed"; }
