@@ -6,6 +6,8 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "imastream/chain.h"
+#include "imastream/hash.h"
 
 /*
  * The vocabulary.  Where evmctl has a spelling for the same meaning, it is the letter
@@ -76,6 +78,8 @@ static const struct cli_option vocabulary[] = {
 	  "do not check the header digests (as rpm's)" },
 	{ CLI_OPT_NOFILEDIGEST, 0, "nofiledigest", no_argument, NULL,
 	  "do not check the file digests (as rpm's)" },
+	{ CLI_OPT_ALLOW_WEAK, 0, "allow-weak", no_argument, NULL,
+	  "accept md5, a weak digest (refused\notherwise)" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))
@@ -402,4 +406,14 @@ bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)
 	}
 	*keyid_ret = (uint32_t)v;
 	return true;
+}
+
+int cli_check_weak_algo(const char *cmd, int algo, bool allowed)
+{
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(algo);
+
+	if (allowed || !hi || !imastream_hash_algo_weak(algo))
+		return CLI_OK;
+	return cli_usage_error(cmd, "%s is a weak digest algorithm: use sha256, or pass --allow-weak",
+			       hi->name);
 }
