@@ -53,6 +53,8 @@ int ims_keyid_of_cert(X509 *cert, uint32_t *keyid_ret, bool *from_skid_ret);
  */
 int ims_check_key_type(EVP_PKEY *pkey, const char *what, const struct imastream_log *log,
 		       char *type_ret, size_t type_cap);
+/* ... and for a key it refuses, why, as a phrase: "an EC key on curve secp256k1 (...)". */
+void ims_key_type_why(EVP_PKEY *pkey, char *buf, size_t cap);
 
 /* md.c: the OpenSSL digest of a kernel hash id, checking the digest size. */
 int ims_md_for(int hash_algo, size_t digest_len, const struct imastream_log *log,

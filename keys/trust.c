@@ -17,6 +17,7 @@ struct trust_cert {
 	uint32_t keyid;
 	bool usable;     /* a key type the kernel verifies IMA signatures with */
 	char type[24];
+	char why[160];   /* when not usable: which key type, and why the kernel cannot use it */
 };
 
 struct imastream_trust {
@@ -78,9 +79,11 @@ static int add_cert(struct imastream_trust *t, X509 *cert)
 	}
 	/* Unusable keys are kept so that verify() can say why, instead of "unknown key id". */
 	tc->usable = pub && !ims_check_key_type(pub, "certificate", NULL, tc->type, sizeof(tc->type));
-	if (!tc->usable)
+	if (!tc->usable) {
 		snprintf(tc->type, sizeof(tc->type), "%s",
 			 pub && EVP_PKEY_get0_type_name(pub) ? EVP_PKEY_get0_type_name(pub) : "unknown");
+		ims_key_type_why(pub, tc->why, sizeof(tc->why));
+	}
 	ERR_clear_error();
 	t->n++;
 	return 0;
@@ -206,8 +209,7 @@ int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
 		return ims_err(&t->log, -EBADMSG, "signature with key id %08x does not verify", keyid);
 	if (rejected)
 		return ims_err(&t->log, -EKEYREJECTED,
-			       "key id %08x: the certificate holds a %s key, which cannot verify IMA signatures",
-			       keyid, rejected->type);
+			       "key id %08x: the certificate holds %s", keyid, rejected->why);
 	return ims_err(&t->log, -ENOKEY, "no trusted certificate has key id %08x", keyid);
 }
 
@@ -251,4 +253,12 @@ int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo
 	if (!any)
 		return -ENOKEY;
 	return rsa ? -EBADMSG : -EOPNOTSUPP;
+}
+
+const char *imastream_trust_rejection(const struct imastream_trust *t, uint32_t keyid)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->certs[i].keyid == keyid && !t->certs[i].usable)
+			return t->certs[i].why;
+	return NULL;
 }

@@ -68,6 +68,17 @@ rc=0
 	fail "sign-package -a md5: status $rc, '$(cat err)'"
 checks=$((checks + 3))
 
+# A trusted certificate on a curve the kernel cannot use (issue 12 item 13): verify says
+# which key type and why, not just "cannot verify it".  A sha256 signature header with
+# the secp256k1 certificate's key id (bb0435d0) and a dummy signature.
+echo k1 >k1.file
+setfattr -n user.ima -v "0x030204bb0435d00040$(head -c 64 /dev/zero | od -An -v -tx1 | tr -d ' \n')" k1.file
+rc=0
+"$imastream" verify --xattr-user --trust "$keys/ec-secp256k1.crt" k1.file >out 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "certificate bb0435d0 holds an EC key on curve secp256k1 (the kernel: ECDSA P-256/P-384 only)" out ||
+	fail "secp256k1 trust: status $rc, '$(cat out)'"
+checks=$((checks + 1))
+
 # And the same key with its passphrase works: the failures above were about the inputs.
 "$imastream" sign -r --key enc.pem --pass-file right.pass tree >out 2>err || fail "good passphrase: $(cat err)"
 [ "$(wc -l <out)" = 12 ] || fail "good passphrase: not two lines per file"
