@@ -239,6 +239,12 @@ static int use_pkg_sig(struct ima_state *st, struct imastream_file *f, bool *don
 		snprintf(kid, sizeof(kid), "%08x", keyid);
 	else
 		snprintf(kid, sizeof(kid), "unknown");
+	/* The package too: rpm's own lines around ours do not always name it. */
+	if (f->pkg && f->pkg->nevra) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, sizeof(why) - n, " (package %s)", f->pkg->nevra);
+	}
 	if (st->cfg->package_sig_failure == IMASTREAM_PKGSIG_REFUSE)
 		return ims_err(st->log, -EKEYREJECTED,
 			       "ima: %s: package signature refused (key id %s): %s", f->dest, kid,
