@@ -36,7 +36,9 @@ struct hash_job {
 };
 
 static const struct cli_use hash_options[] = {
-	{ CLI_OPT_HASH_ALGO, "md5, sha1, sha224, sha256 (default), sha384, sha512, sm3" },
+	{ CLI_OPT_HASH_ALGO, "sha1, sha224, sha256 (default), sha384, sha512, sm3;\n"
+	  "md5 with --allow-weak" },
+	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_XATTR_USER, "write user.ima instead of security.ima (no privilege\nneeded)" },
 	{ CLI_OPT_DRY_RUN },
 	{ CLI_OPT_NO_NAMES },
@@ -145,6 +147,7 @@ int cmd_hash(int argc, char **argv)
 {
 	struct hash_job job = { .write = true, .names = true };
 	const char *algo_name = "sha256";
+	bool allow_weak = false;
 	unsigned int flags = 0;
 	struct cli_parser p;
 	int c, err;
@@ -155,6 +158,9 @@ int cmd_hash(int argc, char **argv)
 		switch (c) {
 		case CLI_OPT_HASH_ALGO:
 			algo_name = p.arg;
+			break;
+		case CLI_OPT_ALLOW_WEAK:
+			allow_weak = true;
 			break;
 		case CLI_OPT_XATTR_USER:
 			flags |= IMASTREAM_XATTR_WRITE_USER;
@@ -179,6 +185,8 @@ int cmd_hash(int argc, char **argv)
 	if (!job.algo)
 		return cli_usage_error("hash", "unknown hash algorithm '%s' (md5, sha1, sha224, "
 				       "sha256, sha384, sha512, sm3)", algo_name);
+	if (cli_check_weak_algo("hash", job.algo->algo, allow_weak) != CLI_OK)
+		return CLI_USAGE;
 	imastream_xattr_writer_init(&job.writer, flags, &cli_log);
 	err = make_hashers(&job, job.walk.jobs);
 	if (!err)

@@ -17,7 +17,8 @@
 static const struct cli_use install_options[] = {
 	{ CLI_OPT_ROOT, "the root to install into (required)" },
 	{ CLI_OPT_MODE, "hash, sign or off: what security.ima holds (hash)" },
-	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256)" },
+	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256; md5 with --allow-weak)" },
+	{ CLI_OPT_ALLOW_WEAK, "accept md5 (as -o weak_algos=allow)" },
 	{ CLI_OPT_KEY, "signing key: PEM file, pkcs11: URI or kernel key" },
 	{ CLI_OPT_CERT, "its certificate (the key id comes from it)" },
 	{ CLI_OPT_PASS },
@@ -236,6 +237,9 @@ int cmd_install(int argc, char **argv)
 			break;
 		case CLI_OPT_XATTR_USER:
 			ok = add_setting(settings, &n_settings, "xattr_namespace", "user", p.spelled);
+			break;
+		case CLI_OPT_ALLOW_WEAK:
+			ok = add_setting(settings, &n_settings, "weak_algos", "allow", p.spelled);
 			break;
 		case CLI_OPT_SET:
 			ok = add_kv(settings, &n_settings, p.arg, p.spelled);

@@ -54,7 +54,9 @@ static const struct cli_use sign_options[] = {
 	  "freezes owner, mode and labels, which packages may\n"
 	  "still change; sign is for trees that are final" },
 	{ CLI_OPT_PORTABLE },
-	{ CLI_OPT_HASH_ALGO, "sha1, sha224, sha256 (default), sha384, sha512" },
+	{ CLI_OPT_HASH_ALGO, "sha1, sha224, sha256 (default), sha384, sha512; md5\n"
+	  "with --allow-weak" },
+	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead, and cover user.ima\n"
 	  "in the EVM value (evmctl --xattr-user)" },
 	{ CLI_OPT_DRY_RUN },
@@ -217,7 +219,7 @@ int cmd_sign(int argc, char **argv)
 	const char *algo_name = "sha256";
 	unsigned int wflags = 0;
 	struct cli_parser p;
-	bool prompt = false;
+	bool prompt = false, allow_weak = false;
 	int c, err;
 
 	cli_walk_init(&job.walk, "sign", &sign_ops, &job, "signed", sizeof(struct sign_result));
@@ -226,6 +228,9 @@ int cmd_sign(int argc, char **argv)
 		switch (c) {
 		case CLI_OPT_KEY:
 			opts.key = p.arg;
+			break;
+		case CLI_OPT_ALLOW_WEAK:
+			allow_weak = true;
 			break;
 		case CLI_OPT_CERT:
 			opts.cert = p.arg;
@@ -284,11 +289,13 @@ int cmd_sign(int argc, char **argv)
 		return cli_usage_error("sign", "no PATH given");
 	cli_set_verbose(job.walk.verbosity);
 	job.algo = imastream_hash_by_name(algo_name);
-	/* md5 signatures are refused by the kernel; sm3 signs only with SM2 keys. */
-	if (!job.algo || job.algo->algo == IMASTREAM_HASH_MD5 ||
-	    job.algo->algo == IMASTREAM_HASH_SM3)
+	/* sm3 signs only with SM2 keys. */
+	if (!job.algo || job.algo->algo == IMASTREAM_HASH_SM3)
 		return cli_usage_error("sign", "unknown hash algorithm '%s' (sha1, sha224, sha256, "
 				       "sha384, sha512)", algo_name);
+	/* md5: weak, and the kernel refuses md5 signatures; the one rule, as everywhere. */
+	if (cli_check_weak_algo("sign", job.algo->algo, allow_weak) != CLI_OK)
+		return CLI_USAGE;
 	if (prompt) {
 		err = cli_pass_prompt("sign", opts.key, &opts.pass_env);
 		if (err)

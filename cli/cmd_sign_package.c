@@ -19,13 +19,15 @@ static const struct cli_use sign_package_options[] = {
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_KEYID },
-	{ CLI_OPT_HASH_ALGO, "sign digests in ALGO (md5, sha1, sha224, sha256, sha384,\n"
-	  "sha512, sm3); by default the package's file digest\n"
-	  "algorithm, whose digests are signed as the header has\n"
+	{ CLI_OPT_HASH_ALGO, "sign digests in ALGO (sha1, sha224, sha256, sha384,\n"
+	  "sha512, sm3; md5 with --allow-weak); by default the\n"
+	  "package's file digest algorithm, whose digests are\n"
+	  "signed as the header has\n"
 	  "them, without reading the payload (the other commands\n"
 	  "default to sha256). Another algorithm decompresses the\n"
 	  "payload once and hashes each file with both, checking\n"
 	  "the package's digest before signing" },
+	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_OUTDIR, "write the signed packages into DIR instead of in place" },
 	{ CLI_OPT_VERBOSE, "one line per package on what was signed" },
 	{ CLI_OPT_HELP },
@@ -74,7 +76,7 @@ int cmd_sign_package(int argc, char **argv)
 	struct imastream_signer *s = NULL;
 	const struct imastream_hash_info *hi;
 	struct cli_parser p;
-	bool prompt = false;
+	bool prompt = false, allow_weak = false;
 	int c, verbose = 0, failed = 0, err;
 
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
@@ -113,6 +115,9 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			verbose++;
 			break;
+		case CLI_OPT_ALLOW_WEAK:
+			allow_weak = true;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -121,6 +126,8 @@ int cmd_sign_package(int argc, char **argv)
 	}
 	if (!key.key)
 		return cli_usage_error("sign-package", "no --key given");
+	if (opts.algo && cli_check_weak_algo("sign-package", opts.algo, allow_weak) != CLI_OK)
+		return CLI_USAGE;
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign-package", "no package given");
 	if (prompt + !!key.pass_file + !!key.pass_env > 1)

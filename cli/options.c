@@ -6,6 +6,8 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "imastream/chain.h"
+#include "imastream/hash.h"
 
 /*
  * The vocabulary.  Where evmctl has a spelling for the same meaning, it is the letter
@@ -91,6 +93,8 @@ static const struct cli_option vocabulary[] = {
 	  "an IMA ascii measurement list\n(/sys/kernel/security/ima/ascii_runtime_measurements)" },
 	{ CLI_OPT_LOG_HASH_ALGO, 0, "log-hash-algo", required_argument, "ALGO",
 	  "the IMA log's template hash algorithm (default sha1)" },
+	{ CLI_OPT_ALLOW_WEAK, 0, "allow-weak", no_argument, NULL,
+	  "accept md5, a weak digest (refused\notherwise)" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))
@@ -417,4 +421,14 @@ bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)
 	}
 	*keyid_ret = (uint32_t)v;
 	return true;
+}
+
+int cli_check_weak_algo(const char *cmd, int algo, bool allowed)
+{
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(algo);
+
+	if (allowed || !hi || !imastream_hash_algo_weak(algo))
+		return CLI_OK;
+	return cli_usage_error(cmd, "%s is a weak digest algorithm: use sha256, or pass --allow-weak",
+			       hi->name);
 }

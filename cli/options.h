@@ -56,6 +56,7 @@ enum cli_opt {
 	CLI_OPT_POLICY,
 	CLI_OPT_MEASUREMENTS,
 	CLI_OPT_LOG_HASH_ALGO,
+	CLI_OPT_ALLOW_WEAK,
 	CLI_OPT__LAST,
 };
 
@@ -111,6 +112,12 @@ struct cli_parser {
 	char shortopts[CLI_MAX_LONGOPTS * 3];
 	int by_letter[128];      /* the id each short spelling means */
 };
+
+/*
+ * The one rule for weak digest algorithms (imastream_hash_algo_weak(), md5): refused
+ * unless the user passed --allow-weak (@allowed).  CLI_OK, or CLI_USAGE after one line.
+ */
+int cli_check_weak_algo(const char *cmd, int algo, bool allowed);
 
 /* The vocabulary entry of @id. */
 const struct cli_option *cli_option(enum cli_opt id);

@@ -190,7 +190,10 @@ static void check_signature(const struct imastream_verifier *v,
 		break;
 	case -EKEYREJECTED:
 		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE,
-			   "the certificate of key id %08x cannot verify it", info->keyid);
+			   "certificate %08x holds %s", info->keyid,
+			   imastream_trust_rejection(v->trust, info->keyid) ?
+			   imastream_trust_rejection(v->trust, info->keyid) :
+			   "a key that cannot verify it");
 		return;
 	default:
 		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "%s signatures not supported here",

@@ -53,6 +53,8 @@ int ims_keyid_of_cert(X509 *cert, uint32_t *keyid_ret, bool *from_skid_ret);
  */
 int ims_check_key_type(EVP_PKEY *pkey, const char *what, const struct imastream_log *log,
 		       char *type_ret, size_t type_cap);
+/* ... and for a key it refuses, why, as a phrase: "an EC key on curve secp256k1 (...)". */
+void ims_key_type_why(EVP_PKEY *pkey, char *buf, size_t cap);
 
 /* md.c: 0 when @hash_algo is one we compute and @digest_len its size, else -EINVAL logged. */
 int ims_digest_check(int hash_algo, size_t digest_len, const struct imastream_log *log);

@@ -49,3 +49,25 @@ int ims_check_key_type(EVP_PKEY *pkey, const char *what, const struct imastream_
 		       "%s: %s key refused: IMA signing takes RSA (2048 to 4096 bits) or ECDSA P-256/P-384",
 		       what, name ? name : "unknown");
 }
+
+void ims_key_type_why(EVP_PKEY *pkey, char *buf, size_t cap)
+{
+	const char *name = pkey ? EVP_PKEY_get0_type_name(pkey) : NULL;
+	char group[64] = "";
+
+	if (!pkey) {
+		snprintf(buf, cap, "no public key OpenSSL can read");
+	} else if (EVP_PKEY_get_base_id(pkey) == EVP_PKEY_RSA || EVP_PKEY_is_a(pkey, "RSA")) {
+		snprintf(buf, cap, "an RSA-%d key (the kernel: RSA of 2048 to 4096 bits)",
+			 EVP_PKEY_get_bits(pkey));
+	} else if (EVP_PKEY_get_base_id(pkey) == EVP_PKEY_EC || EVP_PKEY_is_a(pkey, "EC")) {
+		if (!EVP_PKEY_get_utf8_string_param(pkey, OSSL_PKEY_PARAM_GROUP_NAME, group,
+						    sizeof(group), NULL))
+			snprintf(group, sizeof(group), "unknown");
+		snprintf(buf, cap, "an EC key on curve %s (the kernel: ECDSA P-256/P-384 only)", group);
+	} else {
+		snprintf(buf, cap, "a%s %s key (the kernel: RSA and ECDSA P-256/P-384 only)",
+			 name && strchr("AEIOUaeiou", name[0]) ? "n" : "", name ? name : "unknown");
+	}
+	ERR_clear_error();
+}

@@ -18,6 +18,7 @@ struct trust_cert {
 	uint32_t keyid;
 	bool usable;     /* a key type the kernel verifies IMA signatures with */
 	char type[24];
+	char why[160];   /* when not usable: which key type, and why the kernel cannot use it */
 };
 
 struct imastream_trust {
@@ -77,10 +78,12 @@ static struct trust_cert *next_slot(struct imastream_trust *t)
 static void judge_key(struct trust_cert *tc, const char *what)
 {
 	tc->usable = tc->pub && !ims_check_key_type(tc->pub, what, NULL, tc->type, sizeof(tc->type));
-	if (!tc->usable)
+	if (!tc->usable) {
 		snprintf(tc->type, sizeof(tc->type), "%s",
 			 tc->pub && EVP_PKEY_get0_type_name(tc->pub) ?
 			 EVP_PKEY_get0_type_name(tc->pub) : "unknown");
+		ims_key_type_why(tc->pub, tc->why, sizeof(tc->why));
+	}
 	ERR_clear_error();
 }
 
@@ -248,8 +251,7 @@ static int verify_with(const struct imastream_trust *t, const EVP_MD *md, const 
 		return ims_err(&t->log, -EBADMSG, "signature with key id %08x does not verify", keyid);
 	if (rejected)
 		return ims_err(&t->log, -EKEYREJECTED,
-			       "key id %08x: the certificate holds a %s key, which cannot verify IMA signatures",
-			       keyid, rejected->type);
+			       "key id %08x: the certificate holds %s", keyid, rejected->why);
 	return ims_err(&t->log, -ENOKEY, "no trusted certificate has key id %08x", keyid);
 }
 
@@ -319,4 +321,12 @@ int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo
 	err = recover_with(t, hi, md, sig, sig_len, keyid, out, out_size, len_ret);
 	EVP_MD_free(md);
 	return err;
+}
+
+const char *imastream_trust_rejection(const struct imastream_trust *t, uint32_t keyid)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->certs[i].keyid == keyid && !t->certs[i].usable)
+			return t->certs[i].why;
+	return NULL;
 }

@@ -123,6 +123,38 @@ int imastream_chain_add_list(struct imastream_chain *chain, const char *list)
 	return 0;
 }
 
+static bool has_plugin(const struct imastream_chain *chain, const char *name)
+{
+	for (unsigned int i = 0; i < chain->n; i++)
+		if (strcmp(chain->slots[i].ops->name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A chain that cannot do what the configuration asks would install files without the
+ * values asked for and exit 0: refuse it.  A hash-mode chain without ima stays valid
+ * (policy plugins alone write no security.ima by design).
+ */
+static int check_can_do(const struct imastream_chain *chain)
+{
+	const struct imastream_config *cfg = chain->svc.cfg;
+
+	if (cfg->mode == IMASTREAM_MODE_SIGN && !has_plugin(chain, "ima"))
+		return ims_err(chain->svc.log, -EINVAL,
+			       "chain: mode sign needs the ima plugin, and plugins is \"%s\"",
+			       cfg->plugins ? cfg->plugins : "");
+	if (cfg->evm && !has_plugin(chain, "evm"))
+		return ims_err(chain->svc.log, -EINVAL,
+			       "chain: evm portable needs the evm plugin, and plugins is \"%s\"",
+			       cfg->plugins ? cfg->plugins : "");
+	if (cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY && !has_plugin(chain, "ima"))
+		return ims_err(chain->svc.log, -EINVAL,
+			       "chain: package_sigs verify needs the ima plugin, and plugins is \"%s\"",
+			       cfg->plugins ? cfg->plugins : "");
+	return 0;
+}
+
 int imastream_chain_init(struct imastream_chain *chain)
 {
 	unsigned int n_algos;
@@ -130,6 +162,9 @@ int imastream_chain_init(struct imastream_chain *chain)
 
 	if (!chain || chain->initialised)
 		return -EINVAL;
+	err = check_can_do(chain);
+	if (err)
+		return err;
 	chain->initialised = true;
 	for (unsigned int i = 0; i < chain->n; i++) {
 		struct slot *s = &chain->slots[i];

@@ -19,6 +19,8 @@ static const char *const config_keys[] = {
 	"package_sig_algos",
 	/* Scriptlets' SELinux context, Smack manifests carried by packages. */
 	"script_exec_context", "smack_package_manifests",
+	/* The opt-in for weak digests (md5): refused everywhere else. */
+	"weak_algos",
 	NULL,
 };
 
@@ -105,7 +107,7 @@ static int set_string(char **field, const char *value)
 {
 	char *copy = NULL;
 
-	/* An empty value unsets: that is what "%_imastream_key %{nil}" means. */
+	/* An empty value unsets, in the file and as a macro ("%_imastream_key %{nil}"). */
 	if (value[0]) {
 		copy = strdup(value);
 		if (!copy)
@@ -167,6 +169,7 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const pkgsigs[] = { "verify", "ignore", "auto", NULL };
 	static const char *const config_files[] = { "no", "hash", "yes", NULL };
 	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
+	static const char *const weak[] = { "refuse", "allow", NULL };
 	const struct imastream_hash_info *hi;
 	char **field;
 	int v;
@@ -183,6 +186,8 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	}
 	if (strcmp(key, "hash_algo") == 0) {
 		hi = imastream_hash_by_name(value);
+		if (!value[0])
+			goto bad;
 		if (!hi)
 			return ims_err(log, -EINVAL, "%s: unknown hash algorithm \"%s\"", where, value);
 		cfg->hash_algo = hi->algo;
@@ -224,6 +229,12 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		cfg->package_sig_failure = v == 1 ? IMASTREAM_PKGSIG_FALLBACK : IMASTREAM_PKGSIG_REFUSE;
 		return 0;
 	}
+	if (strcmp(key, "weak_algos") == 0) {
+		if ((v = pick(value, weak)) < 0)
+			goto bad;
+		cfg->allow_weak_algos = v == 1;
+		return 0;
+	}
 	if (strcmp(key, "package_sig_algos") == 0) {
 		if (parse_algos(value, &cfg->package_sig_algos) < 0)
 			goto bad;
@@ -254,6 +265,10 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		return set_string(field, value);
 	return ims_err(log, -EINVAL, "%s: unknown configuration key \"%s\"", where, key);
 bad:
+	/* A key with a fixed set of values has no "unset": empty is a mistake, not the default. */
+	if (!value[0])
+		return ims_err(log, -EINVAL, "%s: empty value for %s: leave the setting out for its default",
+			       where, key);
 	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */
 	return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s", where, value, key);
 }
@@ -317,11 +332,34 @@ out:
 	return err;
 }
 
+bool imastream_hash_algo_weak(int algo)
+{
+	/* Collisions cost seconds, and the kernel refuses md5 signatures. */
+	return algo == IMASTREAM_HASH_MD5;
+}
+
 int imastream_config_check(const struct imastream_config *cfg, const struct imastream_log *log)
 {
 	if (cfg->mode == IMASTREAM_MODE_SIGN && !cfg->key)
 		return ims_err(log, -EINVAL, "mode sign needs a key (_imastream_key)");
 	if (cfg->evm && !cfg->key)
 		return ims_err(log, -EINVAL, "evm portable needs a key (_imastream_key)");
+	if (!cfg->allow_weak_algos) {
+		const struct imastream_hash_info *hi = imastream_hash_by_algo(cfg->hash_algo);
+
+		if (hi && imastream_hash_algo_weak(hi->algo))
+			return ims_err(log, -EINVAL,
+				       "hash_algo %s is a weak digest: use sha256, or set weak_algos = allow",
+				       hi->name);
+		for (int algo = 0; algo < 32; algo++) {
+			if (!(cfg->package_sig_algos & IMASTREAM_HASH_BIT(algo)) ||
+			    !imastream_hash_algo_weak(algo))
+				continue;
+			hi = imastream_hash_by_algo(algo);
+			return ims_err(log, -EINVAL,
+				       "package_sig_algos lists %s, a weak digest: drop it, or set weak_algos = allow",
+				       hi ? hi->name : "a weak algorithm");
+		}
+	}
 	return 0;
 }

@@ -203,7 +203,10 @@ static int check_pkg_sig(struct ima_state *st, struct imastream_file *f, char *w
 		snprintf(why, why_size, "it does not verify over the file's %s digest", hi->name);
 		break;
 	case -EKEYREJECTED:
-		snprintf(why, why_size, "the certificate with this key id cannot verify it");
+		/* Which key type, and why the kernel could not use it either. */
+		snprintf(why, why_size, "the certificate with this key id holds %s",
+			 imastream_trust_rejection(st->trust, info.keyid) ?
+			 imastream_trust_rejection(st->trust, info.keyid) : "a key that cannot verify it");
 		break;
 	default:
 		snprintf(why, why_size, "it cannot be verified: %s", strerror(-err));
@@ -236,6 +239,12 @@ static int use_pkg_sig(struct ima_state *st, struct imastream_file *f, bool *don
 		snprintf(kid, sizeof(kid), "%08x", keyid);
 	else
 		snprintf(kid, sizeof(kid), "unknown");
+	/* The package too: rpm's own lines around ours do not always name it. */
+	if (f->pkg && f->pkg->nevra) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, sizeof(why) - n, " (package %s)", f->pkg->nevra);
+	}
 	if (st->cfg->package_sig_failure == IMASTREAM_PKGSIG_REFUSE)
 		return ims_err(st->log, -EKEYREJECTED,
 			       "ima: %s: package signature refused (key id %s): %s", f->dest, kid,

@@ -83,6 +83,8 @@ enum imastream_no_xattr {
  *                     most 3, comma-separated; hash_algo always counts too   (sha256)
  *   xattr_namespace   security | user: where IMA/EVM/labels go               (security)
  *   trace             file the trace plugin appends its transcript to         (unset)
+ *   weak_algos        refuse | allow: md5 (imastream_hash_algo_weak()) as
+ *                     hash_algo or in package_sig_algos                      (refuse)
  * and the policy plugins' keys (plugin/policy/, checked by each plugin's init):
  *   record_log        file the record plugin appends one line per file to     (unset)
  *   record_syslog     syslog facility of its per-transaction summary, or none (authpriv)
@@ -127,6 +129,7 @@ struct imastream_config {
 	char *smack_manifests;
 	char *script_exec_context;
 	char *smack_package_manifests;
+	bool allow_weak_algos; /* weak_algos = allow */
 };
 
 /* The keys imastream_config_set() accepts, NULL-terminated. */
@@ -164,8 +167,17 @@ IMASTREAM_API int imastream_config_load(struct imastream_config *cfg, const char
 					const struct imastream_log *log);
 
 /**
+ * imastream_hash_algo_weak - whether @algo (a kernel hash id) is too weak to rely on
+ *
+ * md5 today.  One rule for every command and driver: a weak algorithm is refused unless
+ * the caller opted in (weak_algos = allow, or a command's --allow-weak).
+ */
+IMASTREAM_API bool imastream_hash_algo_weak(int algo);
+
+/**
  * imastream_config_check - the cross-key checks, once every key is set
- * Return: 0, -EINVAL (sign mode or evm without a key, ...).
+ * Return: 0, -EINVAL (sign mode or evm without a key, a weak hash_algo or
+ * package_sig_algos without weak_algos = allow, ...).
  */
 IMASTREAM_API int imastream_config_check(const struct imastream_config *cfg,
 					 const struct imastream_log *log);

@@ -208,6 +208,17 @@ IMASTREAM_API int imastream_trust_verify(const struct imastream_trust *t, int ha
 					 const uint8_t *sig, size_t sig_len, uint32_t keyid);
 
 /**
+ * imastream_trust_rejection - why a certificate with @keyid cannot verify IMA signatures
+ *
+ * For the -EKEYREJECTED of imastream_trust_verify(): a phrase naming the key type and
+ * the kernel's rule, e.g. "an EC key on curve secp256k1 (the kernel: ECDSA
+ * P-256/P-384 only)".  Valid while @t lives.
+ * Return: the phrase, or NULL when no certificate with @keyid is unusable.
+ */
+IMASTREAM_API const char *imastream_trust_rejection(const struct imastream_trust *t,
+						    uint32_t keyid);
+
+/**
  * imastream_trust_signed_digest - open an RSA signature and return the digest it signs
  * @keyid: the key id from the signature header (host order)
  * @sig: the raw signature (PKCS#1 v1.5 with a DigestInfo of @hash_algo)

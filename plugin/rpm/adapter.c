@@ -10,9 +10,11 @@
  *   psm_post, so every file_opened has its file_done.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmfi.h>
@@ -86,24 +88,88 @@ static int to_res(int res)
 	return res ? -ECANCELED : 0;
 }
 
-/* Every key of the set may come from %_imastream_KEY; unset macros leave it alone. */
+/* The configuration file read when %_imastream_config is not defined (if it exists). */
+#define DEFAULT_CONFIG IMASTREAM_SYSCONFDIR "/imastream.conf"
+
+static bool macro_defined(const char *name)
+{
+	char expr[80];
+	char *v;
+	bool defined;
+
+	snprintf(expr, sizeof(expr), "%%{?%s:1}", name);
+	v = rpmExpand(expr, NULL);
+	defined = v && v[0] == '1';
+	free(v);
+	return defined;
+}
+
+/*
+ * Every key of the set may come from %_imastream_KEY.  A defined macro counts even when
+ * it expands to nothing: an empty value means what it means in the file (a path or text
+ * key becomes unset, a key with a fixed set of values refuses it), never "the default".
+ */
 static int read_macros(struct adapter *a)
 {
-	char expr[64], where[80];
+	char name[64], where[80];
 	int err = 0;
 
 	for (const char *const *k = imastream_config_keys(); *k && !err; k++) {
 		char *value;
 
-		snprintf(expr, sizeof(expr), "%%{?_imastream_%s}", *k);
-		value = rpmExpand(expr, NULL);
-		if (value && value[0]) {
-			snprintf(where, sizeof(where), "macro %%_imastream_%s", *k);
-			err = imastream_config_set(&a->cfg, *k, value, where, &a->log);
-		}
+		snprintf(name, sizeof(name), "_imastream_%s", *k);
+		if (!macro_defined(name))
+			continue;
+		snprintf(where, sizeof(where), "%%{%s}", name);
+		value = rpmExpand(where, NULL);
+		snprintf(where, sizeof(where), "macro %%%s", name);
+		err = value ? imastream_config_set(&a->cfg, *k, value, where, &a->log) : -ENOMEM;
 		free(value);
 	}
 	return err;
+}
+
+static bool known_key(const char *key)
+{
+	for (const char *const *k = imastream_config_keys(); *k; k++)
+		if (strcmp(*k, key) == 0)
+			return true;
+	/* Not a key, but ours: the file to read, and what rpm loads us by. */
+	return strcmp(key, "config") == 0;
+}
+
+/*
+ * A misspelt %_imastream_KEY would be ignored without a word: rpm's macro table is read
+ * (rpmDumpMacroTable, the one way librpm 4.18 lists it) and every unknown name warned
+ * about.  A warning, not an error: a macro file may be shared with a newer imastream.
+ */
+static void warn_unknown_macros(struct adapter *a)
+{
+	static const char prefix[] = "_imastream_";
+	char *dump = NULL, *line, *save = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&dump, &size);
+
+	if (!f)
+		return;
+	rpmDumpMacroTable(NULL, f);
+	if (fclose(f) != 0 || !dump) {
+		free(dump);
+		return;
+	}
+	/* "%3d%c %s\t%s": level, ':' or '=' (used), name, body; bodies may go on for lines. */
+	for (line = strtok_r(dump, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+
+		if (sscanf(line, "%*d%*1[:=] %127[^\t (]", name) != 1 ||
+		    strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+			continue;
+		if (!known_key(name + sizeof(prefix) - 1))
+			ims_logf(&a->log, IMASTREAM_LOG_WARNING,
+				 "macro %%%s is not an imastream setting: ignored (see imastream-rpm(8))",
+				 name);
+	}
+	free(dump);
 }
 
 /* "key=value" words after the path in %__transaction_imastream. */
@@ -132,14 +198,25 @@ static int read_opts(struct adapter *a, const char *opts)
 	return err;
 }
 
+/*
+ * The file first: %_imastream_config names it (it must then exist; defined empty, none is
+ * read), else the installed one is read when it exists.  Read at init, before rpm enters
+ * --root: the host's file, as rpm's own configuration.  Then macros, then options.
+ */
 static int configure(struct adapter *a, rpmPlugin plugin)
 {
-	char *path = rpmExpand("%{?_imastream_config}", NULL);
+	char *path = NULL;
 	int err = 0;
 
-	if (path && path[0])
-		err = imastream_config_load(&a->cfg, path, &a->log);
+	if (macro_defined("_imastream_config")) {
+		path = rpmExpand("%{_imastream_config}", NULL);
+		if (path && path[0])
+			err = imastream_config_load(&a->cfg, path, &a->log);
+	} else if (access(DEFAULT_CONFIG, F_OK) == 0 || errno != ENOENT) {
+		err = imastream_config_load(&a->cfg, DEFAULT_CONFIG, &a->log);
+	}
 	free(path);
+	warn_unknown_macros(a);
 	if (!err)
 		err = read_macros(a);
 	if (!err)

@@ -54,12 +54,15 @@ new_root() {
 }
 
 # irpm ROOT ARGS...: stock rpm on ROOT with our plugin from the build tree.  Debian's
-# %__plugindir does not exist, so discovery is pointed at the build tree.
+# %__plugindir does not exist, so discovery is pointed at the build tree.  No
+# configuration file unless the test names one: the host's /etc/imastream.conf, which
+# the plugin reads by default, must not change what a test sees.
 irpm() {
 	r=$1
 	shift
 	rpm --root "$r" --dbpath /var/lib/rpm --nodeps \
 		--define "__plugindir $top_builddir/.libs" \
+		--define "_imastream_config %{nil}" \
 		--define "__transaction_imastream $SO" "$@" 2>"$T/rpm.err"
 	rc=$?
 	# Debian's rpm warns about itself on every call.

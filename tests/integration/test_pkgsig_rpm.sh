@@ -117,6 +117,9 @@ pkgsig_addsign "$pkb"
 refused "$root" "$pkb" \
 	"/opt/pkb/[a-z/]*: package signature refused (key id $other_id): no certificate in $T/vendor.pem has this key id" \
 	--define "_imastream_trust $T/vendor.pem"
+# The line names the package as well as the file (issue 12 item 14).
+grep -q "package signature refused (key id $other_id): .* (package pkb-[^ ]*)$" "$T/rpm.stderr" ||
+	fail "the refusal does not name the package: $(cat "$T/rpm.stderr")"
 echo "ok: $(grep '^error: imastream' "$T/rpm.stderr" | sed 's/.*ima: //')"
 
 echo "== one altered signature byte: rpm -K does not notice, imastream refuses"

@@ -49,10 +49,35 @@ WRONG_PASS="nope" expect "wrong passphrase (env)" "wrong passphrase" --key enc.p
 expect "certificate of another key" "does not match" --key good.pem --cert "$keys/ec-p256.crt"
 expect "not a certificate" "certificate" --key good.pem --cert garbage.pem
 expect "unknown algorithm" "unknown hash algorithm 'sha3000'" --key good.pem -a sha3000
-expect "md5" "unknown hash algorithm 'md5'" --key good.pem -a md5
+expect "md5" "md5 is a weak digest algorithm: use sha256, or pass --allow-weak" --key good.pem -a md5
 expect "bad --evm" "--evm" --key good.pem --evm hmac
 expect "bad --keyid" "--keyid" --key good.pem --keyid xyz
 expect "no key" "no --key" -a sha256
+
+# The one rule for weak algorithms (issue 12 item 9): hash and sign-package refuse md5
+# in the same words, and --allow-weak is the opt-in.
+rc=0
+"$imastream" hash -n -a md5 tree/f1 >out 2>err || rc=$?
+[ "$rc" = 2 ] && grep -q "hash: md5 is a weak digest algorithm: use sha256, or pass --allow-weak" err ||
+	fail "hash -a md5: status $rc, '$(cat err)'"
+"$imastream" hash -n -a md5 --allow-weak --no-names tree/f1 >out 2>err || fail "hash --allow-weak: $(cat err)"
+[ "$(cat out)" = "01$(md5sum <tree/f1 | cut -d' ' -f1)" ] || fail "hash --allow-weak: $(cat out)"
+rc=0
+"$imastream" sign-package -k good.pem -a md5 nothing.rpm >out 2>err || rc=$?
+[ "$rc" = 2 ] && grep -q "sign-package: md5 is a weak digest algorithm" err ||
+	fail "sign-package -a md5: status $rc, '$(cat err)'"
+checks=$((checks + 3))
+
+# A trusted certificate on a curve the kernel cannot use (issue 12 item 13): verify says
+# which key type and why, not just "cannot verify it".  A sha256 signature header with
+# the secp256k1 certificate's key id (bb0435d0) and a dummy signature.
+echo k1 >k1.file
+setfattr -n user.ima -v "0x030204bb0435d00040$(head -c 64 /dev/zero | od -An -v -tx1 | tr -d ' \n')" k1.file
+rc=0
+"$imastream" verify --xattr-user --trust "$keys/ec-secp256k1.crt" k1.file >out 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "certificate bb0435d0 holds an EC key on curve secp256k1 (the kernel: ECDSA P-256/P-384 only)" out ||
+	fail "secp256k1 trust: status $rc, '$(cat out)'"
+checks=$((checks + 1))
 
 # And the same key with its passphrase works: the failures above were about the inputs.
 "$imastream" sign -r --key enc.pem --pass-file right.pass tree >out 2>err || fail "good passphrase: $(cat err)"

@@ -24,4 +24,6 @@ cert rsa2048.pem rsa2048-noskid.crt "imastream test RSA no SKID" -addext subject
 cert ec-p256.pem ec-p256.crt "imastream test P-256" -addext subjectKeyIdentifier=hash
 cert ec-p384.pem ec-p384.crt "imastream test P-384" -addext subjectKeyIdentifier=hash
 cert ed25519.pem ed25519.crt "imastream test Ed25519" -addext subjectKeyIdentifier=hash
+# A curve the kernel cannot verify with (rpm's own test packages use it).
+cert ec-secp256k1.pem ec-secp256k1.crt "imastream test secp256k1" -addext subjectKeyIdentifier=hash
 openssl x509 -in ec-p256.crt -outform DER -out ec-p256.der

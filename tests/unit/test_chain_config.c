@@ -128,5 +128,66 @@ int main(void)
 	ASSERT_EQ(imastream_config_load(&cfg, "/nonexistent/imastream.conf", &log_), -ENOENT);
 	ASSERT_EQ(n_lines, 1);
 	imastream_config_release(&cfg);
+
+	/* Empty: a path or text key becomes unset; a key with fixed values refuses it. */
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+	ASSERT_EQ(set(&cfg, "mode", ""), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strcmp(last, "test: empty value for mode: leave the setting out for its default") == 0);
+	ASSERT_EQ(cfg.mode, IMASTREAM_MODE_HASH);
+	ASSERT_EQ(set(&cfg, "hash_algo", ""), -EINVAL);
+	ASSERT(strstr(last, "empty value for hash_algo"));
+	ASSERT_EQ(set(&cfg, "evm", ""), -EINVAL);
+	ASSERT_EQ(set(&cfg, "trust", ""), 0);
+	ASSERT(cfg.trust == NULL);
+
+	/* Weak digests: one rule, refused unless weak_algos = allow; sha1 is not weak. */
+	ASSERT(imastream_hash_algo_weak(IMASTREAM_HASH_MD5));
+	ASSERT(!imastream_hash_algo_weak(IMASTREAM_HASH_SHA1));
+	ASSERT(!imastream_hash_algo_weak(IMASTREAM_HASH_SHA256));
+	ASSERT_EQ(set(&cfg, "hash_algo", "md5"), 0);
+	n_lines = 0;
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strcmp(last, "hash_algo md5 is a weak digest: use sha256, or set weak_algos = allow") == 0);
+	ASSERT_EQ(set(&cfg, "weak_algos", "allow"), 0);
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), 0);
+	ASSERT_EQ(set(&cfg, "weak_algos", "refuse"), 0);
+	ASSERT_EQ(set(&cfg, "hash_algo", "sha1"), 0);
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), 0);
+	ASSERT_EQ(set(&cfg, "package_sig_algos", "sha256,md5"), 0);
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), -EINVAL);
+	ASSERT(strstr(last, "package_sig_algos lists md5, a weak digest"));
+	ASSERT_EQ(set(&cfg, "weak_algos", "sometimes"), -EINVAL);
+	imastream_config_release(&cfg);
+
+	/* A chain that cannot do what the configuration asks fails init, before any plugin. */
+	{
+		static const struct {
+			const char *key, *value, *plugins, *expect;
+		} cases[] = {
+			{ "mode", "sign", "evm", "chain: mode sign needs the ima plugin, and plugins is \"evm\"" },
+			{ "mode", "sign", "selinux", "chain: mode sign needs the ima plugin" },
+			{ "evm", "portable", "selinux,ima", "chain: evm portable needs the evm plugin" },
+			{ "package_sigs", "verify", "trace", "chain: package_sigs verify needs the ima plugin" },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct imastream_chain *chain;
+
+			ASSERT_EQ(imastream_config_init(&cfg), 0);
+			ASSERT_EQ(set(&cfg, "key", "/nonexistent/k.pem"), 0);
+			ASSERT_EQ(set(&cfg, cases[i].key, cases[i].value), 0);
+			ASSERT_EQ(set(&cfg, "plugins", cases[i].plugins), 0);
+			ASSERT_EQ(imastream_chain_new(&cfg, &log_, &chain), 0);
+			ASSERT_EQ(imastream_chain_add_list(chain, cfg.plugins), 0);
+			n_lines = 0;
+			ASSERT_EQ(imastream_chain_init(chain), -EINVAL);
+			ASSERT_EQ(n_lines, 1);
+			ASSERT(strncmp(last, cases[i].expect, strlen(cases[i].expect)) == 0);
+			imastream_chain_free(chain);
+			imastream_config_release(&cfg);
+		}
+	}
 	return 0;
 }

@@ -395,7 +395,7 @@ static void test_trust(void)
 	/* A directory: every certificate is found; the private keys there are skipped. */
 	ASSERT_EQ(imastream_trust_new(&tlog, &t), 0);
 	ASSERT_EQ(imastream_trust_add_path(t, src_path("")), 0);
-	ASSERT_EQ(imastream_trust_count(t), 7);
+	ASSERT_EQ(imastream_trust_count(t), 8);
 	/* An Ed25519 certificate is known but cannot verify an IMA signature. */
 	buf = slurp(src_path("ed25519.crt"), &len);
 	ASSERT_EQ(imastream_keyid_from_cert(buf, len, &tlog, &ed_id, NULL), 0);
@@ -403,7 +403,16 @@ static void test_trust(void)
 	reset_log();
 	ASSERT_EQ(imastream_trust_verify(t, IMASTREAM_HASH_SHA256, d, 32, sig, sizeof(sig), ed_id),
 		  -EKEYREJECTED);
-	ASSERT_ONE_LINE("ED25519 key, which cannot verify IMA signatures");
+	ASSERT_ONE_LINE("the certificate holds an ED25519 key (the kernel: RSA and ECDSA P-256/P-384 only)");
+	ASSERT(strcmp(imastream_trust_rejection(t, ed_id),
+		      "an ED25519 key (the kernel: RSA and ECDSA P-256/P-384 only)") == 0);
+	/* A curve the kernel cannot use: the message names it (issue 12 item 13). */
+	reset_log();
+	ASSERT_EQ(imastream_trust_verify(t, IMASTREAM_HASH_SHA256, d, 32, sig, sizeof(sig),
+					 0xbb0435d0), -EKEYREJECTED);
+	ASSERT_ONE_LINE("key id bb0435d0: the certificate holds an EC key on curve secp256k1 "
+			"(the kernel: ECDSA P-256/P-384 only)");
+	ASSERT(!imastream_trust_rejection(t, 0x12345678));
 	reset_log();
 	ASSERT_EQ(imastream_trust_verify(t, 42, d, 32, sig, sizeof(sig), ed_id), -EINVAL);
 	ASSERT_ONE_LINE("unknown hash algorithm id 42");
