@@ -65,6 +65,7 @@ int ims_hasher_force_batch(struct imastream_hasher *h, int algo, const char *env
 		if ((be->cpu_needed & h->cpu) != be->cpu_needed)
 			return -EOPNOTSUPP;
 		lane->batch = be;
+		lane->small = NULL; /* forced means every batch, so tests see partial lanes too */
 		return 0;
 	}
 	return -ENOENT;
@@ -94,18 +95,31 @@ static int pick_forced(struct imastream_hasher *h, const char *env_name)
 	return err == -EINVAL ? 0 : err;
 }
 
+static bool backend_fits(const struct ims_batch_backend *be, int algo, unsigned int cpu)
+{
+	return (be->algo == 0 || be->algo == algo) && (be->cpu_needed & cpu) == be->cpu_needed;
+}
+
+/* The best backend for each lane, and for small batches the best one after it with no minimum. */
 static void pick_by_cpu(struct imastream_hasher *h, unsigned int cpu)
 {
 	for (unsigned int i = 0; i < h->nlanes; i++) {
 		struct ims_hash_lane *lane = &h->lanes[i];
+		size_t b = 0;
 
 		lane->batch = &backend_openssl;
-		for (size_t b = 0; b < ARRAY_SIZE(ims_batch_backends); b++) {
+		lane->small = NULL;
+		for (; b < ARRAY_SIZE(ims_batch_backends); b++) {
+			if (backend_fits(ims_batch_backends[b], lane->info->algo, cpu)) {
+				lane->batch = ims_batch_backends[b];
+				break;
+			}
+		}
+		while (lane->batch->min_batch && ++b < ARRAY_SIZE(ims_batch_backends)) {
 			const struct ims_batch_backend *be = ims_batch_backends[b];
 
-			if ((be->algo == 0 || be->algo == lane->info->algo) &&
-			    (be->cpu_needed & cpu) == be->cpu_needed) {
-				lane->batch = be;
+			if (!be->min_batch && backend_fits(be, lane->info->algo, cpu)) {
+				lane->small = be;
 				break;
 			}
 		}
@@ -143,6 +157,8 @@ int imastream_hash_batch(struct imastream_hasher *h, int algo, struct imastream_
 		if ((!msgs[i].data && msgs[i].len) || !msgs[i].digest)
 			return ims_err(&h->log, -EINVAL, "hasher: %s batch message %zu has a NULL %s",
 				       lane->info->name, i, msgs[i].digest ? "data" : "digest");
+	if (n < lane->batch->min_batch && lane->small)
+		return lane->small->hash(h, lane, msgs, n);
 	return lane->batch->hash(h, lane, msgs, n);
 }
 

@@ -39,6 +39,7 @@ struct ims_batch_backend {
 	const char *env_name;    /* what IMASTREAM_HASH_BACKEND calls it: "avx2" */
 	int algo;                /* the algorithm it implements, or 0 for any */
 	unsigned int cpu_needed; /* every one of these features must be present */
+	size_t min_batch;        /* below this many messages the next backend is faster */
 	int (*hash)(struct imastream_hasher *h, struct ims_hash_lane *lane,
 		    struct imastream_hash_msg *msgs, size_t n);
 };
@@ -50,6 +51,7 @@ struct ims_hash_lane {
 	EVP_MD_CTX *ctx;       /* the stream */
 	EVP_MD_CTX *batch_ctx; /* batch messages: a batch never disturbs the stream */
 	const struct ims_batch_backend *batch;
+	const struct ims_batch_backend *small; /* for batches under batch->min_batch, or NULL */
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 };
 

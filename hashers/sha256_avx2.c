@@ -66,5 +66,6 @@ const struct ims_batch_backend ims_batch_sha256_avx2_x8 = {
 	.env_name = "avx2",
 	.algo = IMASTREAM_HASH_SHA256,
 	.cpu_needed = IMS_CPU_AVX2,
+	.min_batch = LANES_MIN_BATCH,
 	.hash = batch_lanes,
 };

@@ -50,5 +50,6 @@ const struct ims_batch_backend ims_batch_sha256_avx512_x16 = {
 	.env_name = "avx512",
 	.algo = IMASTREAM_HASH_SHA256,
 	.cpu_needed = IMS_CPU_AVX512,
+	.min_batch = LANES_MIN_BATCH,
 	.hash = batch_lanes,
 };

@@ -20,6 +20,12 @@
 
 #define BLOCK 64
 
+/*
+ * Lanes fed by fewer messages than they hold compute zeros: a batch this small goes to the
+ * next backend (SHA-NI where present), unless this one was forced.
+ */
+#define LANES_MIN_BATCH LANES
+
 static const uint32_t K256[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
 	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
