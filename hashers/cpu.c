@@ -38,6 +38,9 @@ unsigned int ims_cpu_features(void)
 			features |= IMS_CPU_SHA;
 		if ((ebx & bit_AVX2) && (xcr0 & 0x6) == 0x6) /* XMM and YMM state */
 			features |= IMS_CPU_AVX2;
+		/* Opmask, upper ZMM0-15 and ZMM16-31 state as well. */
+		if ((ebx & bit_AVX512F) && (ebx & bit_AVX512BW) && (xcr0 & 0xe6) == 0xe6)
+			features |= IMS_CPU_AVX512;
 	}
 	return features;
 }

@@ -72,8 +72,9 @@ int imastream_hasher_new(uint32_t algo_mask, const struct imastream_log *log,
 			goto out;
 	}
 	h->cpu = ims_cpu_features();
-	ims_hasher_pick_batch(h, h->cpu);
-	err = imastream_hasher_reset(h);
+	err = ims_hasher_pick_batch(h, h->cpu);
+	if (!err)
+		err = imastream_hasher_reset(h);
 out:
 	if (err) {
 		imastream_hasher_free(h);

@@ -40,6 +40,7 @@ enum ims_cpu_feature {
 	IMS_CPU_SSE41 = 1u << 1,
 	IMS_CPU_SHA = 1u << 2,  /* SHA-NI: sha1rnds4, sha256rnds2 */
 	IMS_CPU_AVX2 = 1u << 3, /* with the OS saving YMM state */
+	IMS_CPU_AVX512 = 1u << 4, /* AVX-512F and BW, with the OS saving opmask and ZMM state */
 };
 
 struct imastream_hasher;
@@ -51,8 +52,10 @@ struct ims_hash_lane;
  */
 struct ims_batch_backend {
 	const char *name;
+	const char *env_name;    /* what IMASTREAM_HASH_BACKEND calls it: "avx2" */
 	int algo;                /* the algorithm it implements, or 0 for any */
 	unsigned int cpu_needed; /* every one of these features must be present */
+	size_t min_batch;        /* below this many messages the next backend is faster */
 	int (*hash)(struct imastream_hasher *h, struct ims_hash_lane *lane,
 		    struct imastream_hash_msg *msgs, size_t n);
 };
@@ -64,6 +67,7 @@ struct ims_hash_lane {
 	EVP_MD_CTX *ctx;       /* the stream */
 	EVP_MD_CTX *batch_ctx; /* batch messages: a batch never disturbs the stream */
 	const struct ims_batch_backend *batch;
+	const struct ims_batch_backend *small; /* for batches under batch->min_batch, or NULL */
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 };
 
@@ -98,11 +102,37 @@ static inline struct ims_hash_lane *ims_hasher_lane(const struct imastream_hashe
 extern const struct ims_batch_backend ims_batch_sha256_shani_x2;
 #endif
 
+#ifdef HAVE_AVX2
+/* sha256_avx2.c, built with -mavx2: eight SHA-256 messages in the lanes of a YMM register. */
+extern const struct ims_batch_backend ims_batch_sha256_avx2_x8;
+#endif
+#ifdef HAVE_AVX512
+/* sha256_avx512.c, built with -mavx512f -mavx512bw: sixteen SHA-256 messages in a ZMM register. */
+extern const struct ims_batch_backend ims_batch_sha256_avx512_x16;
+#endif
+
+/* batch.c: every backend built into this library, best first, the portable one last. */
+extern const struct ims_batch_backend *const ims_batch_backends[];
+extern const size_t ims_batch_nbackends;
+/* Forces every lane whose algorithm the named backend does onto it (its env_name). */
+#define IMS_HASH_BACKEND_ENV "IMASTREAM_HASH_BACKEND"
+
+/*
+ * Test hook: makes @algo's lane use the backend named @short_name (as the environment
+ * variable would).  Return: 0, -ENOENT for a name not built in, -EOPNOTSUPP when this
+ * CPU lacks the backend's features (h->cpu), -EINVAL when it does not do @algo.
+ */
+int ims_hasher_force_batch(struct imastream_hasher *h, int algo, const char *short_name);
+
 /* cpu.c: the features of this CPU that the OS has enabled. */
 unsigned int ims_cpu_features(void);
 
-/* batch.c: picks every lane's batch backend for the features in @cpu. */
-void ims_hasher_pick_batch(struct imastream_hasher *h, unsigned int cpu);
+/*
+ * batch.c: picks every lane's batch backend for the features in @cpu, or the one that
+ * IMASTREAM_HASH_BACKEND names.  Return: 0, or what ims_hasher_force_batch() returns
+ * for the variable's value, with one line logged.
+ */
+int ims_hasher_pick_batch(struct imastream_hasher *h, unsigned int cpu);
 
 /*
  * Test hook: re-runs the dispatch as if the CPU had only @cpu (0 = the portable

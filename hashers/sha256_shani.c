@@ -236,6 +236,7 @@ static int batch_sha256_shani_x2(struct imastream_hasher *h, struct ims_hash_lan
 
 const struct ims_batch_backend ims_batch_sha256_shani_x2 = {
 	.name = "shani-2x",
+	.env_name = "shani",
 	.algo = IMASTREAM_HASH_SHA256,
 	.cpu_needed = IMS_CPU_SHA | IMS_CPU_SSSE3 | IMS_CPU_SSE41,
 	.hash = batch_sha256_shani_x2,

@@ -578,9 +578,9 @@ static void test_batch_backend(struct imastream_hasher *h, const uint8_t *data)
 		for (size_t i = 0; i < ARRAY_SIZE(batch_lengths); i++)
 			lens[i] = batch_lengths[ARRAY_SIZE(batch_lengths) - 1 - i];
 		check_batch(h, algo, data, lens, ARRAY_SIZE(batch_lengths));
-		/* Odd counts and random lengths. */
+		/* Odd counts and random lengths, up to enough to refill sixteen lanes twice. */
 		for (int round = 0; round < 20; round++) {
-			size_t n = 1 + rng() % 9;
+			size_t n = 1 + rng() % (round < 10 ? 9 : 40);
 
 			for (size_t i = 0; i < n; i++)
 				lens[i] = rng() % 5000;
@@ -605,6 +605,8 @@ static void test_cpu_features(void)
 		ASSERT_EQ(!!(cpu & IMS_CPU_SSE41), strstr(line, " sse4_1") != NULL);
 		ASSERT_EQ(!!(cpu & IMS_CPU_SSSE3), strstr(line, " ssse3") != NULL);
 		ASSERT_EQ(!!(cpu & IMS_CPU_AVX2), strstr(line, " avx2") != NULL);
+		ASSERT_EQ(!!(cpu & IMS_CPU_AVX512),
+			  strstr(line, " avx512f") != NULL && strstr(line, " avx512bw") != NULL);
 		break;
 	}
 	fclose(f);
@@ -629,15 +631,55 @@ static void test_batch(void)
 	printf("batch backends here: sha256 %s, sha1 %s\n",
 	       imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256),
 	       imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA1));
-#ifdef HAVE_SHANI
-	/* Dispatch must pick the fast backend wherever the CPU can run it. */
-	if ((detected & ims_batch_sha256_shani_x2.cpu_needed) == ims_batch_sha256_shani_x2.cpu_needed)
-		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), "shani-2x"));
-#endif
+	/* Dispatch must pick the first (fastest) backend the CPU can run. */
+	for (size_t b = 0; b < ims_batch_nbackends && !getenv(IMS_HASH_BACKEND_ENV); b++) {
+		if ((ims_batch_backends[b]->cpu_needed & detected) != ims_batch_backends[b]->cpu_needed)
+			continue;
+		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256),
+			       ims_batch_backends[b]->name));
+		break;
+	}
+	/* A backend with wide lanes hands batches too small to fill them to one without a minimum. */
+	{
+		const struct ims_hash_lane *lane = ims_hasher_lane(h, IMASTREAM_HASH_SHA256);
+
+		if (lane->batch->min_batch && !getenv(IMS_HASH_BACKEND_ENV)) {
+			ASSERT(lane->small && lane->small->min_batch == 0);
+			printf("batches under %zu messages: %s\n", lane->batch->min_batch,
+			       lane->small->name);
+		}
+	}
 	test_batch_backend(h, data);
+	/* Every backend built in, each forced in turn; one this CPU cannot run is skipped aloud. */
+	for (size_t b = 0; b < ims_batch_nbackends; b++) {
+		const struct ims_batch_backend *be = ims_batch_backends[b];
+
+		ims_hasher_set_cpu_features(h, detected);
+		if ((be->cpu_needed & detected) != be->cpu_needed) {
+			printf("SKIP batch backend %s: this CPU lacks its instructions "
+			       "(needs feature bits 0x%x, has 0x%x)\n",
+			       be->name, be->cpu_needed, detected);
+			ASSERT_EQ(ims_hasher_force_batch(h, IMASTREAM_HASH_SHA256, be->env_name),
+				  -EOPNOTSUPP);
+			continue;
+		}
+		ASSERT_EQ(ims_hasher_force_batch(h, IMASTREAM_HASH_SHA256, be->env_name), 0);
+		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), be->name));
+		printf("batch backend %s: checking\n", be->name);
+		test_batch_backend(h, data);
+	}
 	ims_hasher_set_cpu_features(h, 0);
 	ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), "openssl"));
 	test_batch_backend(h, data);
+	/* A backend the (simulated) CPU lacks, one not built, one for another algorithm. */
+	ASSERT_EQ(ims_hasher_force_batch(h, IMASTREAM_HASH_SHA256, "no-such"), -ENOENT);
+	if (ims_batch_nbackends > 1)
+		ASSERT_EQ(ims_hasher_force_batch(h, IMASTREAM_HASH_SHA256,
+						 ims_batch_backends[0]->env_name), -EOPNOTSUPP);
+	ims_hasher_set_cpu_features(h, detected);
+	if (ims_batch_nbackends > 1)
+		ASSERT_EQ(ims_hasher_force_batch(h, IMASTREAM_HASH_SHA1,
+						 ims_batch_backends[0]->env_name), -EINVAL);
 	ims_hasher_set_cpu_features(h, detected);
 	ASSERT(!imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA1 + 100));
 
@@ -693,23 +735,74 @@ static void test_guard_pages(void)
 		ASSERT(mprotect(map[m] + span, page, PROT_NONE) == 0);
 	}
 	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
-	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
-		for (size_t j = 0; j < ARRAY_SIZE(lens); j++) {
-			msgs[0] = (struct imastream_hash_msg){ map[0] + span - lens[i], lens[i], out[0] };
-			msgs[1] = (struct imastream_hash_msg){ map[1] + span - lens[j], lens[j], out[1] };
-			ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2), 0);
-			evp_oneshot(IMASTREAM_HASH_SHA256, msgs[0].data, lens[i], want);
-			ASSERT_MEM_EQ(out[0], want, 32);
-			evp_oneshot(IMASTREAM_HASH_SHA256, msgs[1].data, lens[j], want);
-			ASSERT_MEM_EQ(out[1], want, 32);
+	for (size_t b = 0; b < ims_batch_nbackends; b++) {
+		if (ims_hasher_force_batch(h, IMASTREAM_HASH_SHA256, ims_batch_backends[b]->env_name))
+			continue; /* test_batch() says which backends this CPU skips */
+		for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+			for (size_t j = 0; j < ARRAY_SIZE(lens); j++) {
+				msgs[0] = (struct imastream_hash_msg){ map[0] + span - lens[i], lens[i], out[0] };
+				msgs[1] = (struct imastream_hash_msg){ map[1] + span - lens[j], lens[j], out[1] };
+				ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2), 0);
+				evp_oneshot(IMASTREAM_HASH_SHA256, msgs[0].data, lens[i], want);
+				ASSERT_MEM_EQ(out[0], want, 32);
+				evp_oneshot(IMASTREAM_HASH_SHA256, msgs[1].data, lens[j], want);
+				ASSERT_MEM_EQ(out[1], want, 32);
+			}
+			ASSERT_EQ(imastream_hasher_reset(h), 0);
+			ASSERT_EQ(imastream_hasher_update(h, map[0] + span - lens[i], lens[i]), 0);
+			ASSERT_EQ(imastream_hasher_final(h), 0);
 		}
-		ASSERT_EQ(imastream_hasher_reset(h), 0);
-		ASSERT_EQ(imastream_hasher_update(h, map[0] + span - lens[i], lens[i]), 0);
-		ASSERT_EQ(imastream_hasher_final(h), 0);
 	}
 	imastream_hasher_free(h);
 	for (int m = 0; m < 2; m++)
 		munmap(map[m], span + page);
+}
+
+/* IMASTREAM_HASH_BACKEND forces a backend at new(), and refuses one that cannot run here. */
+static void test_backend_env(void)
+{
+	unsigned int detected = ims_cpu_features();
+	const char *saved = getenv(IMS_HASH_BACKEND_ENV);
+	char *keep = saved ? strdup(saved) : NULL;
+	struct imastream_hasher *h;
+
+	for (size_t b = 0; b < ims_batch_nbackends; b++) {
+		const struct ims_batch_backend *be = ims_batch_backends[b];
+		int can = (be->cpu_needed & detected) == be->cpu_needed;
+
+		setenv(IMS_HASH_BACKEND_ENV, be->env_name, 1);
+		log_lines = 0;
+		ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256) |
+						       IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1),
+					       &test_log, &h),
+			  can ? 0 : -EOPNOTSUPP);
+		if (!can) {
+			ASSERT_EQ(log_lines, 1);
+			continue;
+		}
+		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), be->name));
+		/* sha1 has no lanes: only "portable" moves it (it is already there). */
+		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA1), "openssl"));
+		imastream_hasher_free(h);
+	}
+	/* A SHA-256 backend with a sha1-only context: nothing to force, not an error. */
+	setenv(IMS_HASH_BACKEND_ENV, ims_batch_backends[0]->env_name, 1);
+	if ((ims_batch_backends[0]->cpu_needed & detected) == ims_batch_backends[0]->cpu_needed &&
+	    ims_batch_nbackends > 1) {
+		ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1), &test_log, &h), 0);
+		imastream_hasher_free(h);
+	}
+	setenv(IMS_HASH_BACKEND_ENV, "sse9", 1);
+	log_lines = 0;
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h),
+		  -ENOENT);
+	ASSERT_EQ(log_lines, 1);
+	log_lines = 0;
+	if (keep)
+		setenv(IMS_HASH_BACKEND_ENV, keep, 1);
+	else
+		unsetenv(IMS_HASH_BACKEND_ENV);
+	free(keep);
 }
 
 /* ========== steady state allocates nothing of ours ========== */
@@ -777,6 +870,7 @@ int main(void)
 	test_hash_fd();
 	test_cpu_features();
 	test_batch();
+	test_backend_env();
 	test_guard_pages();
 	test_stream_past_4gib();
 	printf("ok\n");
