@@ -20,12 +20,12 @@ static const struct cli_use sign_package_options[] = {
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_KEYID },
 	{ CLI_OPT_HASH_ALGO, "sign digests in ALGO (md5, sha1, sha224, sha256, sha384,\n"
-	  "sha512, sm3); by default the package's file digest\n"
-	  "algorithm, whose digests are signed as the header has\n"
-	  "them, without reading the payload (the other commands\n"
-	  "default to sha256). Another algorithm decompresses the\n"
-	  "payload once and hashes each file with both, checking\n"
-	  "the package's digest before signing" },
+	  "sha512, sm3); default sha256, as the kernel expects.\n"
+	  "When ALGO is the package's file digest algorithm its\n"
+	  "digests are signed as the header has them, without\n"
+	  "reading the payload; otherwise the payload is\n"
+	  "decompressed once and each file hashed with both,\n"
+	  "checking the package's digest before signing" },
 	{ CLI_OPT_OUTDIR, "write the signed packages into DIR instead of in place" },
 	{ CLI_OPT_VERBOSE, "one line per package on what was signed" },
 	{ CLI_OPT_HELP },
