@@ -20,13 +20,13 @@ static const struct cli_use sign_package_options[] = {
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_KEYID },
 	{ CLI_OPT_HASH_ALGO, "sign digests in ALGO (sha1, sha224, sha256, sha384,\n"
-	  "sha512, sm3; md5 with --allow-weak); by default the\n"
-	  "package's file digest algorithm, whose digests are\n"
-	  "signed as the header has\n"
-	  "them, without reading the payload (the other commands\n"
-	  "default to sha256). Another algorithm decompresses the\n"
-	  "payload once and hashes each file with both, checking\n"
-	  "the package's digest before signing" },
+	  "sha512, sm3; md5 with --allow-weak); default sha256,\n"
+	  "as the kernel expects. When ALGO is the package's\n"
+	  "file digest algorithm its digests are signed as the\n"
+	  "header has them, without reading the payload;\n"
+	  "otherwise the payload is decompressed once and each\n"
+	  "file hashed with both, checking the package's digest\n"
+	  "before signing" },
 	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_OUTDIR, "write the signed packages into DIR instead of in place" },
 	{ CLI_OPT_VERBOSE, "one line per package on what was signed" },

@@ -70,7 +70,8 @@ static int check_signable(const struct rpmpkg *pkg, const struct imastream_log *
 
 /*
  * The package's file digest algorithm (@own_ret) and the one to sign with (@want_ret):
- * the package's unless the caller asked for another.
+ * sha256 unless the caller asked for another, since the kernel and imastream's plugin and
+ * installer expect it; a package with other file digests is then re-hashed from its payload.
  */
 static int pick_algo(const struct rpmpkg *pkg, int wanted, const struct imastream_hash_info **own_ret,
 		     const struct imastream_hash_info **want_ret, const struct imastream_log *log)
@@ -91,7 +92,9 @@ static int pick_algo(const struct rpmpkg *pkg, int wanted, const struct imastrea
 				       wanted);
 	}
 	*own_ret = hi;
-	*want_ret = w ? w : hi;
+	if (!w)
+		w = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
+	*want_ret = w;
 	return 0;
 }
 

@@ -33,6 +33,7 @@ fail() {
 build_pkg() {
 	name=$1
 	payload=${2:-w9.gzdio}
+	digestalgo=${3:-8}
 	mkdir -p "$tmp/top/SPECS"
 	cat >"$tmp/top/SPECS/$name.spec" <<EOF
 Name: $name
@@ -58,7 +59,7 @@ ln -s small %{buildroot}/opt/$name/link
 %config(noreplace) /etc/$name.conf
 EOF
 	rpmbuild -bb --quiet --define "_topdir $tmp/top" --define "_binary_payload $payload" \
-		"$tmp/top/SPECS/$name.spec" >"$tmp/rpmbuild.log" 2>&1 ||
+		--define "_binary_filedigest_algorithm $digestalgo" "$tmp/top/SPECS/$name.spec" >"$tmp/rpmbuild.log" 2>&1 ||
 		{ cat "$tmp/rpmbuild.log" >&2; echo "ERROR: rpmbuild failed" >&2; exit 99; }
 	echo "$tmp/top/RPMS/noarch/$name-1.0-1.noarch.rpm"
 }
@@ -161,6 +162,8 @@ rpmkeys --checksig "$tmp/ec.rpm" >/dev/null 2>&1 && ok || fail "rpm -K rejects t
 # each payload compressor; checked over rpm2cpio's content with openssl.
 check_rehashed() {
 	pkg=$1
+	algo=${2:-sha512}
+	algo_hex=${3:-06}
 	x="$tmp/x.$(basename "$pkg")"
 	mkdir "$x"
 	(cd "$x" && rpm2cpio "$pkg" | cpio -idm --quiet)
@@ -170,17 +173,17 @@ check_rehashed() {
 	while read -r path sig; do
 		[ -n "$sig" ] || continue
 		hdr=$(printf '%s' "$sig" | cut -c1-14)
-		[ "$hdr" = "030206$keyid" ] || { fail "$path: sha512 header $hdr"; continue; }
+		[ "$hdr" = "0302$algo_hex$keyid" ] || { fail "$path: $algo header $hdr"; continue; }
 		printf '%s' "$sig" | cut -c19- | xxd -r -p >"$tmp/sig.raw"
-		openssl dgst -sha512 -binary "$x$path" >"$tmp/digest.bin"
+		openssl dgst "-$algo" -binary "$x$path" >"$tmp/digest.bin"
 		if openssl pkeyutl -verify -pubin -inkey "$tmp/ec.pub" -in "$tmp/digest.bin" \
-			-sigfile "$tmp/sig.raw" -pkeyopt digest:sha512 >/dev/null 2>&1; then
+			-sigfile "$tmp/sig.raw" -pkeyopt "digest:$algo" >/dev/null 2>&1; then
 			n=$((n + 1))
 		else
-			fail "$path: the sha512 signature does not verify over the content"
+			fail "$path: the $algo signature does not verify over the content"
 		fi
 	done <"$tmp/sigs.txt"
-	[ "$n" = 6 ] && ok || fail "$pkg: $n verified sha512 signatures, expected 6"
+	[ "$n" = 6 ] && ok || fail "$pkg: $n verified $algo signatures, expected 6"
 	rpmkeys --checksig "$pkg" >/dev/null 2>&1 && ok || fail "rpm -K rejects $pkg"
 }
 cp "$signed_b" "$tmp/sha512.rpm"
@@ -193,6 +196,13 @@ for payload in w6.xzdio w3.zstdio; do
 		ok || fail "sign-package -a sha512 failed on a $payload payload"
 	check_rehashed "$p"
 done
+
+# --- md5 file digests (rpm id 1): signed in sha256 by default, re-hashed from the payload,
+# since the kernel and imastream's own plugin and installer expect sha256 (issue 12 item 12).
+p=$(build_pkg spmd5 w9.gzdio 1)
+"$IMASTREAM" sign-package --key "$tmp/ec.key" --cert "$tmp/ec.pem" "$p" &&
+	ok || fail "sign-package failed on a package with md5 file digests"
+check_rehashed "$p" sha256 04
 
 # --- rpmsign --addsign afterwards, then sign-package again over the OpenPGP signature.
 export GNUPGHOME="$tmp/gnupg"
