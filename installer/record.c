@@ -442,7 +442,13 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 		else
 			memset(&meta, 0, sizeof(meta));
 	}
-	if (err == -EBADMSG)
+	if (err == -EBADMSG && lineno == 0)
+		ims_err(rec->log, err, "record %s/%s is empty (an install was interrupted?): "
+			"reinstall the package", RECORD_DIR, fname);
+	else if (err == -EBADMSG && pkg < 0 && !meta.name)
+		ims_err(rec->log, err, "record %s/%s: no package line before line %u",
+			RECORD_DIR, fname, lineno);
+	else if (err == -EBADMSG)
 		ims_err(rec->log, err, "record %s/%s: line %u is malformed", RECORD_DIR, fname, lineno);
 	else if (err)
 		ims_err(rec->log, err, "record %s/%s: %s", RECORD_DIR, fname, strerror(-err));

@@ -123,4 +123,29 @@ rc=0
 rc=0
 "$IMASTREAM" verify --root "$work" >/dev/null 2>"$work/err" || rc=$?
 [ $rc = 1 ] && grep -q 'no install record' "$work/err" || fail "a root without a record: $(cat "$work/err")"
+echo "== a package without files is recorded and verifies; an empty record is named"
+cat >"$work/imsrec-empty.spec" <<'SPEC'
+Name: imsrec-empty
+Version: 1.0
+Release: 1
+Summary: imastream record test package without files
+License: MIT
+BuildArch: noarch
+%description
+Owns nothing.
+%files
+SPEC
+rpmbuild -bb --quiet --define "_topdir $work/top" "$work/imsrec-empty.spec" >"$work/rpmbuild.log" 2>&1 ||
+	{ cat "$work/rpmbuild.log" >&2; exit 99; }
+eroot=$work/emptyroot
+make_root "$eroot"
+"$IMASTREAM" install --root "$eroot" --allow-unsigned --quiet "$work/top/RPMS/noarch/imsrec-empty-1.0-1.noarch.rpm" ||
+	fail "installing a package without files failed"
+"$IMASTREAM" verify --root "$eroot" >"$work/verify" 2>"$work/err" ||
+	fail "verify --root of a package without files: $(cat "$work/err")"
+: >"$eroot/var/lib/imastream/packages/imsrec-empty.record"
+rc=0
+"$IMASTREAM" verify --root "$eroot" >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q 'imsrec-empty.record is empty' "$work/err" || fail "an empty record: $(cat "$work/err")"
+
 echo "PASS: record round trip, conflicts refused and allowed, upgrade, 5 kinds of tampering detected"
