@@ -597,6 +597,17 @@ static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
 		free(target);
 		goto out;
 	}
+	if (S_ISREG(e.mode) && nlinks > 1) {
+		/* rpm sets a link set's attributes once per link on the shared inode, so the
+		 * last link's mode, owner and mtime are the ones that stay: the chain, EVM and
+		 * the record must see those. */
+		int last = links[nlinks - 1];
+
+		e.mode = rpmfilesFMode(r->files, last);
+		e.uid = resolve_id(r, &r->users, rpmfilesFUser(r->files, last), "user");
+		e.gid = resolve_id(r, &r->groups, rpmfilesFGroup(r->files, last), "group");
+		e.mtime = rpmfilesFMtime(r->files, last);
+	}
 	if (S_ISREG(e.mode)) {
 		*first = fx;
 		e.size = rpmfilesFSize(r->files, fx);

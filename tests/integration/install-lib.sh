@@ -51,6 +51,7 @@ cp \$d/run.sh \$d/capbin
 ln -s sub/size-100 \$d/link-rel
 ln -s /etc/$name/main.conf \$d/link-abs
 ln -s ../../does/not/exist \$d/sub/deeper/dangling
+# One inode, three modes and owners: rpm leaves the last link's (sub/deeper/hl-c: 0644 root).
 echo "linked content" > \$d/hl-a
 ln \$d/hl-a \$d/hl-b
 ln \$d/hl-a \$d/sub/deeper/hl-c
@@ -69,8 +70,8 @@ echo x=2 > %{buildroot}/etc/$name/other.conf
 %attr(0755,root,root) %caps(cap_net_raw,cap_net_admin=ep) /opt/$name/capbin
 /opt/$name/link-rel
 /opt/$name/link-abs
-/opt/$name/hl-a
-/opt/$name/hl-b
+%attr(4755,root,root) /opt/$name/hl-a
+%attr(0600,imsuser,imsgrp) /opt/$name/hl-b
 %attr(0640,imsuser,imsgrp) /opt/$name/owned
 %ghost /opt/$name/ghost.log
 %dir %attr(0750,imsuser,root) /etc/$name
