@@ -162,9 +162,11 @@ static int verify_header(struct imastream_chain_sink *cs, const char *name, Head
 			       verdict.keyid[0] ? verdict.keyid : "none");
 	if (v.result && !(cs->opts.flags & IMASTREAM_SINK_ALLOW_UNSIGNED)) {
 		if (verdict.keyid[0])
-			return ims_err(cs->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys)",
+			return ims_err(cs->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys; "
+				       "trust it with --pgp-key FILE or rpm --import in the root)",
 				       name, verdict.keyid);
-		return ims_err(cs->log, -EKEYREJECTED, "%s: refused: the header is not signed", name);
+		return ims_err(cs->log, -EKEYREJECTED,
+			       "%s: refused: the header is not signed (--allow-unsigned accepts it)", name);
 	}
 	if (v.result)
 		ims_logf(cs->log, IMASTREAM_LOG_INFO, "%s: %s header accepted (unsigned packages allowed)",

@@ -38,7 +38,7 @@ refused() {
 
 # Unsigned: refused by default, naming the package; --allow-unsigned installs it.
 make_root "$work/root"
-refused unsigned "$pkg: refused: the header is not signed" "$work/root" "$pkg"
+refused unsigned "$pkg: refused: the header is not signed \\(--allow-unsigned accepts it\\)" "$work/root" "$pkg"
 
 # Signed by a key nobody trusts, by a trusted one, and by one imported in the root's rpmdb.
 gpg --batch --passphrase '' --quick-gen-key "Ims Test <ims@imastream.test>" rsa2048 sign never >"$work/gpg.log" 2>&1 ||
