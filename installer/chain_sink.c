@@ -57,6 +57,7 @@ struct imastream_chain_sink {
 	rpmts ts;
 	bool rpmdb;      /* the root has an rpm database */
 	rpmKeyring rpmdb_keys;
+	struct ims_rpmdb_owner *owners; /* the database's files, for conflicts */
 	bool tsm;
 	struct ims_domains *keys;
 	struct ims_record *rec;
@@ -271,38 +272,54 @@ static int cs_begin_package(void *arg, const char *name)
 	return err;
 }
 
-/* A file the record gives to another package, unless it is the very same object. */
+/*
+ * A file the record, or the root's rpm database, gives to another package, unless it is
+ * the very same object.
+ */
+static const char *conflict_owner(struct imastream_chain_sink *cs, const struct imastream_entry *e,
+				  char *buf, size_t size)
+{
+	const struct imastream_record_file *rf = cs->rec ? ims_record_lookup(cs->rec, e->path) : NULL;
+
+	if (rf && strcmp(rf->package, cs->name) && !S_ISDIR(rf->mode)) {
+		if (rf->mode == e->mode && rf->uid == e->uid && rf->gid == e->gid) {
+			if (S_ISLNK(e->mode) && e->link_target && rf->link_target &&
+			    !strcmp(e->link_target, rf->link_target))
+				return NULL;
+			if (S_ISREG(e->mode) && e->digest && rf->digest_algo == e->digest_algo &&
+			    rf->size == e->size && !(e->flags & IMASTREAM_ENTRY_HARDLINK) &&
+			    !memcmp(rf->digest, e->digest,
+				    imastream_hash_by_algo(e->digest_algo)->digest_size))
+				return NULL;
+		}
+		snprintf(buf, size, "%s", rf->package);
+		return buf;
+	}
+	if (cs->owners && ims_rpmdb_owner_conflict(cs->owners, e, cs->name, buf, size) > 0)
+		return buf;
+	return NULL;
+}
+
 static int check_conflict(struct imastream_chain_sink *cs, const struct imastream_entry *e)
 {
-	const struct imastream_record_file *rf;
 	struct imastream_conflict c;
+	char owner[256];
 	int err;
 
-	if (!cs->rec || S_ISDIR(e->mode) || (e->flags & IMASTREAM_ENTRY_UNOWNED))
+	if (S_ISDIR(e->mode) || (e->flags & IMASTREAM_ENTRY_UNOWNED) ||
+	    !conflict_owner(cs, e, owner, sizeof(owner)))
 		return 0;
-	rf = ims_record_lookup(cs->rec, e->path);
-	if (!rf || !strcmp(rf->package, cs->name) || S_ISDIR(rf->mode))
-		return 0;
-	if (rf->mode == e->mode && rf->uid == e->uid && rf->gid == e->gid) {
-		if (S_ISLNK(e->mode) && e->link_target && rf->link_target &&
-		    !strcmp(e->link_target, rf->link_target))
-			return 0;
-		if (S_ISREG(e->mode) && e->digest && rf->digest_algo == e->digest_algo &&
-		    rf->size == e->size && !(e->flags & IMASTREAM_ENTRY_HARDLINK) &&
-		    !memcmp(rf->digest, e->digest, imastream_hash_by_algo(e->digest_algo)->digest_size))
-			return 0;
-	}
-	c = (struct imastream_conflict){ .path = e->path, .pkg = &cs->pkg, .owner = rf->package };
+	c = (struct imastream_conflict){ .path = e->path, .pkg = &cs->pkg, .owner = owner };
 	drain(cs);
 	err = imastream_chain_file_conflict(cs->chain, &c);
 	if (err)
 		return ims_err(cs->log, err, "%s: %s: conflicts with the file of package %s (refused by the file_conflict hook)",
-			       cs->nevra, e->path, rf->package);
+			       cs->nevra, e->path, owner);
 	if (!(cs->opts.flags & IMASTREAM_SINK_REPLACE_FILES))
 		return ims_err(cs->log, -EEXIST, "%s: %s: conflicts with the file of package %s",
-			       cs->nevra, e->path, rf->package);
+			       cs->nevra, e->path, owner);
 	ims_logf(cs->log, IMASTREAM_LOG_INFO, "%s: %s: replaces the file of package %s", cs->nevra,
-		 e->path, rf->package);
+		 e->path, owner);
 	return 0;
 }
 
@@ -777,6 +794,11 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		err = ims_record_load(cs->rootfd, log, &cs->rec);
 		if (err)
 			goto fail;
+		if (cs->rpmdb && ims_rpmdb_owner_open(cs->root, &cs->owners)) {
+			err = ims_err(log, -EIO, "%s: cannot read the root's rpm database for file conflicts",
+				      cs->root);
+			goto fail;
+		}
 	}
 	err = ims_probe_root_xattrs(cs->opts.cfg, cs->root, NULL, cs->log);
 	if (err)
@@ -842,6 +864,7 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 		rpmKeyringFree(cs->rpmdb_keys);
 	if (cs->ts)
 		rpmtsFree(cs->ts);
+	ims_rpmdb_owner_free(cs->owners);
 	if (cs->rootfd >= 0)
 		close(cs->rootfd);
 	free(cs->h_for);

@@ -71,4 +71,18 @@ void ims_record_pkg_free(struct ims_record_pkg *p);
 /* librpm's process-wide configuration, read once.  Return: 0 or -EIO. */
 int ims_rpm_config(void);
 
+/*
+ * The root's rpm database as the conflict check asks it (rpmdb_owner.c): opened once,
+ * read from the thread that begins entries.
+ */
+struct ims_rpmdb_owner;
+int ims_rpmdb_owner_open(const char *root, struct ims_rpmdb_owner **ret);
+void ims_rpmdb_owner_free(struct ims_rpmdb_owner *o);
+/*
+ * Return: 1 with @owner set when a package other than @self owns @e->path there with a
+ * different file (rpm's rule: type, mode, content or symlink target), else 0.
+ */
+int ims_rpmdb_owner_conflict(struct ims_rpmdb_owner *o, const struct imastream_entry *e,
+			     const char *self, char *owner, size_t owner_size);
+
 #endif /* IMASTREAM_INSTALLER_PRIVATE_H */

@@ -123,6 +123,24 @@ rc=0
 rc=0
 "$IMASTREAM" verify --root "$work" >/dev/null 2>"$work/err" || rc=$?
 [ $rc = 1 ] && grep -q 'no install record' "$work/err" || fail "a root without a record: $(cat "$work/err")"
+echo "== a file rpm's database gives to another package is a conflict too"
+dbroot=$work/dbroot
+make_root "$dbroot"
+rpm --root "$dbroot" -i --nodeps --noscripts "$a1" 2>"$work/rpm.err" || { cat "$work/rpm.err" >&2; fail "rpm -i failed"; }
+before=$(cd "$dbroot" && find . -path ./root -prune -o -printf '%p %y %m %s\n' | sort)
+rc=0
+"$IMASTREAM" install --root "$dbroot" --allow-unsigned --quiet "$b1" 2>"$work/err" || rc=$?
+[ $rc = 1 ] || fail "a file rpm's database gives to imsrec-a was overwritten (exit $rc)"
+grep -qx "imastream: imsrec-b-1.0-1.noarch: /opt/rec/shared: conflicts with the file of package imsrec-a" "$work/err" ||
+	{ cat "$work/err"; fail "the conflict with rpm's database does not name the file and its owner"; }
+[ "$before" = "$(cd "$dbroot" && find . -path ./root -prune -o -printf '%p %y %m %s\n' | sort)" ] ||
+	fail "the refused package left something in the root"
+"$IMASTREAM" install --root "$dbroot" --allow-unsigned --quiet "$a2" ||
+	fail "upgrading imsrec-a over rpm's own install of it is not a conflict"
+"$IMASTREAM" install --root "$dbroot" --allow-unsigned --quiet --replace-files "$b1" ||
+	fail "--replace-files does not replace a file rpm's database gives to another package"
+[ "$(cat "$dbroot/opt/rec/shared")" = "from b" ] || fail "the shared file was not replaced"
+
 echo "== a package without files is recorded and verifies; an empty record is named"
 cat >"$work/imsrec-empty.spec" <<'SPEC'
 Name: imsrec-empty
