@@ -2,6 +2,7 @@
 /* imastream sign-package: adds IMA file signatures to rpm packages, as rpmsign --signfiles. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,12 @@ int cmd_sign_package(int argc, char **argv)
 	}
 	cli_set_verbose(verbose);
 	run.opts.log = &cli_log;
+	/*
+	 * A remote key (p11-kit's client module) writes to a socket: should the server go
+	 * away, that write must fail the packages still being signed, one line each, rather
+	 * than kill the run and leave their temporary files behind.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/* The key is loaded once, before any package is read: a bad key fails early. */
 	err = make_workers(&run, &key);
 	cli_pass_forget();
