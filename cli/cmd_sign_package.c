@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream sign-package: adds IMA file signatures to rpm packages, as rpmsign --signfiles. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +36,9 @@ static const struct cli_use sign_package_options[] = {
 	  "before signing" },
 	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_OUTDIR, "write the signed packages into DIR instead of in place" },
+	{ CLI_OPT_EXPORT_DIGESTS, "sign nothing, need no key: write each package's\n"
+	  "identity and file digests, a digest manifest for a\n"
+	  "signing host, to FILE (- for standard output)" },
 	{ CLI_OPT_JOBS, "sign N packages at a time (1 to 64; default: one per\n"
 	  "CPU), the key loaded once; messages keep the order of\n"
 	  "the packages, as with -j 1" },
@@ -57,6 +62,7 @@ static const struct cli_spec sign_package_spec = {
 	"                              [-p | --pass-file FILE | --pass-env VAR]\n"
 	"                              [--keyid HEX] [-a ALGO] [--outdir DIR] [-j N]\n"
 	"                              [--progress | --quiet] [-v] PKG.rpm|DIR...\n"
+	"       imastream sign-package --export-digests FILE PKG.rpm|DIR...\n"
 	"\n"
 	"Signs the digest of every file in each rpm package with KEY and stores the IMA\n"
 	"signatures (security.ima values) in the package's signature header, where rpm\n"
@@ -69,9 +75,10 @@ static const struct cli_spec sign_package_spec = {
 	.uses = sign_package_options,
 	.aliases = sign_package_aliases,
 	.epilog =
-	"Exit status: 0 if every package was signed, 1 if the key cannot be loaded or\n"
-	"any package failed (each failure is one line on stderr, that package is\n"
-	"untouched and the others are still done), 2 for a usage error.\n",
+	"Exit status: 0 if every package was signed (or exported), 1 if the key cannot\n"
+	"be loaded, a DIR cannot be read or holds no package, or any package failed\n"
+	"(each failure is one line on stderr, that package is untouched and the others\n"
+	"are still done), 2 for a usage error.\n",
 };
 
 /* One package's outcome, kept until the main thread reports it in list order. */
@@ -329,6 +336,62 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
 	pthread_mutex_destroy(&run->lock);
 }
 
+/*
+ * --export-digests: each package's manifest records, in list order; FILE is written
+ * through a temporary file renamed over it, so a reader sees the old or the new one.  A
+ * package that fails is one line and is left out; the others are still exported.
+ */
+static int export_digests(const struct cli_pkglist *list, const char *file, unsigned long *failed)
+{
+	char tmp[PATH_MAX];
+	FILE *out = stdout;
+	int fd = -1, err;
+
+	if (strcmp(file, "-")) {
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.imastream-tmp-XXXXXX", file) >= sizeof(tmp)) {
+			cli_say("sign-package", "%s: path too long", file);
+			return -ENAMETOOLONG;
+		}
+		fd = mkstemp(tmp);
+		out = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!out) {
+			err = -errno;
+			cli_say("sign-package", "%s: cannot create a file beside it: %s", file,
+				strerror(-err));
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			return err;
+		}
+	}
+	err = imastream_signpkg_manifest_start(out);
+	for (size_t i = 0; i < list->n && !err; i++) {
+		int e = imastream_signpkg_export_digests(list->paths[i], out, &cli_log);
+
+		if (e == -EIO)
+			err = e;
+		else if (e)
+			(*failed)++;
+	}
+	if (fflush(out) == EOF && !err)
+		err = -errno;
+	if (fd >= 0) {
+		if (!err && (fchmod(fd, 0644) || fsync(fd)))
+			err = -errno;
+		if (fclose(out) && !err)
+			err = -errno;
+		if (!err && rename(tmp, file))
+			err = -errno;
+		if (err)
+			unlink(tmp);
+	}
+	if (err)
+		cli_say("sign-package", "%s: cannot write: %s", fd >= 0 ? file : "standard output",
+			strerror(-err));
+	return err;
+}
+
 int cmd_sign_package(int argc, char **argv)
 {
 	static struct pkg_run run; /* the workers array is large; one run per process */
@@ -337,9 +400,11 @@ int cmd_sign_package(int argc, char **argv)
 	struct pkg_totals t = { 0 };
 	const struct imastream_hash_info *hi;
 	struct cli_parser p;
+	const char *export_file = NULL;
+	unsigned long export_failed = 0;
 	bool prompt = false, allow_weak = false, many;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int c, verbose = 0, show = -1, err;
+	int c, verbose = 0, show = -1, err = 0;
 
 	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
@@ -375,6 +440,9 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_OUTDIR:
 			run.opts.outdir = p.arg;
 			break;
+		case CLI_OPT_EXPORT_DIGESTS:
+			export_file = p.arg;
+			break;
 		case CLI_OPT_JOBS:
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
@@ -396,6 +464,21 @@ int cmd_sign_package(int argc, char **argv)
 		default:
 			return CLI_USAGE;
 		}
+	}
+	if (export_file && (key.key || run.opts.outdir))
+		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
+				       key.key ? "--key" : "--outdir");
+	if (export_file) {
+		if (cli_parse_operands(&p) >= argc)
+			return cli_usage_error("sign-package", "no package given");
+		cli_set_verbose(verbose);
+		for (int i = cli_parse_operands(&p); i < argc && !err; i++)
+			err = cli_pkglist_add(&list, argv[i]);
+		if (!err)
+			err = export_digests(&list, export_file, &export_failed);
+		err = err || export_failed || list.failed;
+		cli_pkglist_free(&list);
+		return err ? CLI_FAILED : CLI_OK;
 	}
 	if (!key.key)
 		return cli_usage_error("sign-package", "no --key given");

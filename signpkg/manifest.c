@@ -307,10 +307,15 @@ int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
 {
 	size_t n = strlen(p->nevra);
 
+	/* Everything checked first: nothing is written for a package that cannot be. */
 	if (!n || n > MANIFEST_MAX_NEVRA || p->n_files > MANIFEST_MAX_FILES)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (!nevra_char(p->nevra[i]))
+			return -EINVAL;
+	for (size_t i = 0; i < p->n_files; i++)
+		if (!p->files[i].algo || p->files[i].path[0] != '/' ||
+		    strlen(p->files[i].path) > MANIFEST_MAX_PATH)
 			return -EINVAL;
 	fprintf(out, "package %s ", p->nevra);
 	put_hex(out, p->header_sha256, 32);
@@ -318,8 +323,6 @@ int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
 	for (size_t i = 0; i < p->n_files; i++) {
 		const struct manifest_file *mf = &p->files[i];
 
-		if (!mf->algo || mf->path[0] != '/' || strlen(mf->path) > MANIFEST_MAX_PATH)
-			return -EINVAL;
 		fprintf(out, "file %s ", mf->algo->name);
 		put_hex(out, mf->digest, mf->algo->digest_size);
 		fputc(' ', out);
