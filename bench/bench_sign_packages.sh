@@ -52,7 +52,7 @@ while [ $i -lt "$packages" ]; do
 	i=$((i + 1))
 done
 sigs=$(wc -l <"$tmp/digests")
-pkg_bytes=$(du -sb "$tmp/tree" | cut -f1)
+pkg_bytes=$(find "$tmp/tree" -name '*.rpm' -exec cat {} + | wc -c)
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/k.key" \
 	-out "$tmp/k.pem" -subj /CN=bench -days 1 -addext subjectKeyIdentifier=hash >/dev/null 2>&1
@@ -89,6 +89,12 @@ awk -v p="$packages" -v f="$files" -v s="$sigs" -v j1="$j1" -v j2="$j2" -v e="$p
 	printf "evmctl sign_hash over the same digests (one process): %.3f s, %.0f signatures/s\n", e, s / e
 	printf "ratio -j 2 vs -j 1: x%.2f\n", j1 / j2
 	printf "ratio sign-package -j 1 vs evmctl sign_hash: x%.2f; -j 2: x%.2f\n", e / j1, e / j2
+}'
+# What a signing host would receive instead of the packages: their digest manifest.
+"$IMASTREAM" sign-package --export-digests "$tmp/manifest" "$tmp/tree/RPMS"
+awk -v p="$packages" -v m="$(wc -c <"$tmp/manifest")" -v b="$pkg_bytes" 'BEGIN {
+	printf "digest manifest: %.0f bytes per package, packages %.0f bytes each: %.1f%% of the bytes\n",
+		m / p, b / p, 100 * m / b
 }'
 bench_csv "jobs" 1 "imastream sign-package" "$j1" "$packages" packages/s
 bench_csv "jobs" 2 "imastream sign-package" "$j2" "$packages" packages/s
