@@ -25,7 +25,7 @@ static int bad(struct parser *ps, int err, const char *what)
 static bool nevra_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       strchr("._+~^:-", c) != NULL;
+	       (c && strchr("._+~^:-", c) != NULL); /* strchr() finds a NUL too */
 }
 
 /* A byte PATH carries as it is; every other one is %HH. */
@@ -258,6 +258,9 @@ int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
 			err = bad(&ps, -EINVAL, "the last line does not end with a newline");
 		else if (n > MANIFEST_MAX_LINE)
 			err = bad(&ps, -E2BIG, "a line longer than 16384 bytes");
+		else if (memchr(line, '\0', n))
+			/* No field may hide one: C strings would end there (fuzzer's find). */
+			err = bad(&ps, -EINVAL, "a NUL byte");
 		else if (ps.line_no == 1)
 			err = n == strlen(MANIFEST_MAGIC) && !memcmp(line, MANIFEST_MAGIC, n) ? 0 :
 			      bad(&ps, -EINVAL, "not a digest manifest (version 1)");

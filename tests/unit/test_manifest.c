@@ -71,21 +71,26 @@ static int test_known_answer(void)
 	return 0;
 }
 
-/* @text (NUL-terminated) must be refused with @err and one line containing @needle. */
-static int refused(const char *text, int err, const char *needle)
+/* The @len bytes at @text must be refused with @err and one line containing @needle. */
+static int refused_len(const char *text, size_t len, int err, const char *needle)
 {
 	struct manifest m;
 	int got;
 
 	n_msgs = 0;
 	last_msg[0] = 0;
-	got = manifest_parse(text, strlen(text), &test_log, &m);
+	got = manifest_parse(text, len, &test_log, &m);
 	if (got != err || n_msgs != 1 || !strstr(last_msg, needle) || m.n_pkgs || m.pkgs) {
 		fprintf(stderr, "  manifest %.60s...: %d, %d lines, '%s' (expected %d, '%s')\n", text,
 			got, n_msgs, last_msg, err, needle);
 		return 1;
 	}
 	return 0;
+}
+
+static int refused(const char *text, int err, const char *needle)
+{
+	return refused_len(text, strlen(text), err, needle);
 }
 
 #define MAGIC "imastream-digests 1\n"
@@ -124,6 +129,16 @@ static int test_refusals(void)
 	bad += refused(MAGIC PKG "file sha256 " D256 " /a\nend 01\n", -EINVAL, "in decimal");
 	bad += refused(MAGIC PKG "end -0\n", -EINVAL, "in decimal");
 	bad += refused(MAGIC PKG "end 99999999\n", -EINVAL, "in decimal");
+	/* A NUL anywhere (the fuzzer found two: in a NEVRA, in an algorithm name). */
+	{
+		static const char nul_nevra[] = MAGIC "package p\0-1-1 " HDR "\nend 0\n";
+		static const char nul_algo[] = MAGIC PKG "file sha256\0 " D256 " /a\nend 1\n";
+		static const char nul_magic[] = "imastream-digests 1\0\n";
+
+		bad += refused_len(nul_nevra, sizeof(nul_nevra) - 1, -EINVAL, "line 2: a NUL byte");
+		bad += refused_len(nul_algo, sizeof(nul_algo) - 1, -EINVAL, "line 3: a NUL byte");
+		bad += refused_len(nul_magic, sizeof(nul_magic) - 1, -EINVAL, "line 1: a NUL byte");
+	}
 	return bad;
 }
 
