@@ -48,6 +48,29 @@ void cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf
 /* "imastream CMD: MESSAGE (see imastream CMD --help)"; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Messages held back: a worker thread that works on one item of many captures what it
+ * says (cli_error, cli_say, cli_log), and the main thread prints it when it reports that
+ * item, so that the output of -j N is that of -j 1, in the same order.
+ */
+struct cli_captured {
+	char *prefix;
+	char *msg;
+};
+struct cli_capture {
+	struct cli_captured *msgs;
+	size_t n, cap;
+};
+/* From now on this thread's messages go to @c (until cli_capture_end()). */
+void cli_capture_begin(struct cli_capture *c);
+void cli_capture_end(void);
+/*
+ * Prints what @c holds and empties it.  @one_line (a failure): several messages become
+ * one line, the last one (which names the item) with the others in parentheses.
+ */
+void cli_capture_flush(struct cli_capture *c, bool one_line);
+void cli_capture_free(struct cli_capture *c);
+
 /* One line of standard output, built from our text, hex values and escaped names. */
 struct cli_line {
 	char *buf;

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream sign-package: adds IMA file signatures to rpm packages, as rpmsign --signfiles. */
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/pkglist.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
@@ -29,6 +36,14 @@ static const struct cli_use sign_package_options[] = {
 	  "before signing" },
 	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_OUTDIR, "write the signed packages into DIR instead of in place" },
+	{ CLI_OPT_EXPORT_DIGESTS, "sign nothing, need no key: write each package's\n"
+	  "identity and file digests, a digest manifest for a\n"
+	  "signing host, to FILE (- for standard output)" },
+	{ CLI_OPT_JOBS, "sign N packages at a time (1 to 64; default: one per\n"
+	  "CPU), the key loaded once; messages keep the order of\n"
+	  "the packages, as with -j 1" },
+	{ CLI_OPT_PROGRESS },
+	{ CLI_OPT_QUIET },
 	{ CLI_OPT_VERBOSE, "one line per package on what was signed" },
 	{ CLI_OPT_HELP },
 	{ 0 },
@@ -45,40 +60,353 @@ static const struct cli_spec sign_package_spec = {
 	.synopsis =
 	"Usage: imastream sign-package --key KEY [--cert CERT]\n"
 	"                              [-p | --pass-file FILE | --pass-env VAR]\n"
-	"                              [--keyid HEX] [-a ALGO] [--outdir DIR] [-v]\n"
-	"                              PKG.rpm...\n"
+	"                              [--keyid HEX] [-a ALGO] [--outdir DIR] [-j N]\n"
+	"                              [--progress | --quiet] [-v] PKG.rpm|DIR...\n"
+	"       imastream sign-package --export-digests FILE PKG.rpm|DIR...\n"
 	"\n"
 	"Signs the digest of every file in each rpm package with KEY and stores the IMA\n"
 	"signatures (security.ima values) in the package's signature header, where rpm\n"
 	"4.18's 'rpmsign --signfiles' puts them and the stock rpm ima plugin installs\n"
 	"them from. The header and the payload are not changed, so their digests and any\n"
 	"OpenPGP signature stay valid. Each package is checked before it is rewritten,\n"
-	"through a temporary file renamed into place.\n",
+	"through a temporary file renamed into place. A DIR stands for the *.rpm files\n"
+	"under it (not *.src.rpm), in name order. With more than one package, a progress\n"
+	"line on a terminal and a summary on stderr.\n",
 	.uses = sign_package_options,
 	.aliases = sign_package_aliases,
 	.epilog =
-	"Exit status: 0 if every package was signed, 1 if the key cannot be loaded or\n"
-	"any package failed (each failure is one line on stderr, that package is\n"
-	"untouched and the others are still done), 2 for a usage error.\n",
+	"Exit status: 0 if every package was signed (or exported), 1 if the key cannot\n"
+	"be loaded, a DIR cannot be read or holds no package, or any package failed\n"
+	"(each failure is one line on stderr, that package is untouched and the others\n"
+	"are still done), 2 for a usage error.\n",
+};
+
+/* One package's outcome, kept until the main thread reports it in list order. */
+struct pkg_outcome {
+	struct imastream_signpkg_result res;
+	struct cli_capture msgs; /* what signing it said, printed when it is reported */
+	size_t clash;            /* with --outdir: 1 + the index of an earlier same name */
+	bool ok;
+	bool done;
+};
+
+struct pkg_worker {
+	struct pkg_run *run;
+	struct imastream_signer *signer;
+	struct imastream_signpkg_signer ps;
+	pthread_t thread;
+};
+
+struct pkg_run {
+	char **paths;
+	size_t n;
+	struct pkg_outcome *out;
+	struct imastream_signpkg_opts opts; /* the signer is set per worker */
+	unsigned int jobs;
+	struct pkg_worker workers[CLI_MAX_JOBS];
+	/* A key that cannot be shared between threads (pkcs11): one signer, taken in turn. */
+	bool shared_signer;
+	pthread_mutex_t sign_lock;
+	pthread_mutex_t lock; /* next and every out[].done */
+	pthread_cond_t done;
+	size_t next;
 };
 
 static int keys_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len,
 		     uint8_t *sig, size_t sig_size, size_t *sig_len_ret)
 {
-	return imastream_signer_sign(arg, algo, digest, digest_len, sig, sig_size, sig_len_ret);
+	struct pkg_worker *w = arg;
+	int err;
+
+	if (!w->run->shared_signer)
+		return imastream_signer_sign(w->signer, algo, digest, digest_len, sig, sig_size,
+					     sig_len_ret);
+	pthread_mutex_lock(&w->run->sign_lock);
+	err = imastream_signer_sign(w->run->workers[0].signer, algo, digest, digest_len, sig,
+				    sig_size, sig_len_ret);
+	pthread_mutex_unlock(&w->run->sign_lock);
+	return err;
+}
+
+/* Any thread: signs package @i, holding back what it says for the report. */
+static void sign_one_package(struct pkg_worker *w, size_t i)
+{
+	struct pkg_run *run = w->run;
+	struct pkg_outcome *o = &run->out[i];
+	struct imastream_signpkg_opts opts = run->opts;
+
+	cli_capture_begin(&o->msgs);
+	if (o->clash) {
+		cli_error("%s: same file name as %s: both would be written into %s; not signed",
+			  run->paths[i], run->paths[o->clash - 1], opts.outdir);
+	} else {
+		opts.signer = &w->ps;
+		o->ok = imastream_sign_package(run->paths[i], &opts, &o->res) == 0;
+	}
+	cli_capture_end();
+}
+
+static void *worker_main(void *arg)
+{
+	struct pkg_worker *w = arg;
+	struct pkg_run *run = w->run;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&run->lock);
+		i = run->next++;
+		pthread_mutex_unlock(&run->lock);
+		if (i >= run->n)
+			break;
+		sign_one_package(w, i);
+		pthread_mutex_lock(&run->lock);
+		run->out[i].done = true;
+		pthread_cond_broadcast(&run->done);
+		pthread_mutex_unlock(&run->lock);
+	}
+	return NULL;
+}
+
+/*
+ * The key is loaded once; the other workers get handles on it.  A key that cannot be
+ * shared between threads (a pkcs11 engine key) is used by one worker at a time, while
+ * the reading, checking and writing of packages still run in parallel.
+ */
+static int make_workers(struct pkg_run *run, const struct imastream_key_opts *key)
+{
+	int err;
+
+	err = imastream_signer_new(key, &cli_log, &run->workers[0].signer);
+	if (err)
+		return err; /* the library said why, in one line */
+	for (unsigned int i = 0; i < run->jobs; i++) {
+		struct pkg_worker *w = &run->workers[i];
+
+		if (i && !run->shared_signer) {
+			err = imastream_signer_dup(run->workers[0].signer, &w->signer);
+			if (err == -EOPNOTSUPP)
+				run->shared_signer = true;
+			else if (err)
+				return err;
+		}
+		w->run = run;
+		w->ps = (struct imastream_signpkg_signer){
+			keys_sign, w, imastream_signer_keyid(run->workers[0].signer) };
+	}
+	return 0;
+}
+
+static void free_workers(struct pkg_run *run)
+{
+	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
+		imastream_signer_free(run->workers[i].signer);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* By the name a package gets in --outdir, then by its place in the list. */
+static int by_base_name(const void *a, const void *b, void *arg)
+{
+	const struct pkg_run *run = arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	int c = strcmp(base_name(run->paths[ia]), base_name(run->paths[ib]));
+
+	return c ? c : ia < ib ? -1 : ia > ib;
+}
+
+/* With --outdir, two packages of one name would overwrite each other: the later is refused. */
+static int find_clashes(struct pkg_run *run)
+{
+	size_t *idx;
+
+	if (!run->opts.outdir || run->n < 2)
+		return 0;
+	idx = malloc(run->n * sizeof(*idx));
+	if (!idx) {
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < run->n; i++)
+		idx[i] = i;
+	qsort_r(idx, run->n, sizeof(*idx), by_base_name, run);
+	for (size_t i = 1, first = 0; i < run->n; i++) {
+		if (strcmp(base_name(run->paths[idx[first]]), base_name(run->paths[idx[i]])))
+			first = i;
+		else
+			run->out[idx[i]].clash = idx[first] + 1;
+	}
+	free(idx);
+	return 0;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+struct pkg_totals {
+	unsigned long packages, files, signatures, failures;
+	struct timespec start;
+	double last_draw;
+	bool draw;
+};
+
+/* Main thread, in list order: what package @i said, its -v line, the progress line. */
+static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals *t)
+{
+	struct pkg_outcome *o = &run->out[i];
+	const struct imastream_signpkg_result *res = &o->res;
+	double elapsed;
+	char text[160];
+
+	cli_capture_flush(&o->msgs, !o->ok);
+	t->packages++;
+	if (!o->ok) {
+		t->failures++;
+	} else {
+		t->files += res->files;
+		t->signatures += res->signed_files;
+		if (verbose)
+			cli_error("%s: %u of %u files signed (%s, key id %08x)%s%s", run->paths[i],
+				  res->signed_files, res->files,
+				  imastream_hash_by_algo(res->algo)->name, run->workers[0].ps.keyid,
+				  res->replaced ? ", previous file signatures replaced" : "",
+				  res->rehashed ? ", contents re-hashed from the payload" : "");
+		if (verbose && res->openpgp)
+			cli_error("%s: OpenPGP signature kept: it covers the header, which is unchanged",
+				  run->paths[i]);
+	}
+	if (!t->draw)
+		return;
+	elapsed = seconds_since(&t->start);
+	/* Ten updates a second are plenty. */
+	if (elapsed - t->last_draw < 0.1 && t->packages < run->n)
+		return;
+	t->last_draw = elapsed;
+	snprintf(text, sizeof(text),
+		 "imastream sign-package: %lu/%zu packages, %lu signatures, %lu failures, %.1f packages/s",
+		 t->packages, run->n, t->signatures, t->failures,
+		 elapsed > 0 ? (double)t->packages / elapsed : 0.0);
+	cli_progress_draw(text);
+}
+
+/* Signs every package of @run with jobs workers; reports in list order. */
+static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
+{
+	unsigned int started = 0;
+
+	pthread_mutex_init(&run->lock, NULL);
+	pthread_mutex_init(&run->sign_lock, NULL);
+	pthread_cond_init(&run->done, NULL);
+	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
+		int err = pthread_create(&run->workers[i].thread, NULL, worker_main,
+					 &run->workers[i]);
+
+		if (err) {
+			/* Fewer workers still do it all; none, and the main thread signs. */
+			cli_error("cannot start thread %u: %s", i + 1, strerror(err));
+			break;
+		}
+		started++;
+	}
+	for (size_t i = 0; i < run->n; i++) {
+		if (!started) {
+			sign_one_package(&run->workers[0], i);
+		} else {
+			pthread_mutex_lock(&run->lock);
+			while (!run->out[i].done)
+				pthread_cond_wait(&run->done, &run->lock);
+			pthread_mutex_unlock(&run->lock);
+		}
+		report(run, i, verbose, t);
+	}
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(run->workers[i].thread, NULL);
+	pthread_cond_destroy(&run->done);
+	pthread_mutex_destroy(&run->sign_lock);
+	pthread_mutex_destroy(&run->lock);
+}
+
+/*
+ * --export-digests: each package's manifest records, in list order; FILE is written
+ * through a temporary file renamed over it, so a reader sees the old or the new one.  A
+ * package that fails is one line and is left out; the others are still exported.
+ */
+static int export_digests(const struct cli_pkglist *list, const char *file, unsigned long *failed)
+{
+	char tmp[PATH_MAX];
+	FILE *out = stdout;
+	int fd = -1, err;
+
+	if (strcmp(file, "-")) {
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.imastream-tmp-XXXXXX", file) >= sizeof(tmp)) {
+			cli_say("sign-package", "%s: path too long", file);
+			return -ENAMETOOLONG;
+		}
+		fd = mkstemp(tmp);
+		out = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!out) {
+			err = -errno;
+			cli_say("sign-package", "%s: cannot create a file beside it: %s", file,
+				strerror(-err));
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			return err;
+		}
+	}
+	err = imastream_signpkg_manifest_start(out);
+	for (size_t i = 0; i < list->n && !err; i++) {
+		int e = imastream_signpkg_export_digests(list->paths[i], out, &cli_log);
+
+		if (e == -EIO)
+			err = e;
+		else if (e)
+			(*failed)++;
+	}
+	if (fflush(out) == EOF && !err)
+		err = -errno;
+	if (fd >= 0) {
+		if (!err && (fchmod(fd, 0644) || fsync(fd)))
+			err = -errno;
+		if (fclose(out) && !err)
+			err = -errno;
+		if (!err && rename(tmp, file))
+			err = -errno;
+		if (err)
+			unlink(tmp);
+	}
+	if (err)
+		cli_say("sign-package", "%s: cannot write: %s", fd >= 0 ? file : "standard output",
+			strerror(-err));
+	return err;
 }
 
 int cmd_sign_package(int argc, char **argv)
 {
+	static struct pkg_run run; /* the workers array is large; one run per process */
 	struct imastream_key_opts key = { 0 };
-	struct imastream_signpkg_opts opts = { 0 };
-	struct imastream_signpkg_signer signer;
-	struct imastream_signer *s = NULL;
+	struct cli_pkglist list = { 0 };
+	struct pkg_totals t = { 0 };
 	const struct imastream_hash_info *hi;
 	struct cli_parser p;
-	bool prompt = false, allow_weak = false;
-	int c, verbose = 0, failed = 0, err;
+	const char *export_file = NULL;
+	unsigned long export_failed = 0;
+	bool prompt = false, allow_weak = false, many;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int c, verbose = 0, show = -1, err = 0;
 
+	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -107,10 +435,23 @@ int cmd_sign_package(int argc, char **argv)
 			if (!hi)
 				return cli_usage_error("sign-package", "unknown hash algorithm '%s'",
 						       p.arg);
-			opts.algo = hi->algo;
+			run.opts.algo = hi->algo;
 			break;
 		case CLI_OPT_OUTDIR:
-			opts.outdir = p.arg;
+			run.opts.outdir = p.arg;
+			break;
+		case CLI_OPT_EXPORT_DIGESTS:
+			export_file = p.arg;
+			break;
+		case CLI_OPT_JOBS:
+			if (!cli_parse_jobs(&p, &run.jobs))
+				return CLI_USAGE;
+			break;
+		case CLI_OPT_PROGRESS:
+			show = 1;
+			break;
+		case CLI_OPT_QUIET:
+			show = 0;
 			break;
 		case CLI_OPT_VERBOSE:
 			verbose++;
@@ -124,9 +465,24 @@ int cmd_sign_package(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
+	if (export_file && (key.key || run.opts.outdir))
+		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
+				       key.key ? "--key" : "--outdir");
+	if (export_file) {
+		if (cli_parse_operands(&p) >= argc)
+			return cli_usage_error("sign-package", "no package given");
+		cli_set_verbose(verbose);
+		for (int i = cli_parse_operands(&p); i < argc && !err; i++)
+			err = cli_pkglist_add(&list, argv[i]);
+		if (!err)
+			err = export_digests(&list, export_file, &export_failed);
+		err = err || export_failed || list.failed;
+		cli_pkglist_free(&list);
+		return err ? CLI_FAILED : CLI_OK;
+	}
 	if (!key.key)
 		return cli_usage_error("sign-package", "no --key given");
-	if (opts.algo && cli_check_weak_algo("sign-package", opts.algo, allow_weak) != CLI_OK)
+	if (run.opts.algo && cli_check_weak_algo("sign-package", run.opts.algo, allow_weak) != CLI_OK)
 		return CLI_USAGE;
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign-package", "no package given");
@@ -138,32 +494,51 @@ int cmd_sign_package(int argc, char **argv)
 			return err;
 	}
 	cli_set_verbose(verbose);
+	run.opts.log = &cli_log;
+	/*
+	 * A remote key (p11-kit's client module) writes to a socket: should the server go
+	 * away, that write must fail the packages still being signed, one line each, rather
+	 * than kill the run and leave their temporary files behind.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/* The key is loaded once, before any package is read: a bad key fails early. */
-	err = imastream_signer_new(&key, &cli_log, &s);
+	err = make_workers(&run, &key);
 	cli_pass_forget();
-	if (err)
+	if (err) {
+		free_workers(&run);
 		return CLI_FAILED;
-	signer = (struct imastream_signpkg_signer){ keys_sign, s, imastream_signer_keyid(s) };
-	opts.signer = &signer;
-	opts.log = &cli_log;
-
-	for (int i = cli_parse_operands(&p); i < argc; i++) {
-		struct imastream_signpkg_result res;
-
-		if (imastream_sign_package(argv[i], &opts, &res)) {
-			failed = 1;
-			continue;
-		}
-		if (verbose)
-			cli_error("%s: %u of %u files signed (%s, key id %08x)%s%s", argv[i],
-				  res.signed_files, res.files, imastream_hash_by_algo(res.algo)->name,
-				  signer.keyid,
-				  res.replaced ? ", previous file signatures replaced" : "",
-				  res.rehashed ? ", contents re-hashed from the payload" : "");
-		if (verbose && res.openpgp)
-			cli_error("%s: OpenPGP signature kept: it covers the header, which is unchanged",
-				  argv[i]);
 	}
-	imastream_signer_free(s);
-	return failed ? CLI_FAILED : CLI_OK;
+	/* The whole list first: its order is the output's, whatever the number of jobs. */
+	for (int i = cli_parse_operands(&p); i < argc && !err; i++)
+		err = cli_pkglist_add(&list, argv[i]);
+	many = list.n > 1 || list.dirs;
+	run.paths = list.paths;
+	run.n = list.n;
+	run.out = calloc(run.n ? run.n : 1, sizeof(*run.out));
+	if (!err && !run.out) {
+		cli_error("out of memory");
+		err = -ENOMEM;
+	}
+	if (!err)
+		err = find_clashes(&run);
+	if (!err) {
+		if (run.jobs > run.n)
+			run.jobs = run.n ? (unsigned int)run.n : 1;
+		clock_gettime(CLOCK_MONOTONIC, &t.start);
+		t.draw = many && cli_progress_wanted(show);
+		run_all(&run, verbose, &t);
+		cli_progress_clear();
+		if (many && show != 0)
+			cli_say("sign-package",
+				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
+				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,
+				t.failures + list.failed, t.failures + list.failed == 1 ? "" : "s",
+				seconds_since(&t.start));
+	}
+	if (list.failed)
+		err = err ? err : -ENOENT;
+	free(run.out);
+	free_workers(&run);
+	cli_pkglist_free(&list);
+	return err || t.failures ? CLI_FAILED : CLI_OK;
 }

@@ -95,6 +95,8 @@ static const struct cli_option vocabulary[] = {
 	  "the IMA log's template hash algorithm (default sha1)" },
 	{ CLI_OPT_ALLOW_WEAK, 0, "allow-weak", no_argument, NULL,
 	  "accept md5, a weak digest (refused\notherwise)" },
+	{ CLI_OPT_EXPORT_DIGESTS, 0, "export-digests", required_argument, "FILE",
+	  "write the packages' digest manifest to FILE (- for\nstandard output) instead of signing" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

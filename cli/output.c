@@ -17,6 +17,8 @@
 static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool progress_shown;
 static int verbosity;
+/* cli_capture_begin(): this thread's messages are held here instead of printed. */
+static __thread struct cli_capture *capturing;
 
 static bool needs_escape(unsigned char c)
 {
@@ -134,8 +136,42 @@ static void clear_progress_locked(void)
 	}
 }
 
+/* Keeps a message for cli_capture_flush(); a message that cannot be kept is printed. */
+static bool capture_message(struct cli_capture *c, const char *prefix, const char *msg)
+{
+	struct cli_captured *v = c->msgs;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 4;
+
+		v = realloc(c->msgs, cap * sizeof(*v));
+		if (!v)
+			return false;
+		c->msgs = v;
+		c->cap = cap;
+	}
+	v[c->n].prefix = strdup(prefix);
+	v[c->n].msg = strdup(msg);
+	if (!v[c->n].prefix || !v[c->n].msg) {
+		free(v[c->n].prefix);
+		free(v[c->n].msg);
+		return false;
+	}
+	c->n++;
+	return true;
+}
+
+static void print_message(const char *prefix, const char *msg);
+
 /* Writes "PREFIX: MESSAGE\n" to stderr in one call, escaped as a whole. */
 static void put_message(const char *prefix, const char *msg)
+{
+	if (capturing && capture_message(capturing, prefix, msg))
+		return;
+	print_message(prefix, msg);
+}
+
+static void print_message(const char *prefix, const char *msg)
 {
 	struct cli_line l = { 0 };
 
@@ -251,4 +287,45 @@ void cli_progress_clear(void)
 bool cli_progress_wanted(int show)
 {
 	return show == 1 || (show == -1 && isatty(STDERR_FILENO));
+}
+
+void cli_capture_begin(struct cli_capture *c)
+{
+	capturing = c;
+}
+
+void cli_capture_end(void)
+{
+	capturing = NULL;
+}
+
+void cli_capture_flush(struct cli_capture *c, bool one_line)
+{
+	if (one_line && c->n > 1) {
+		/* The last message names the item and the cause; the others are its details. */
+		struct cli_line l = { 0 };
+
+		cli_line_text(&l, c->msgs[c->n - 1].msg);
+		for (size_t i = 0; i + 1 < c->n; i++) {
+			cli_line_text(&l, i ? "; " : " (");
+			cli_line_text(&l, c->msgs[i].msg);
+		}
+		cli_line_text(&l, ")");
+		print_message(c->msgs[c->n - 1].prefix, l.oom ? c->msgs[c->n - 1].msg : l.buf);
+		cli_line_free(&l);
+	} else {
+		for (size_t i = 0; i < c->n; i++)
+			print_message(c->msgs[i].prefix, c->msgs[i].msg);
+	}
+	cli_capture_free(c);
+}
+
+void cli_capture_free(struct cli_capture *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->msgs[i].prefix);
+		free(c->msgs[i].msg);
+	}
+	free(c->msgs);
+	*c = (struct cli_capture){ 0 };
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "imastream/common.h"
 
@@ -108,6 +109,38 @@ struct imastream_signpkg_result {
  */
 IMASTREAM_API int imastream_sign_package(const char *path, const struct imastream_signpkg_opts *opts,
 					 struct imastream_signpkg_result *result_ret);
+
+/**
+ * imastream_signpkg_manifest_start - begin a digest manifest
+ * @out: where the manifest goes
+ *
+ * A digest manifest carries what a signing host needs of packages, and nothing more: per
+ * package its identity and the digest of each file to sign (the format is described in
+ * imastream-sign-package(1)).  Write this line once, then each package's records.
+ * Return: 0, or -EIO for a write error.
+ */
+IMASTREAM_API int imastream_signpkg_manifest_start(FILE *out);
+
+/**
+ * imastream_signpkg_export_digests - one package's records in a digest manifest
+ * @path: the package (a binary rpm v4 package)
+ * @out: receives "package NEVRA HEADER-SHA256", one "file ALGO DIGEST PATH" line per
+ *       file with a content digest (what sign-package signs), in header order, and
+ *       "end COUNT"
+ * @log: where a failure is explained, in one line naming the package (may be NULL)
+ *
+ * NEVRA is rpm's %{NEVRA}; HEADER-SHA256 is the SHA-256 of the main header as it is in
+ * the file (rpm's %{SHA256HEADER}), so a signature made for this record can be tied to
+ * this exact package.  The digests are the header's own (RPMTAG_FILEDIGESTS, in the
+ * package's file digest algorithm); the header digests are checked first, the payload
+ * is not read.  Nothing is written for a package that fails.
+ *
+ * Return: 0; -EINVAL for a malformed, corrupt or unsupported package (as
+ * imastream_sign_package()) or a NEVRA the format cannot carry; -ENOMEM; an -errno of
+ * open or read; -EIO for a write error.
+ */
+IMASTREAM_API int imastream_signpkg_export_digests(const char *path, FILE *out,
+						   const struct imastream_log *log);
 
 #ifdef __cplusplus
 }

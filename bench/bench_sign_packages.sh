@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# sign-package over a release-like tree: -j 2 against -j 1, and against evmctl sign_hash over the same digests, in one run.
+# Then, where SoftHSM2 and p11-kit are installed, the same key in a SoftHSM2 token, used
+# directly and through p11-kit server on a unix socket (over the first TOKEN_PACKAGES).
+# Usage: bench_sign_packages.sh [PACKAGES [FILES [TOKEN_PACKAGES]]]   (default 500 packages
+# of 40 files, 50 through the token; top_builddir from the environment, default .;
+# BENCH_CSV for bench/plot.sh)
+set -eu
+packages=${1:-500}
+files=${2:-40}
+token_packages=${3:-50}
+IMASTREAM="${top_builddir:-.}/imastream"
+for tool in rpmbuild rpm evmctl openssl; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "bench-sign-packages: $tool is missing" >&2; exit 1; }
+done
+tmp=$(mktemp -d /tmp/bench_sign_packages.XXXXXX)
+server=
+trap '[ -z "$server" ] || kill -- "-$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
+
+# Four distinct packages of $files files, copied under $packages names: signing reads and
+# checks every copy as a package of its own, whatever its content.
+mkdir -p "$tmp/top/SPECS" "$tmp/tree/RPMS/noarch"
+for k in 0 1 2 3; do
+	cat >"$tmp/top/SPECS/b$k.spec" <<SPEC
+Name: bench$k
+Version: 1
+Release: 1
+Summary: b
+License: MIT
+BuildArch: noarch
+%description
+b
+%install
+mkdir -p %{buildroot}/b$k
+i=0; while [ \$i -lt $files ]; do echo "package $k file \$i" > %{buildroot}/b$k/f\$i; i=\$((i + 1)); done
+%files
+/b$k
+SPEC
+	rpmbuild -bb --quiet --define "_topdir $tmp/top" "$tmp/top/SPECS/b$k.spec" >/dev/null 2>&1
+	rpm -qp --nosignature --qf '[%{FILEDIGESTS}\n]' "$tmp/top/RPMS/noarch/bench$k-1-1.noarch.rpm" |
+		grep . >"$tmp/digests$k"
+done
+i=0
+: >"$tmp/digests"
+while [ $i -lt "$packages" ]; do
+	k=$((i % 4))
+	cp "$tmp/top/RPMS/noarch/bench$k-1-1.noarch.rpm" "$(printf '%s/tree/RPMS/noarch/p%05d-1-1.noarch.rpm' "$tmp" $i)"
+	cat "$tmp/digests$k" >>"$tmp/digests"
+	i=$((i + 1))
+done
+sigs=$(wc -l <"$tmp/digests")
+pkg_bytes=$(find "$tmp/tree" -name '*.rpm' -exec cat {} + | wc -c)
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/k.key" \
+	-out "$tmp/k.pem" -subj /CN=bench -days 1 -addext subjectKeyIdentifier=hash >/dev/null 2>&1
+chmod 600 "$tmp/k.key"
+
+now() { date +%s.%N; }
+# sign_tree JOBS [TREE [KEY ARGS...]]: seconds for sign-package -j JOBS over a fresh copy
+# of TREE (default the whole tree) with the key file, or KEY ARGS.
+sign_tree() {
+	jobs=$1
+	src=${2:-$tmp/tree}
+	shift $(($# < 2 ? $# : 2))
+	[ $# -gt 0 ] || set -- --key "$tmp/k.key"
+	rm -rf "$tmp/run"
+	cp -a "$src" "$tmp/run"
+	sync
+	t0=$(now)
+	"$IMASTREAM" sign-package -j "$jobs" --quiet --cert "$tmp/k.pem" "$@" "$tmp/run"
+	t1=$(now)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+}
+j1=$(sign_tree 1)
+j2=$(sign_tree 2)
+t0=$(now)
+evmctl sign_hash -a sha256 --key "$tmp/k.key" <"$tmp/digests" >/dev/null 2>&1
+t1=$(now)
+peer=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+
+awk -v p="$packages" -v f="$files" -v s="$sigs" -v j1="$j1" -v j2="$j2" -v e="$peer" -v b="$pkg_bytes" 'BEGIN {
+	printf "%d packages x %d files (%d signatures, %.1f MiB), ECDSA P-256, %d CPUs online\n",
+		p, f, s, b / 1048576, '"$(nproc)"'
+	printf "sign-package -j 1: %.3f s, %.0f packages/s, %.0f signatures/s\n", j1, p / j1, s / j1
+	printf "sign-package -j 2: %.3f s, %.0f packages/s, %.0f signatures/s\n", j2, p / j2, s / j2
+	printf "evmctl sign_hash over the same digests (one process): %.3f s, %.0f signatures/s\n", e, s / e
+	printf "ratio -j 2 vs -j 1: x%.2f\n", j1 / j2
+	printf "ratio sign-package -j 1 vs evmctl sign_hash: x%.2f; -j 2: x%.2f\n", e / j1, e / j2
+}'
+# What a signing host would receive instead of the packages: their digest manifest.
+"$IMASTREAM" sign-package --export-digests "$tmp/manifest" "$tmp/tree/RPMS"
+awk -v p="$packages" -v m="$(wc -c <"$tmp/manifest")" -v b="$pkg_bytes" 'BEGIN {
+	printf "digest manifest: %.0f bytes per package, packages %.0f bytes each: %.1f%% of the bytes\n",
+		m / p, b / p, 100 * m / b
+}'
+bench_csv "jobs" 1 "imastream sign-package" "$j1" "$packages" packages/s
+bench_csv "jobs" 2 "imastream sign-package" "$j2" "$packages" packages/s
+bench_csv "jobs" 1 "evmctl sign_hash (same signatures)" "$peer" "$packages" packages/s "$j1"
+
+# --- The same P-256 key in a SoftHSM2 token: directly, and through p11-kit server.
+softhsm=/usr/lib/softhsm/libsofthsm2.so
+client=$(ls /usr/lib/*/pkcs11/p11-kit-client.so 2>/dev/null | head -n 1)
+if ! command -v softhsm2-util >/dev/null 2>&1 || [ ! -f "$softhsm" ] || [ -z "$client" ] ||
+   ! p11-kit server --help >/dev/null 2>&1; then
+	echo "token figures skipped: SoftHSM2 (softhsm2) or p11-kit server and its client module (p11-kit, p11-kit-modules) missing"
+	exit 0
+fi
+[ "$token_packages" -le "$packages" ] || token_packages=$packages
+mkdir -p "$tmp/small/RPMS/noarch" "$tmp/tokens"
+for f in $(ls "$tmp/tree/RPMS/noarch" | head -n "$token_packages"); do
+	cp "$tmp/tree/RPMS/noarch/$f" "$tmp/small/RPMS/noarch/"
+done
+token_sigs=$((token_packages * files))
+export SOFTHSM2_CONF="$tmp/softhsm2.conf"
+printf 'directories.tokendir = %s/tokens\nobjectstore.backend = file\nlog.level = ERROR\n' "$tmp" >"$SOFTHSM2_CONF"
+softhsm2-util --init-token --free --label bench --pin 1234 --so-pin 5678 >/dev/null
+softhsm2-util --import "$tmp/k.key" --token bench --label ima --id 01 --pin 1234 >/dev/null
+(umask 077; echo 1234 >"$tmp/pin")
+uri="pkcs11:token=bench;object=ima;type=private"
+small_local=$(sign_tree 2 "$tmp/small")
+direct=$(sign_tree 2 "$tmp/small" --pass-file "$tmp/pin" --key "$uri?module-path=$softhsm")
+setsid p11-kit server -f --provider "$softhsm" -n "$tmp/p11.sock" "pkcs11:token=bench" >"$tmp/server.out" 2>&1 &
+server=$!
+for _ in $(seq 100); do [ -S "$tmp/p11.sock" ] && break; sleep 0.1; done
+export P11_KIT_SERVER_ADDRESS="unix:path=$tmp/p11.sock"
+remote=$(sign_tree 2 "$tmp/small" --pass-file "$tmp/pin" --key "$uri?module-path=$client")
+awk -v p="$token_packages" -v s="$token_sigs" -v l="$small_local" -v d="$direct" -v r="$remote" 'BEGIN {
+	printf "%d packages (%d signatures), -j 2, ECDSA P-256:\n", p, s
+	printf "  key file %.0f signatures/s; SoftHSM2 directly %.0f/s; p11-kit server + SoftHSM2 %.0f/s\n",
+		s / l, s / d, s / r
+	printf "  p11-kit server vs key file: x%.3f; vs SoftHSM2 directly: x%.2f\n", l / r, d / r
+}'
+bench_csv "key" 1 "key file ($token_packages packages)" "$small_local" "$token_sigs" signatures/s
+bench_csv "key" 2 "SoftHSM2 directly" "$direct" "$token_sigs" signatures/s "$small_local"
+bench_csv "key" 3 "p11-kit server + SoftHSM2" "$remote" "$token_sigs" signatures/s "$small_local"

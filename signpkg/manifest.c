@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Reads and writes digest manifests in their one accepted form; anything else is refused with one line. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/private.h"
+#include "signpkg/manifest.h"
+
+/* Where the parser is: the line, for messages, and the package being filled. */
+struct parser {
+	const struct imastream_log *log;
+	struct manifest *m;
+	size_t line_no;
+	size_t cap_pkgs, cap_files;
+	bool in_pkg;
+};
+
+static int bad(struct parser *ps, int err, const char *what)
+{
+	return ims_err(ps->log, err, "digest manifest, line %zu: %s", ps->line_no, what);
+}
+
+static bool nevra_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("._+~^:-", c) != NULL); /* strchr() finds a NUL too */
+}
+
+/* A byte PATH carries as it is; every other one is %HH. */
+static bool plain_path_byte(unsigned char c)
+{
+	return c >= 0x21 && c <= 0x7e && c != '%';
+}
+
+/* Exactly @len bytes of lowercase hex at @s (@n bytes long) into @out. */
+static bool lower_hex(const char *s, size_t n, uint8_t *out, size_t len)
+{
+	if (n != 2 * len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		int hi = ims_hex_digit(s[2 * i]), lo = ims_hex_digit(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0 || (s[2 * i] >= 'A' && s[2 * i] <= 'F') ||
+		    (s[2 * i + 1] >= 'A' && s[2 * i + 1] <= 'F'))
+			return false;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
+}
+
+static int upper_hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Decodes PATH (@n bytes at @s) into a new string; NULL with *@why on a bad one. */
+static char *decode_path(const char *s, size_t n, const char **why)
+{
+	char *out, *o;
+
+	if (!n || s[0] != '/') {
+		*why = "the path is not absolute";
+		return NULL;
+	}
+	out = o = malloc(n + 1);
+	if (!out) {
+		*why = NULL;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int hi, lo;
+
+		if (plain_path_byte(c)) {
+			*o++ = (char)c;
+			continue;
+		}
+		if (c != '%' || i + 2 >= n) {
+			*why = c == '%' ? "a truncated %HH escape in the path" :
+			       "a byte in the path that must be written %HH";
+			goto fail;
+		}
+		hi = upper_hex_digit(s[i + 1]);
+		lo = upper_hex_digit(s[i + 2]);
+		if (hi < 0 || lo < 0) {
+			*why = "a %HH escape that is not two uppercase hex digits";
+			goto fail;
+		}
+		c = (unsigned char)(hi << 4 | lo);
+		if (!c || plain_path_byte(c)) {
+			*why = c ? "a %HH escape of a byte that is written as it is" :
+			       "a NUL byte in the path";
+			goto fail;
+		}
+		*o++ = (char)c;
+		i += 2;
+	}
+	*o = '\0';
+	if ((size_t)(o - out) > MANIFEST_MAX_PATH) {
+		*why = "the path is longer than 4096 bytes";
+		goto fail;
+	}
+	return out;
+fail:
+	free(out);
+	return NULL;
+}
+
+/* Splits off the next space-separated field of @line (@len bytes) at *@pos. */
+static bool next_field(const char *line, size_t len, size_t *pos, const char **f, size_t *n)
+{
+	const char *sp;
+
+	if (*pos >= len)
+		return false;
+	*f = line + *pos;
+	sp = memchr(*f, ' ', len - *pos);
+	*n = sp ? (size_t)(sp - *f) : len - *pos;
+	*pos += *n + (sp ? 1 : 0);
+	/* "a  b" or a trailing space: an empty field, never accepted. */
+	return *n > 0 && !(sp && *pos >= len);
+}
+
+static int package_line(struct parser *ps, const char *line, size_t len)
+{
+	struct manifest *m = ps->m;
+	struct manifest_pkg *p;
+	const char *f;
+	size_t pos = 0, n;
+
+	if (ps->in_pkg)
+		return bad(ps, -EINVAL, "a package starts before the previous one ended");
+	if (m->n_pkgs >= MANIFEST_MAX_PACKAGES)
+		return bad(ps, -E2BIG, "more than 1048576 packages");
+	if (m->n_pkgs == ps->cap_pkgs) {
+		size_t cap = ps->cap_pkgs ? ps->cap_pkgs * 2 : 16;
+
+		p = realloc(m->pkgs, cap * sizeof(*p));
+		if (!p)
+			return bad(ps, -ENOMEM, "out of memory");
+		m->pkgs = p;
+		ps->cap_pkgs = cap;
+	}
+	p = &m->pkgs[m->n_pkgs];
+	*p = (struct manifest_pkg){ 0 };
+	next_field(line, len, &pos, &f, &n); /* "package" */
+	if (!next_field(line, len, &pos, &f, &n) || n > MANIFEST_MAX_NEVRA)
+		return bad(ps, -EINVAL, "a package line needs a NEVRA of 1 to 255 bytes");
+	for (size_t i = 0; i < n; i++)
+		if (!nevra_char(f[i]))
+			return bad(ps, -EINVAL, "a NEVRA byte outside letters, digits and ._+~^:-");
+	p->nevra = strndup(f, n);
+	if (!p->nevra)
+		return bad(ps, -ENOMEM, "out of memory");
+	m->n_pkgs++; /* owned by @m from here on, for manifest_free() */
+	if (!next_field(line, len, &pos, &f, &n) || !lower_hex(f, n, p->header_sha256, 32))
+		return bad(ps, -EINVAL, "a package line needs the header's SHA-256 in 64 lowercase hex digits");
+	if (pos < len)
+		return bad(ps, -EINVAL, "a package line has fields after the header digest");
+	ps->in_pkg = true;
+	ps->cap_files = 0;
+	return 0;
+}
+
+static int file_line(struct parser *ps, const char *line, size_t len)
+{
+	struct manifest_pkg *p = &ps->m->pkgs[ps->m->n_pkgs - 1];
+	struct manifest_file *mf;
+	const char *f, *why = NULL;
+	char name[16];
+	size_t pos = 0, n;
+
+	if (!ps->in_pkg)
+		return bad(ps, -EINVAL, "a file line outside a package");
+	if (p->n_files >= MANIFEST_MAX_FILES)
+		return bad(ps, -E2BIG, "more than 1048576 files in one package");
+	if (p->n_files == ps->cap_files) {
+		size_t cap = ps->cap_files ? ps->cap_files * 2 : 16;
+
+		mf = realloc(p->files, cap * sizeof(*mf));
+		if (!mf)
+			return bad(ps, -ENOMEM, "out of memory");
+		p->files = mf;
+		ps->cap_files = cap;
+	}
+	mf = &p->files[p->n_files];
+	next_field(line, len, &pos, &f, &n); /* "file" */
+	if (!next_field(line, len, &pos, &f, &n) || n >= sizeof(name))
+		return bad(ps, -EINVAL, "a file line needs a hash algorithm");
+	memcpy(name, f, n);
+	name[n] = '\0';
+	mf->algo = imastream_hash_by_name(name);
+	/* The table's own spelling only: one way to write it. */
+	if (!mf->algo || strcmp(mf->algo->name, name))
+		return bad(ps, -EINVAL, "an unknown hash algorithm");
+	if (!next_field(line, len, &pos, &f, &n) ||
+	    !lower_hex(f, n, mf->digest, mf->algo->digest_size))
+		return bad(ps, -EINVAL, "a digest that is not lowercase hex of the algorithm's size");
+	/* The path is the rest of the line: it has no spaces (they are %20). */
+	if (!next_field(line, len, &pos, &f, &n) || pos < len)
+		return bad(ps, -EINVAL, "a file line needs one path after the digest");
+	mf->path = decode_path(f, n, &why);
+	if (!mf->path)
+		return why ? bad(ps, -EINVAL, why) : bad(ps, -ENOMEM, "out of memory");
+	p->n_files++;
+	return 0;
+}
+
+static int end_line(struct parser *ps, const char *line, size_t len)
+{
+	const struct manifest_pkg *p;
+	unsigned long long count = 0;
+	const char *f;
+	size_t pos = 0, n;
+
+	if (!ps->in_pkg)
+		return bad(ps, -EINVAL, "an end line outside a package");
+	p = &ps->m->pkgs[ps->m->n_pkgs - 1];
+	next_field(line, len, &pos, &f, &n); /* "end" */
+	if (!next_field(line, len, &pos, &f, &n) || pos < len || n > 7 || (n > 1 && f[0] == '0'))
+		return bad(ps, -EINVAL, "an end line needs the file count, in decimal");
+	for (size_t i = 0; i < n; i++) {
+		if (f[i] < '0' || f[i] > '9')
+			return bad(ps, -EINVAL, "an end line needs the file count, in decimal");
+		count = count * 10 + (unsigned)(f[i] - '0');
+	}
+	if (count != p->n_files)
+		return bad(ps, -EINVAL, "the end line's count is not the number of file lines");
+	ps->in_pkg = false;
+	return 0;
+}
+
+static bool starts(const char *line, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	return len > n && !memcmp(line, word, n) && line[n] == ' ';
+}
+
+int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
+		   struct manifest *m)
+{
+	struct parser ps = { .log = log, .m = m };
+	size_t pos = 0;
+	int err = 0;
+
+	*m = (struct manifest){ 0 };
+	if (len > MANIFEST_MAX_BYTES)
+		return ims_err(log, -E2BIG, "digest manifest: larger than 512 MiB");
+	while (pos < len && !err) {
+		const char *line = buf + pos, *lf = memchr(line, '\n', len - pos);
+		size_t n = lf ? (size_t)(lf - line) : len - pos;
+
+		ps.line_no++;
+		if (!lf)
+			err = bad(&ps, -EINVAL, "the last line does not end with a newline");
+		else if (n > MANIFEST_MAX_LINE)
+			err = bad(&ps, -E2BIG, "a line longer than 16384 bytes");
+		else if (memchr(line, '\0', n))
+			/* No field may hide one: C strings would end there (fuzzer's find). */
+			err = bad(&ps, -EINVAL, "a NUL byte");
+		else if (ps.line_no == 1)
+			err = n == strlen(MANIFEST_MAGIC) && !memcmp(line, MANIFEST_MAGIC, n) ? 0 :
+			      bad(&ps, -EINVAL, "not a digest manifest (version 1)");
+		else if (starts(line, n, "package"))
+			err = package_line(&ps, line, n);
+		else if (starts(line, n, "file"))
+			err = file_line(&ps, line, n);
+		else if (starts(line, n, "end"))
+			err = end_line(&ps, line, n);
+		else
+			err = bad(&ps, -EINVAL, "not a package, file or end record");
+		pos += n + 1;
+	}
+	if (!err && !ps.line_no)
+		err = ims_err(log, -EINVAL, "digest manifest: empty");
+	else if (!err && ps.in_pkg)
+		err = bad(&ps, -EINVAL, "the last package has no end line");
+	if (err)
+		manifest_free(m);
+	return err;
+}
+
+void manifest_free(struct manifest *m)
+{
+	for (size_t i = 0; i < m->n_pkgs; i++) {
+		for (size_t j = 0; j < m->pkgs[i].n_files; j++)
+			free(m->pkgs[i].files[j].path);
+		free(m->pkgs[i].files);
+		free(m->pkgs[i].nevra);
+	}
+	free(m->pkgs);
+	*m = (struct manifest){ 0 };
+}
+
+int manifest_write_start(FILE *out)
+{
+	return fputs(MANIFEST_MAGIC "\n", out) == EOF ? -EIO : 0;
+}
+
+static void put_hex(FILE *out, const uint8_t *v, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		fprintf(out, "%02x", v[i]);
+}
+
+int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
+{
+	size_t n = strlen(p->nevra);
+
+	/* Everything checked first: nothing is written for a package that cannot be. */
+	if (!n || n > MANIFEST_MAX_NEVRA || p->n_files > MANIFEST_MAX_FILES)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!nevra_char(p->nevra[i]))
+			return -EINVAL;
+	for (size_t i = 0; i < p->n_files; i++)
+		if (!p->files[i].algo || p->files[i].path[0] != '/' ||
+		    strlen(p->files[i].path) > MANIFEST_MAX_PATH)
+			return -EINVAL;
+	fprintf(out, "package %s ", p->nevra);
+	put_hex(out, p->header_sha256, 32);
+	fputc('\n', out);
+	for (size_t i = 0; i < p->n_files; i++) {
+		const struct manifest_file *mf = &p->files[i];
+
+		fprintf(out, "file %s ", mf->algo->name);
+		put_hex(out, mf->digest, mf->algo->digest_size);
+		fputc(' ', out);
+		for (const unsigned char *c = (const unsigned char *)mf->path; *c; c++) {
+			if (plain_path_byte(*c))
+				fputc(*c, out);
+			else
+				fprintf(out, "%%%02X", *c);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "end %zu\n", p->n_files);
+	return ferror(out) ? -EIO : 0;
+}
