@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The conflict plugin under stock rpm: a file a vendor-signed package owns is not replaced
 # by a third-party package, not even with --replacefiles or as an upgrade; the other way
-# round is allowed; without the plugin rpm replaces it.  The refusal names both packages
-# and the file, and leaves the owner's file and the database as they were.
+# round is allowed, and so is a package of another domain of the same rank (the boundary:
+# only a strictly higher rank protects a file); without the plugin rpm replaces it.  The
+# refusal names both packages and the file, and leaves the owner's file and the database
+# as they were.
 set -u
 . "$top_srcdir/tests/integration/policy-lib.sh"
 pol_setup
 
 pol_key vendor >/dev/null
 pol_key third >/dev/null
-domains="vendor=100:$T/vendor.asc thirdparty=10:$T/third.asc"
+pol_key partner >/dev/null
+domains="vendor=100:$T/vendor.asc partner=100:$T/partner.asc thirdparty=10:$T/third.asc"
 
 pkg() {
 	n=$1 s=$2
@@ -25,6 +28,7 @@ tfirst=$(pkg tfirst third --define "pextra /opt/shared/other.conf")
 vlater=$(pkg vlater vendor --define "pextra /opt/shared/other.conf")
 vup1=$(pkg vup vendor)
 tup2=$(pkg vup third --define "pversion 2")
+psame=$(pkg psame partner --define "pextra /opt/shared/common.conf")
 
 root="$T/root"
 new_root "$root"
@@ -54,6 +58,16 @@ rpm --root "$T/root2" --dbpath /var/lib/rpm --nodeps --noplugins -i --replacefil
 [ "$(cat "$T/root2/opt/shared/common.conf")" = "town owns /opt/shared/common.conf" ] ||
 	fail "rpm alone did not replace the file: the test shows nothing"
 
+# The same rank is not a higher one: a partner package may replace the vendor's file, whose
+# owner is ranked from the rpm database.  (Refusing it means the rank check became ">=".)
+cp -a "$root" "$T/root3"
+irpm "$T/root3" --define "_imastream_plugins conflict" --define "_imastream_trust_domains $domains" \
+	-i --replacefiles "$psame" ||
+	fail "rank boundary: a package of an equal rank (partner, 100) may not replace a vendor (100) file: $(cat "$T/rpm.stderr")"
+[ "$(cat "$T/root3/opt/shared/common.conf")" = "psame owns /opt/shared/common.conf" ] ||
+	fail "rank boundary: the equal-rank package did not replace the file"
+rm -rf "$T/root3"
+
 # The other way round is allowed.
 crpm -i "$tfirst" || fail "tfirst refused"
 crpm -i --replacefiles "$vlater" || fail "a vendor package may replace a third-party file"
@@ -71,4 +85,4 @@ grep -q -F "package vup-2-1.noarch (domain thirdparty, rank 10) may not replace 
 
 irpm "$root" --define "_imastream_plugins conflict" -i "$town" && fail "no domains accepted"
 grep -q "conflict: no trust_domains configured" "$T/rpm.stderr" || fail "no init message"
-echo "ok: vendor files kept, third-party files replaceable, upgrade refused"
+echo "ok: vendor files kept, third-party and equal-rank replacements allowed, upgrade refused"

@@ -12,6 +12,7 @@ pol_without_rpm_plugin=1
 . "$top_srcdir/tests/integration/policy-lib.sh"
 pol_setup
 need getfattr
+need rpm
 IM="$top_builddir/imastream"
 [ -x "$IM" ] || { echo "ERROR: $IM not built"; exit 99; }
 "$IM" install --help >/dev/null 2>&1 || { echo "SKIP: this imastream has no install command"; exit 77; }
@@ -19,7 +20,8 @@ IM="$top_builddir/imastream"
 vendor=$(pol_key vendor)
 third=$(pol_key third)
 rogue=$(pol_key rogue)
-domains="vendor=100:$T/vendor.asc thirdparty=10:$T/third.asc"
+pol_key partner >/dev/null
+domains="vendor=100:$T/vendor.asc partner=100:$T/partner.asc thirdparty=10:$T/third.asc"
 pkg() {
 	n=$1 s=$2
 	shift 2
@@ -34,6 +36,7 @@ inst() {
 	shift
 	mkdir -p "$r"
 	"$IM" install --root "$r" --quiet --pgp-key "$T/vendor.asc" --pgp-key "$T/third.asc" \
+		--pgp-key "$T/partner.asc" \
 		-o "trust_domains=$domains" "$@" 2>"$T/err"
 }
 # denied STATUS MESSAGE: the install exited 1 with MESSAGE on stderr.
@@ -90,6 +93,12 @@ vown=$(pkg vown vendor --define "pextra /etc/shared.conf")
 town=$(pkg town third --define "pextra /etc/shared.conf")
 tother=$(pkg tother third --define "pextra /etc/other.conf")
 vother=$(pkg vother vendor --define "pextra /etc/other.conf")
+# Of the partner domain, whose rank equals the vendor's: only a strictly higher rank protects.
+psame=$(pkg psame partner --define "pextra /etc/shared.conf")
+want_partner() {
+	[ "$(cat "$1/etc/shared.conf")" = "psame owns /etc/shared.conf" ] ||
+		fail "rank boundary: the equal-rank package did not replace /etc/shared.conf"
+}
 want_vendor() {
 	[ "$(cat "$1/etc/shared.conf")" = "vown owns /etc/shared.conf" ] ||
 		fail "conflict: the vendor's /etc/shared.conf was replaced"
@@ -105,25 +114,33 @@ inst "$r" --plugins conflict --replace-files "$town"
 denied $? "conflict: rule unknown-owner-domain: package town-1-1.noarch (domain thirdparty, rank 10) may not replace /etc/shared.conf owned by vown, whose domain is unknown"
 nothing_of "$r" town
 want_vendor "$r"
-# A higher domain may replace a lower one's file, with --replace-files.
+# A higher domain may replace a lower one's file, with --replace-files.  The owner, from
+# an earlier run, is of unknown domain: only the top rank (100, the vendor's) may replace it.
 inst "$r" --plugins conflict --replace-files "$tother" ||
 	fail "conflict: an unshared file refused: $(cat "$T/err")"
 inst "$r" --plugins conflict --replace-files "$vother" ||
-	fail "conflict: the vendor may not replace a third party's file: $(cat "$T/err")"
+	fail "conflict: the vendor (the top rank) may not replace a third party's file: $(cat "$T/err")"
 [ "$(cat "$r/etc/other.conf")" = "vother owns /etc/other.conf" ] || fail "conflict: not replaced"
+# The rank boundary, owner judged in the same run: equal ranks may replace each other.
+r="$T/conflict-same"
+inst "$r" --plugins conflict --replace-files "$vown" "$psame" ||
+	fail "rank boundary: partner (100) may not replace a vendor (100) file judged in the same run: $(cat "$T/err")"
+want_partner "$r"
 # With an rpm database in the root: the owner rpm installed is ranked from it.  The
 # installer looks for it at rpm's own %_dbpath (on Debian /root/.rpmdb), so rpm gets none.
-if command -v rpm >/dev/null; then
-	r="$T/conflict2"
-	mkdir -p "$r"
-	rpm --root "$r" --nodeps -i "$vown" >"$T/rpm.log" 2>&1 ||
-		fail "rpm -i of the vendor package failed: $(cat "$T/rpm.log")"
-	inst "$r" --plugins conflict --replace-files "$town"
-	denied $? "conflict: rule higher-domain-owner: package town-1-1.noarch (domain thirdparty, rank 10) may not replace /etc/shared.conf owned by vown-1-1.noarch (domain vendor, rank 100)"
-	nothing_of "$r" town
-	want_vendor "$r"
-fi
-echo "ok: conflict refuses lower domains replacing higher ones under imastream install"
+r="$T/conflict2"
+mkdir -p "$r"
+rpm --root "$r" --nodeps -i "$vown" >"$T/rpm.log" 2>&1 ||
+	fail "rpm -i of the vendor package failed: $(cat "$T/rpm.log")"
+inst "$r" --plugins conflict --replace-files "$town"
+denied $? "conflict: rule higher-domain-owner: package town-1-1.noarch (domain thirdparty, rank 10) may not replace /etc/shared.conf owned by vown-1-1.noarch (domain vendor, rank 100)"
+nothing_of "$r" town
+want_vendor "$r"
+# The rank boundary, owner ranked from the rpm database.
+inst "$r" --plugins conflict --replace-files "$psame" ||
+	fail "rank boundary: partner (100) may not replace a vendor (100) file in the rpm database: $(cat "$T/err")"
+want_partner "$r"
+echo "ok: conflict refuses lower domains replacing higher ones, allows equal ones, under imastream install"
 
 # --- smack ---------------------------------------------------------------------------
 mkdir "$T/smack"
