@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Real packages installed by stock rpm with imastream in hash, sign (RSA, P-256) and
 # sign+EVM modes; every regular file is checked by evmctl 1.4: the hash equals
-# "evmctl ima_hash -n", signatures pass "evmctl ima_verify" and "evmctl verify".
+# "evmctl ima_hash -n", signatures pass "evmctl ima_verify" and "evmctl verify".  A root
+# without xattr support: test_rpm_noxattr.sh.
 set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 need evmctl
@@ -163,29 +164,3 @@ grep -q '^error: imastream: /opt/imstest/tool-link: cannot set user.selinux' "$T
 left=$(find "$root/opt" "$root/etc" ! -type d 2>/dev/null)
 [ -z "$left" ] || fail "left behind: $left"
 echo "ok: failed install left no file at a final path and no temporary file"
-
-echo "== a root filesystem without xattrs (ramfs): refused before any file, or skipped if asked"
-ram="$T/ramroot"
-mkdir -p "$ram"
-if mount -t ramfs imastream-test "$ram" 2>/dev/null; then
-	trap 'umount "$ram" 2>/dev/null; rm -rf "$T"' EXIT
-	new_root "$ram"
-	# ramfs reports no free space: rpm's own size check is not what is tested here.
-	if irpm "$ram" --ignoresize -i "$v1"; then
-		fail "rpm installed onto a filesystem without xattrs"
-	fi
-	[ "$(grep -c '^error: imastream:' "$T/rpm.stderr")" = 1 ] &&
-		grep -q "^error: imastream: $ram/* has no xattr support" "$T/rpm.stderr" ||
-		fail "no single line about the missing xattr support"
-	[ ! -e "$ram/opt" ] || fail "files were installed before the refusal"
-	# The notice goes to rpm's stdout; rpm itself cannot set file capabilities there.
-	irpm "$ram" --ignoresize --nocaps --define "_imastream_no_xattr_support skip" -i "$v1" \
-		>"$T/rpm.out" || fail "no_xattr_support skip did not install"
-	[ -f "$ram/opt/imstest/bin/tool" ] || fail "skip mode did not install tool"
-	grep -q 'imastream:.*no xattr support' "$T/rpm.out" "$T/rpm.stderr" ||
-		fail "skip mode said nothing"
-	umount "$ram"
-	echo "ok: no xattr support: one line and nothing installed, or installed with skip"
-else
-	echo "note: cannot mount a ramfs here; the no-xattr case is not checked"
-fi
