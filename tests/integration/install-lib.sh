@@ -117,9 +117,9 @@ link_groups() {
 		awk '{ g[$1] = g[$1] " " $2 } END { for (i in g) print g[i] }' | sort)
 }
 
-# no_leftovers ROOT: fails if any temp file of ours is left below ROOT.
+# no_leftovers ROOT [CASE]: fails if any temp file of ours is left below ROOT.
 no_leftovers() {
 	local left
 	left=$(find "$1" -name '.imastream-tmp-*' | head -5)
-	[ -z "$left" ] || fail "temp files left behind: $left"
+	[ -z "$left" ] || fail "${2:+$2: }temp files left behind: $left"
 }
