@@ -87,18 +87,26 @@ static void progress(struct imastream_chain_sink *cs)
 		cs->opts.progress(cs->opts.progress_arg, &cs->prog);
 }
 
+/* The chain thread's copies of what the extractor frees: descriptors and signature. */
+static void release_copies(struct sfile *sf)
+{
+	if (!sf->queued)
+		return;
+	if (sf->fd >= 0)
+		close(sf->fd);
+	if (sf->dirfd >= 0)
+		close(sf->dirfd);
+	sf->fd = sf->dirfd = -1;
+	free(sf->sig);
+	sf->sig = NULL;
+}
+
 static void sfile_free(struct sfile *sf)
 {
 	if (!sf)
 		return;
-	if (sf->queued) {
-		if (sf->fd >= 0)
-			close(sf->fd);
-		if (sf->dirfd >= 0)
-			close(sf->dirfd);
-	}
+	release_copies(sf);
 	free(sf->target);
-	free(sf->sig);
 	free(sf->dest);
 	free(sf);
 }
@@ -355,15 +363,7 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	sf->f.fd = -1;
 	sf->f.pkg_sig = NULL;
 	sf->f.pkg_sig_len = 0;
-	if (sf->queued) {
-		if (sf->fd >= 0)
-			close(sf->fd);
-		if (sf->dirfd >= 0)
-			close(sf->dirfd);
-		sf->fd = sf->dirfd = -1;
-		free(sf->sig);
-		sf->sig = NULL;
-	}
+	release_copies(sf);
 	if (err) {
 		sfile_done(cs, sf, err);
 		return err;
