@@ -14,8 +14,8 @@
 #   sign+evm    rpm -i, sign mode + EVM portable, P-256 key (b only)  target <= 1.5x noplugins
 #   evmctl      rpm -i --noplugins; evmctl ima_sign -r; evmctl sign --portable -r, same key
 #                                                                     target >= 8x sign+evm
-# CPU time (user + system, all threads) is printed too: sign+evm precomputes ECDSA nonces
-# on a second thread, which a machine busy with other work does not give it for free.
+# CPU time (user + system, all threads) is printed beside wall time: on a machine busy with
+# other work it shows what each command costs when wall time is noisy.
 # Exits 1 if a target is missed, so it can gate.  Needs root.
 set -euo pipefail
 

@@ -337,8 +337,7 @@ int cmd_install(int argc, char **argv)
 	}
 	root = root_abs;
 	/* Keys load here, once, before any package is read. */
-	if (imastream_chain_new(&cfg, &log, &chain) ||
-	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
+	if (imastream_chain_from_config(&cfg, &log, &chain))
 		goto out;
 
 	pr.on = cli_progress_wanted(show);

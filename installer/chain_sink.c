@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The bridge from the extractor's entry sink to the security hook chain, with the install record. */
+/* The bridge from the extractor's entry sink to the security hook chain. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,6 @@
 #include <unistd.h>
 
 #include <rpm/header.h>
-#include <rpm/rpmkeyring.h>
-#include <rpm/rpmlog.h>
 #include <rpm/rpmmacro.h>
 #include <rpm/rpmtag.h>
 #include <rpm/rpmtd.h>
@@ -21,10 +19,11 @@
 #include "common/private.h"
 #include "imastream/chain.h"
 #include "imastream/installer.h"
+#include "installer/header_trust.h"
 #include "installer/private.h"
+#include "installer/sink_record.h"
 #include "installer/sink_thread.h"
 #include "plugin/private.h"
-#include "plugin/policy/policy.h"
 
 /* One object between file_opened and file_done. */
 struct sfile {
@@ -56,10 +55,9 @@ struct imastream_chain_sink {
 	struct imastream_txn txn;
 	rpmts ts;
 	bool rpmdb;      /* the root has an rpm database */
-	rpmKeyring rpmdb_keys;
 	struct ims_rpmdb_owner *owners; /* the database's files, for conflicts */
 	bool tsm;
-	struct ims_domains *keys;
+	struct ims_header_trust *trust; /* NULL with IMASTREAM_SINK_NO_SIGNATURES */
 	struct ims_record *rec;
 	/* The package being installed. */
 	Header h;
@@ -84,37 +82,32 @@ static void drain(struct imastream_chain_sink *cs)
 	ims_worker_drain(&cs->worker);
 }
 
-/* librpm's messages while we open the root's database: our log, at debug level. */
-static int rpmlog_to_debug(rpmlogRec rec, rpmlogCallbackData data)
-{
-	const struct imastream_log *log = data;
-	const char *msg = rpmlogRecMessage(rec);
-	size_t len = strlen(msg);
-
-	while (len && msg[len - 1] == '\n')
-		len--;
-	ims_logf(log, IMASTREAM_LOG_DEBUG, "librpm: %.*s", (int)len, msg);
-	return 0;
-}
-
 static void progress(struct imastream_chain_sink *cs)
 {
 	if (cs->opts.progress)
 		cs->opts.progress(cs->opts.progress_arg, &cs->prog);
 }
 
+/* The chain thread's copies of what the extractor frees: descriptors and signature. */
+static void release_copies(struct sfile *sf)
+{
+	if (!sf->queued)
+		return;
+	if (sf->fd >= 0)
+		close(sf->fd);
+	if (sf->dirfd >= 0)
+		close(sf->dirfd);
+	sf->fd = sf->dirfd = -1;
+	free(sf->sig);
+	sf->sig = NULL;
+}
+
 static void sfile_free(struct sfile *sf)
 {
 	if (!sf)
 		return;
-	if (sf->queued) {
-		if (sf->fd >= 0)
-			close(sf->fd);
-		if (sf->dirfd >= 0)
-			close(sf->dirfd);
-	}
+	release_copies(sf);
 	free(sf->target);
-	free(sf->sig);
 	free(sf->dest);
 	free(sf);
 }
@@ -125,54 +118,6 @@ static void sfile_done(struct imastream_chain_sink *cs, struct sfile *sf, int re
 	if (sf->opened)
 		imastream_chain_file_done(cs->chain, &sf->f, res);
 	sfile_free(sf);
-}
-
-/* The verify hook: the header's OpenPGP signature, judged by our keys and the root's. */
-static int verify_header(struct imastream_chain_sink *cs, const char *name, Header h)
-{
-	struct imastream_verify v = { .what = "header" };
-	struct ims_verdict verdict;
-	struct ims_header_sigs sigs;
-	int err;
-
-	cs->sig_ok = false;
-	/* The --pgp-key files are one domain; the root's rpm keyring (rpm --import) next. */
-	err = ims_header_judge(cs->keys, cs->rpmdb_keys, h, &verdict);
-	if (err == -EINVAL && verdict.why && !strcmp(verdict.why, "unknown key"))
-		verdict.why = "signed header without an immutable region";
-	else if (err)
-		return ims_err(cs->log, err, "%s: cannot check the header signature: %s", name,
-			       strerror(-err));
-	cs->sig_ok = !verdict.why;
-	err = ims_header_sigs_read(h, &sigs);
-	if (err)
-		return err;
-	if (sigs.n) {
-		v.sig = sigs.sig[0];
-		v.sig_len = sigs.len[0];
-	}
-	v.result = cs->sig_ok ? 0 :
-		   !strcmp(verdict.why, "unsigned") || !strcmp(verdict.why, "unknown key") ?
-		   -ENOKEY : -EKEYREJECTED;
-	err = imastream_chain_verify(cs->chain, &v);
-	ims_header_sigs_free(&sigs);
-	if (err)
-		return ims_err(cs->log, err, "%s: refused by the verify hook: %s", name, strerror(-err));
-	if (v.result == -EKEYREJECTED)
-		return ims_err(cs->log, v.result, "%s: refused: %s (key id %s)", name, verdict.why,
-			       verdict.keyid[0] ? verdict.keyid : "none");
-	if (v.result && !(cs->opts.flags & IMASTREAM_SINK_ALLOW_UNSIGNED)) {
-		if (verdict.keyid[0])
-			return ims_err(cs->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys; "
-				       "trust it with --pgp-key FILE or rpm --import in the root)",
-				       name, verdict.keyid);
-		return ims_err(cs->log, -EKEYREJECTED,
-			       "%s: refused: the header is not signed (--allow-unsigned accepts it)", name);
-	}
-	if (v.result)
-		ims_logf(cs->log, IMASTREAM_LOG_INFO, "%s: %s header accepted (unsigned packages allowed)",
-			 name, verdict.keyid[0] ? "unknown key's" : "unsigned");
-	return 0;
 }
 
 /* Scriptlets are not run by this installer: say so once per package that has some. */
@@ -208,8 +153,10 @@ static int cs_package_header(void *arg, const char *name, void *rpm_header)
 	cs->sig_ok = false;
 	if (!cs->h_for)
 		return -ENOMEM;
-	if (!(cs->opts.flags & IMASTREAM_SINK_NO_SIGNATURES)) {
-		int err = verify_header(cs, name, h);
+	if (cs->trust) {
+		int err = ims_header_trust_check(cs->trust, cs->chain, name, h,
+						 cs->opts.flags & IMASTREAM_SINK_ALLOW_UNSIGNED,
+						 &cs->sig_ok);
 
 		if (err)
 			return err;
@@ -222,7 +169,6 @@ static int cs_begin_package(void *arg, const char *name)
 {
 	struct imastream_chain_sink *cs = arg;
 	bool rpm = cs->h && cs->h_for && !strcmp(cs->h_for, name);
-	const char *ima = NULL, *evm = NULL;
 	int err;
 
 	free(cs->name);
@@ -251,12 +197,7 @@ static int cs_begin_package(void *arg, const char *name)
 	cs->done_tail = &cs->done;
 	cs->prog.package = name;
 	if (cs->rec) {
-		if (cs->opts.cfg) {
-			ima = cs->opts.cfg->mode == IMASTREAM_MODE_SIGN ? "sign" :
-			      cs->opts.cfg->mode == IMASTREAM_MODE_HASH ? "hash" : "off";
-			evm = cs->opts.cfg->evm ? "portable" : "none";
-		}
-		err = ims_record_pkg_new(cs->name, cs->nevra, ima, evm, &cs->rpkg);
+		err = ims_sink_record_pkg_new(cs->opts.cfg, cs->name, cs->nevra, &cs->rpkg);
 		if (err)
 			return err;
 	}
@@ -273,29 +214,20 @@ static int cs_begin_package(void *arg, const char *name)
 }
 
 /*
- * A file the record, or the root's rpm database, gives to another package, unless it is
- * the very same object.
+ * The package a file conflicts with: the record's owner (sink_record.c), or the root's
+ * rpm database's (rpmdb_owner.c); NULL when the entry replaces nobody's file.
  */
 static const char *conflict_owner(struct imastream_chain_sink *cs, const struct imastream_entry *e,
 				  char *buf, size_t size)
 {
-	const struct imastream_record_file *rf = cs->rec ? ims_record_lookup(cs->rec, e->path) : NULL;
+	const struct imastream_record_file *rf = ims_sink_record_conflict(cs->rec, cs->name, e);
 
-	if (rf && strcmp(rf->package, cs->name) && !S_ISDIR(rf->mode)) {
-		if (rf->mode == e->mode && rf->uid == e->uid && rf->gid == e->gid) {
-			if (S_ISLNK(e->mode) && e->link_target && rf->link_target &&
-			    !strcmp(e->link_target, rf->link_target))
-				return NULL;
-			if (S_ISREG(e->mode) && e->digest && rf->digest_algo == e->digest_algo &&
-			    rf->size == e->size && !(e->flags & IMASTREAM_ENTRY_HARDLINK) &&
-			    !memcmp(rf->digest, e->digest,
-				    imastream_hash_by_algo(e->digest_algo)->digest_size))
-				return NULL;
-		}
+	if (rf) {
 		snprintf(buf, size, "%s", rf->package);
 		return buf;
 	}
-	if (cs->owners && ims_rpmdb_owner_conflict(cs->owners, e, cs->name, buf, size) > 0)
+	if (cs->owners && !S_ISDIR(e->mode) && !(e->flags & IMASTREAM_ENTRY_UNOWNED) &&
+	    ims_rpmdb_owner_conflict(cs->owners, e, cs->name, buf, size) > 0)
 		return buf;
 	return NULL;
 }
@@ -306,8 +238,7 @@ static int check_conflict(struct imastream_chain_sink *cs, const struct imastrea
 	char owner[256];
 	int err;
 
-	if (S_ISDIR(e->mode) || (e->flags & IMASTREAM_ENTRY_UNOWNED) ||
-	    !conflict_owner(cs, e, owner, sizeof(owner)))
+	if (!conflict_owner(cs, e, owner, sizeof(owner)))
 		return 0;
 	c = (struct imastream_conflict){ .path = e->path, .pkg = &cs->pkg, .owner = owner };
 	drain(cs);
@@ -395,73 +326,6 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 	return err;
 }
 
-/* Whether a plugin of the chain wrote xattr @name on the file (not skipped). */
-static bool wrote(const struct sfile *sf, const char *name)
-{
-	const struct imastream_file_xattr *xa = imastream_file_get_xattr(&sf->f, name);
-
-	return xa && !xa->skipped;
-}
-
-/* What the record says about an object: the extractor's verified digest, else the chain's. */
-static int record_entry(struct imastream_chain_sink *cs, struct sfile *sf,
-			const struct imastream_entry *e, const uint8_t *digest)
-{
-	struct imastream_record_file rf = {
-		.path = e->path, .mode = e->mode, .uid = e->uid, .gid = e->gid, .size = e->size,
-		.link_target = S_ISLNK(e->mode) ? e->link_target : NULL, .rdev = e->rdev,
-	};
-	const struct imastream_hash_info *hi;
-
-	if (!cs->rpkg || (e->flags & IMASTREAM_ENTRY_UNOWNED))
-		return 0;
-	if (!sf->hardlink) {
-		/* What the inode has (see cs_entry_end), not what the package asked for. */
-		rf.uid = sf->f.uid;
-		rf.gid = sf->f.gid;
-		rf.mode = sf->f.mode;
-		if (wrote(sf, "security.ima"))
-			rf.xattrs |= IMASTREAM_RECORD_IMA;
-		if (wrote(sf, "security.evm"))
-			rf.xattrs |= IMASTREAM_RECORD_EVM;
-		if (wrote(sf, "security.selinux") || wrote(sf, "security.SMACK64"))
-			rf.xattrs |= IMASTREAM_RECORD_LABEL;
-	}
-	if (sf->hardlink) {
-		/* The same inode as an earlier entry of the package: its size and digest. */
-		const struct imastream_record_file *first = ims_record_pkg_find(cs->rpkg, e->link_target);
-
-		if (first) {
-			rf.uid = first->uid;
-			rf.gid = first->gid;
-			rf.mode = first->mode;
-			rf.xattrs = first->xattrs;
-			rf.size = first->size;
-			rf.digest_algo = first->digest_algo;
-			memcpy(rf.digest, first->digest, sizeof(rf.digest));
-		}
-	} else if (S_ISREG(e->mode) && digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
-		   hi->digest_size <= sizeof(rf.digest)) {
-		rf.digest_algo = hi->algo;
-		memcpy(rf.digest, digest, hi->digest_size);
-	} else if (S_ISREG(e->mode)) {
-		uint32_t algos = imastream_chain_hash_algos(cs->chain);
-		const uint8_t *d;
-		size_t len;
-
-		for (int a = 0; a < 32 && algos; a++) {
-			if (!(algos & IMASTREAM_HASH_BIT(a)))
-				continue;
-			if (!imastream_file_digest(&sf->f, a, &d, &len, NULL) && len <= sizeof(rf.digest)) {
-				rf.digest_algo = a;
-				memcpy(rf.digest, d, len);
-			}
-			break;
-		}
-	}
-	return ims_record_pkg_add(cs->rpkg, &rf);
-}
-
 /*
  * file_closed (and file_opened first when the chain thread runs it) for one object, and
  * its record.  On error the file is ended and freed; on success it waits in the done list.
@@ -474,7 +338,7 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	int err = 0;
 
 	if (sf->hardlink) {
-		err = record_entry(cs, sf, e, NULL);
+		err = ims_sink_record_file(cs->rpkg, cs->chain, NULL, e, NULL);
 		sfile_free(sf);
 		return err;
 	}
@@ -512,21 +376,13 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	if (!err)
 		err = imastream_chain_file_closed(cs->chain, &sf->f);
 	if (!err)
-		err = record_entry(cs, sf, e, digest);
+		err = ims_sink_record_file(cs->rpkg, cs->chain, &sf->f, e, digest);
 	/* The extractor closes its fd and frees the signature after this call; the chain
 	 * thread's copies go now (thousands of files may wait for their file_done). */
 	sf->f.fd = -1;
 	sf->f.pkg_sig = NULL;
 	sf->f.pkg_sig_len = 0;
-	if (sf->queued) {
-		if (sf->fd >= 0)
-			close(sf->fd);
-		if (sf->dirfd >= 0)
-			close(sf->dirfd);
-		sf->fd = sf->dirfd = -1;
-		free(sf->sig);
-		sf->sig = NULL;
-	}
+	release_copies(sf);
 	if (err) {
 		sfile_done(cs, sf, err);
 		return err;
@@ -688,34 +544,6 @@ static void cs_end_package(void *arg, int status)
 	cs->prog.package = NULL; /* the extractor frees the name after this call */
 }
 
-/* "pgp-key=1:FILE:FILE" for the trust-domain loader: every key file in one domain. */
-static int load_keys(struct imastream_chain_sink *cs)
-{
-	size_t len = sizeof("pgp-key=1");
-	char *spec;
-	int err;
-
-	if (!cs->opts.pgp_keys || !cs->opts.pgp_keys[0])
-		return 0;
-	for (const char *const *k = cs->opts.pgp_keys; *k; k++) {
-		if (strpbrk(*k, ":, \t"))
-			return ims_err(cs->log, -EINVAL, "OpenPGP key file %s: a name with ':', ',' or a blank is not supported",
-				       *k);
-		len += strlen(*k) + 1;
-	}
-	spec = malloc(len);
-	if (!spec)
-		return -ENOMEM;
-	strcpy(spec, "pgp-key=1");
-	for (const char *const *k = cs->opts.pgp_keys; *k; k++) {
-		strcat(spec, ":");
-		strcat(spec, *k);
-	}
-	err = ims_domains_load(spec, "OpenPGP keys", cs->log, &cs->keys);
-	free(spec);
-	return err;
-}
-
 /*
  * Whether the root has an rpm database: librpm creates one when asked to open a missing
  * one, even read-only, and nothing may appear in the root that no package put there.
@@ -741,15 +569,6 @@ static bool has_rpmdb(struct imastream_chain_sink *cs)
 	}
 	free(dbpath);
 	return found;
-}
-
-static void load_rpmdb_keys(struct imastream_chain_sink *cs)
-{
-	rpmlogCallback prev = rpmlogSetCallback(rpmlog_to_debug, (void *)cs->log);
-
-	cs->rpmdb_keys = rpmtsGetKeyring(cs->ts, 1);
-	rpmtsCloseDB(cs->ts);
-	rpmlogSetCallback(prev, NULL);
 }
 
 int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
@@ -784,11 +603,10 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	}
 	cs->rpmdb = has_rpmdb(cs);
 	if (!(opts->flags & IMASTREAM_SINK_NO_SIGNATURES)) {
-		err = load_keys(cs);
+		err = ims_header_trust_new(opts->pgp_keys, cs->rpmdb ? cs->ts : NULL, log,
+					   &cs->trust);
 		if (err)
 			goto fail;
-		if (cs->rpmdb)
-			load_rpmdb_keys(cs);
 	}
 	if (!(opts->flags & IMASTREAM_SINK_NO_RECORD)) {
 		err = ims_record_load(cs->rootfd, log, &cs->rec);
@@ -857,11 +675,9 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 	cs->prog.done = true;
 	if (cs->tsm)
 		progress(cs);
-	ims_domains_free(cs->keys);
+	ims_header_trust_free(cs->trust);
 	ims_record_free(cs->rec);
 	headerFree(cs->h);
-	if (cs->rpmdb_keys)
-		rpmKeyringFree(cs->rpmdb_keys);
 	if (cs->ts)
 		rpmtsFree(cs->ts);
 	ims_rpmdb_owner_free(cs->owners);

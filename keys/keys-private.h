@@ -95,14 +95,4 @@ bool ims_keyid_of_description(const char *desc, uint32_t *keyid_ret);
 /* Is @s a URI with a scheme (two or more characters before the first colon)? */
 bool ims_is_uri(const char *s);
 
-/* ec_pool.c: ECDSA nonces precomputed on a background thread (see the file's comment). */
-struct ims_ec_pool;
-/* -EOPNOTSUPP for a key that is not a software EC key; -ENOMEM; -EAGAIN (no thread). */
-int ims_ec_pool_new(EVP_PKEY *pkey, unsigned int depth, struct ims_ec_pool **ret);
-/* Stops and joins the thread; unused nonces are cleared.  NULL is fine. */
-void ims_ec_pool_free(struct ims_ec_pool *p);
-/* A DER ECDSA signature with a precomputed nonce; -EAGAIN: none ready, sign the usual way. */
-int ims_ec_pool_sign(struct ims_ec_pool *p, const uint8_t *digest, size_t digest_len,
-		     uint8_t *sig_out, size_t sig_cap, size_t *sig_len_ret);
-
 #endif /* IMASTREAM_KEYS_PRIVATE_H */

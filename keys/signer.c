@@ -16,7 +16,6 @@ struct imastream_signer {
 	struct ims_kernel_key kk;   /* kernel keys (pkey == NULL) */
 	/* One prepared context per kernel hash id: set_signature_md costs a lookup. */
 	EVP_PKEY_CTX *ctx[32];
-	struct ims_ec_pool *pool;   /* imastream_signer_precompute(); never shared by dup */
 	size_t max_sig;
 	uint32_t keyid;
 	char type[24];
@@ -197,7 +196,6 @@ void imastream_signer_free(struct imastream_signer *s)
 {
 	if (!s)
 		return;
-	ims_ec_pool_free(s->pool);
 	for (size_t i = 0; i < ARRAY_SIZE(s->ctx); i++)
 		EVP_PKEY_CTX_free(s->ctx[i]);
 	/* EVP_PKEY_free cleanses the key's private numbers (BN_clear_free). */
@@ -253,9 +251,6 @@ int imastream_signer_sign(struct imastream_signer *s, int hash_algo, const uint8
 	if (!s->pkey)
 		return ims_kernel_key_sign(&s->kk, hash_algo, digest, digest_len, sig_out, sig_cap,
 					   sig_len_ret, &s->log);
-	if (s->pool && ims_ec_pool_sign(s->pool, digest, digest_len, sig_out, sig_cap,
-					sig_len_ret) == 0)
-		return 0;
 	err = sign_ctx(s, hash_algo, digest_len, &ctx);
 	if (err)
 		return err;
@@ -269,19 +264,6 @@ int imastream_signer_sign(struct imastream_signer *s, int hash_algo, const uint8
 		return ims_openssl_err(&s->log, -EIO, "signing with %s failed", s->type);
 	*sig_len_ret = len;
 	return 0;
-}
-
-int imastream_signer_precompute(struct imastream_signer *s, unsigned int depth)
-{
-	int err;
-
-	if (s->pool || !s->pkey || s->engine)
-		return s->pool ? 0 : -EOPNOTSUPP;
-	err = ims_ec_pool_new(s->pkey, depth, &s->pool);
-	if (err && err != -EOPNOTSUPP)
-		ims_err(&s->log, err, "cannot start the ECDSA precomputation thread: %s",
-			strerror(-err));
-	return err;
 }
 
 size_t imastream_signer_max_sig_size(const struct imastream_signer *s)

@@ -208,6 +208,29 @@ void imastream_chain_free(struct imastream_chain *chain)
 	free(chain);
 }
 
+int imastream_chain_from_config(const struct imastream_config *cfg,
+				const struct imastream_log *log, struct imastream_chain **ret)
+{
+	struct imastream_chain *chain = NULL;
+	int err;
+
+	if (!cfg || !ret)
+		return -EINVAL;
+	err = imastream_config_check(cfg, log);
+	if (!err)
+		err = imastream_chain_new(cfg, log, &chain);
+	if (!err)
+		err = imastream_chain_add_list(chain, cfg->plugins);
+	if (!err)
+		err = imastream_chain_init(chain);
+	if (err) {
+		imastream_chain_free(chain);
+		return err;
+	}
+	*ret = chain;
+	return 0;
+}
+
 int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signer **ret)
 {
 	if (!chain || !ret)

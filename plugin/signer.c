@@ -70,15 +70,6 @@ int ims_signer_load(const struct imastream_config *cfg, const struct imastream_l
 			return err;
 		}
 	}
-	/*
-	 * Two signatures per file (IMA, EVM) would double a small-file install: ECDSA nonces
-	 * come from the otherwise idle second core instead.  Other keys just sign in place.
-	 */
-	err = imastream_signer_precompute(s, 64);
-	if (err && err != -EOPNOTSUPP) {
-		imastream_signer_free(s);
-		return err;
-	}
 	*ret = s;
 	return 0;
 }

@@ -221,6 +221,20 @@ IMASTREAM_API int imastream_chain_init(struct imastream_chain *chain);
 /* Runs cleanup in reverse order for every plugin whose init succeeded, then frees. */
 IMASTREAM_API void imastream_chain_free(struct imastream_chain *chain);
 
+/**
+ * imastream_chain_from_config - the chain a configuration describes, initialised
+ * @cfg: a configuration with every key set; must outlive the chain
+ * @log: where every plugin reports; must outlive the chain (may be NULL)
+ *
+ * imastream_config_check(), imastream_chain_new(), imastream_chain_add_list() with
+ * cfg->plugins, imastream_chain_init(): what every driver does, in one call.  Keys load
+ * here, before any file.  On failure nothing is left to free.
+ * Return: 0, or the first error of those calls (said in @log).
+ */
+IMASTREAM_API int imastream_chain_from_config(const struct imastream_config *cfg,
+					      const struct imastream_log *log,
+					      struct imastream_chain **ret);
+
 struct imastream_signer;
 
 /**

@@ -118,21 +118,6 @@ IMASTREAM_API void imastream_signer_free(struct imastream_signer *s);
 IMASTREAM_API int imastream_signer_sign(struct imastream_signer *s, int hash_algo,
 					const uint8_t *digest, size_t digest_len,
 					uint8_t *sig_out, size_t sig_cap, size_t *sig_len_ret);
-/**
- * imastream_signer_precompute - compute ECDSA nonces ahead, on a background thread
- * @s: a signer with a software EC key
- * @depth: how many nonces to keep ready (1..256)
- *
- * k·G and k⁻¹ do not depend on the message: with them ready, imastream_signer_sign()
- * costs the caller a modular multiply instead of a scalar multiplication (about 25x
- * less for P-256), and the second core does the rest.  Each nonce is random, used once
- * and cleared after use or by imastream_signer_free(), which also stops the thread.  When
- * none is ready, signing takes the ordinary path: it never waits.  Signatures are the
- * same DER ECDSA-Sig-Value.  Handles made by imastream_signer_dup() do not share it.
- * Return: 0 (also when already running); -EOPNOTSUPP, without a message, for RSA, kernel,
- * pkcs11 and provider-held keys; -ENOMEM; -EAGAIN when no thread can be started.
- */
-IMASTREAM_API int imastream_signer_precompute(struct imastream_signer *s, unsigned int depth);
 /* The largest signature this key can produce, in bytes (256 for RSA-2048). */
 IMASTREAM_API size_t imastream_signer_max_sig_size(const struct imastream_signer *s);
 /* The key id that goes into signature headers (host order; store it big-endian). */

@@ -156,13 +156,7 @@ int main(int argc, char **argv)
 	}
 
 	/* The chain: its plugins load their keys now, before any file is touched. */
-	err = imastream_config_check(&cfg, &log);
-	if (!err)
-		err = imastream_chain_new(&cfg, &log, &chain);
-	if (!err)
-		err = imastream_chain_add_list(chain, cfg.plugins);
-	if (!err)
-		err = imastream_chain_init(chain);
+	err = imastream_chain_from_config(&cfg, &log, &chain);
 	/* The bridge: tsm_pre now; its entry sink drives the chain per entry and chunk. */
 	if (!err) {
 		struct imastream_chain_sink_opts opts = {

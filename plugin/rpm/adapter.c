@@ -247,13 +247,7 @@ static rpmRC ims_init(rpmPlugin plugin, rpmts ts)
 		return RPMRC_NOTFOUND;
 	}
 	if (!err)
-		err = imastream_config_check(&a->cfg, &a->log);
-	if (!err)
-		err = imastream_chain_new(&a->cfg, &a->log, &a->chain);
-	if (!err)
-		err = imastream_chain_add_list(a->chain, a->cfg.plugins);
-	if (!err)
-		err = imastream_chain_init(a->chain);
+		err = imastream_chain_from_config(&a->cfg, &a->log, &a->chain);
 	if (err) {
 		adapter_free(a);
 		return RPMRC_FAIL;

@@ -48,6 +48,55 @@ static int set(struct imastream_config *cfg, const char *key, const char *value)
 	return imastream_config_set(cfg, key, value, "test", &log_);
 }
 
+/* imastream_chain_from_config(): the checks and calls every driver made, and nothing left on failure. */
+static void test_chain_from_config(void)
+{
+	struct imastream_config cfg;
+	struct imastream_chain *chain;
+	static const struct {
+		const char *settings[3][2];
+		int err;
+		const char *expect; /* the start of the one line */
+	} bad[] = {
+		/* imastream_config_check() */
+		{ { { "mode", "sign" } }, -EINVAL, "mode sign needs" },
+		/* imastream_chain_add_list() */
+		{ { { "plugins", "ima,nosuch" } }, -ENOENT, "unknown plugin" },
+		/* imastream_chain_init(): the chain cannot do what the mode asks */
+		{ { { "key", "/nonexistent/k.pem" }, { "mode", "sign" }, { "plugins", "trace" } },
+		  -EINVAL, "chain: mode sign needs the ima plugin" },
+	};
+
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+	ASSERT_EQ(set(&cfg, "plugins", "ima"), 0);
+	chain = NULL;
+	ASSERT_EQ(imastream_chain_from_config(&cfg, &log_, &chain), 0);
+	ASSERT(chain);
+	/* Initialised: the ima plugin asked for the configured digest. */
+	ASSERT_EQ(imastream_chain_hash_algos(chain), IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256));
+	imastream_chain_free(chain);
+	imastream_config_release(&cfg);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(imastream_config_init(&cfg), 0);
+		for (size_t k = 0; k < 3 && bad[i].settings[k][0]; k++)
+			ASSERT_EQ(set(&cfg, bad[i].settings[k][0], bad[i].settings[k][1]), 0);
+		chain = NULL;
+		n_lines = 0;
+		last[0] = '\0';
+		ASSERT_EQ(imastream_chain_from_config(&cfg, &log_, &chain), bad[i].err);
+		ASSERT(!chain);
+		ASSERT_EQ(n_lines, 1);
+		if (!strstr(last, bad[i].expect)) {
+			fprintf(stderr, "case %zu: \"%s\" does not say \"%s\"\n", i, last,
+				bad[i].expect);
+			ASSERT(0);
+		}
+		imastream_config_release(&cfg);
+	}
+	ASSERT_EQ(imastream_chain_from_config(NULL, &log_, &chain), -EINVAL);
+}
+
 int main(void)
 {
 	struct imastream_config cfg;
@@ -189,5 +238,6 @@ int main(void)
 			imastream_config_release(&cfg);
 		}
 	}
+	test_chain_from_config();
 	return 0;
 }

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The chain sink's OpenPGP header trust: the --pgp-key files and the root's rpm keyring. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmkeyring.h>
+#include <rpm/rpmlog.h>
+#include <rpm/rpmts.h>
+
+#include "common/private.h"
+#include "imastream/hooks.h"
+#include "installer/header_trust.h"
+#include "plugin/policy/policy.h"
+
+struct ims_header_trust {
+	const struct imastream_log *log;
+	struct ims_domains *keys; /* the --pgp-key files: one domain */
+	rpmKeyring rpmdb_keys;    /* the root's rpm keyring (rpm --import), or NULL */
+};
+
+/* librpm's messages while we open the root's database: our log, at debug level. */
+static int rpmlog_to_debug(rpmlogRec rec, rpmlogCallbackData data)
+{
+	const struct imastream_log *log = data;
+	const char *msg = rpmlogRecMessage(rec);
+	size_t len = strlen(msg);
+
+	while (len && msg[len - 1] == '\n')
+		len--;
+	ims_logf(log, IMASTREAM_LOG_DEBUG, "librpm: %.*s", (int)len, msg);
+	return 0;
+}
+
+/* "pgp-key=1:FILE:FILE" for the trust-domain loader: every key file in one domain. */
+static int load_keys(struct ims_header_trust *t, const char *const *pgp_keys)
+{
+	size_t len = sizeof("pgp-key=1");
+	char *spec;
+	int err;
+
+	if (!pgp_keys || !pgp_keys[0])
+		return 0;
+	for (const char *const *k = pgp_keys; *k; k++) {
+		if (strpbrk(*k, ":, \t"))
+			return ims_err(t->log, -EINVAL, "OpenPGP key file %s: a name with ':', ',' or a blank is not supported",
+				       *k);
+		len += strlen(*k) + 1;
+	}
+	spec = malloc(len);
+	if (!spec)
+		return -ENOMEM;
+	strcpy(spec, "pgp-key=1");
+	for (const char *const *k = pgp_keys; *k; k++) {
+		strcat(spec, ":");
+		strcat(spec, *k);
+	}
+	err = ims_domains_load(spec, "OpenPGP keys", t->log, &t->keys);
+	free(spec);
+	return err;
+}
+
+static void load_rpmdb_keys(struct ims_header_trust *t, rpmts ts)
+{
+	rpmlogCallback prev = rpmlogSetCallback(rpmlog_to_debug, (void *)t->log);
+
+	t->rpmdb_keys = rpmtsGetKeyring(ts, 1);
+	rpmtsCloseDB(ts);
+	rpmlogSetCallback(prev, NULL);
+}
+
+int ims_header_trust_new(const char *const *pgp_keys, void *rpm_ts,
+			 const struct imastream_log *log, struct ims_header_trust **ret)
+{
+	struct ims_header_trust *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->log = log;
+	err = load_keys(t, pgp_keys);
+	if (err) {
+		ims_header_trust_free(t);
+		return err;
+	}
+	if (rpm_ts)
+		load_rpmdb_keys(t, rpm_ts);
+	*ret = t;
+	return 0;
+}
+
+void ims_header_trust_free(struct ims_header_trust *t)
+{
+	if (!t)
+		return;
+	ims_domains_free(t->keys);
+	if (t->rpmdb_keys)
+		rpmKeyringFree(t->rpmdb_keys);
+	free(t);
+}
+
+int ims_header_trust_check(struct ims_header_trust *t, struct imastream_chain *chain,
+			   const char *name, void *rpm_header, bool allow_unsigned,
+			   bool *verified_ret)
+{
+	struct imastream_verify v = { .what = "header" };
+	struct ims_verdict verdict;
+	struct ims_header_sigs sigs;
+	int err;
+
+	*verified_ret = false;
+	/* The --pgp-key files are one domain; the root's rpm keyring (rpm --import) next. */
+	err = ims_header_judge(t->keys, t->rpmdb_keys, rpm_header, &verdict);
+	if (err == -EINVAL && verdict.why && !strcmp(verdict.why, "unknown key"))
+		verdict.why = "signed header without an immutable region";
+	else if (err)
+		return ims_err(t->log, err, "%s: cannot check the header signature: %s", name,
+			       strerror(-err));
+	*verified_ret = !verdict.why;
+	err = ims_header_sigs_read(rpm_header, &sigs);
+	if (err)
+		return err;
+	if (sigs.n) {
+		v.sig = sigs.sig[0];
+		v.sig_len = sigs.len[0];
+	}
+	v.result = *verified_ret ? 0 :
+		   !strcmp(verdict.why, "unsigned") || !strcmp(verdict.why, "unknown key") ?
+		   -ENOKEY : -EKEYREJECTED;
+	err = imastream_chain_verify(chain, &v);
+	ims_header_sigs_free(&sigs);
+	if (err)
+		return ims_err(t->log, err, "%s: refused by the verify hook: %s", name, strerror(-err));
+	if (v.result == -EKEYREJECTED)
+		return ims_err(t->log, v.result, "%s: refused: %s (key id %s)", name, verdict.why,
+			       verdict.keyid[0] ? verdict.keyid : "none");
+	if (v.result && !allow_unsigned) {
+		if (verdict.keyid[0])
+			return ims_err(t->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys; "
+				       "trust it with --pgp-key FILE or rpm --import in the root)",
+				       name, verdict.keyid);
+		return ims_err(t->log, -EKEYREJECTED,
+			       "%s: refused: the header is not signed (--allow-unsigned accepts it)", name);
+	}
+	if (v.result)
+		ims_logf(t->log, IMASTREAM_LOG_INFO, "%s: %s header accepted (unsigned packages allowed)",
+			 name, verdict.keyid[0] ? "unknown key's" : "unsigned");
+	return 0;
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The chain sink's install record: each package's objects as the chain left them, and conflicts. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "imastream/hash.h"
+#include "imastream/hooks.h"
+#include "installer/sink_record.h"
+
+int ims_sink_record_pkg_new(const struct imastream_config *cfg, const char *name,
+			    const char *nevra, struct ims_record_pkg **ret)
+{
+	const char *ima = NULL, *evm = NULL;
+
+	if (cfg) {
+		ima = cfg->mode == IMASTREAM_MODE_SIGN ? "sign" :
+		      cfg->mode == IMASTREAM_MODE_HASH ? "hash" : "off";
+		evm = cfg->evm ? "portable" : "none";
+	}
+	return ims_record_pkg_new(name, nevra, ima, evm, ret);
+}
+
+const struct imastream_record_file *ims_sink_record_conflict(const struct ims_record *rec,
+							      const char *pkg_name,
+							      const struct imastream_entry *e)
+{
+	const struct imastream_record_file *rf;
+
+	if (!rec || S_ISDIR(e->mode) || (e->flags & IMASTREAM_ENTRY_UNOWNED))
+		return NULL;
+	rf = ims_record_lookup(rec, e->path);
+	if (!rf || !strcmp(rf->package, pkg_name) || S_ISDIR(rf->mode))
+		return NULL;
+	if (rf->mode == e->mode && rf->uid == e->uid && rf->gid == e->gid) {
+		if (S_ISLNK(e->mode) && e->link_target && rf->link_target &&
+		    !strcmp(e->link_target, rf->link_target))
+			return NULL;
+		if (S_ISREG(e->mode) && e->digest && rf->digest_algo == e->digest_algo &&
+		    rf->size == e->size && !(e->flags & IMASTREAM_ENTRY_HARDLINK) &&
+		    !memcmp(rf->digest, e->digest, imastream_hash_by_algo(e->digest_algo)->digest_size))
+			return NULL;
+	}
+	return rf;
+}
+
+/* Whether a plugin of the chain wrote xattr @name on the file (not skipped). */
+static bool wrote(const struct imastream_file *f, const char *name)
+{
+	const struct imastream_file_xattr *xa = imastream_file_get_xattr(f, name);
+
+	return xa && !xa->skipped;
+}
+
+/* The first digest the chain computed, when the extractor verified none. */
+static void chain_digest(const struct imastream_chain *chain, struct imastream_file *f,
+			 struct imastream_record_file *rf)
+{
+	uint32_t algos = imastream_chain_hash_algos(chain);
+	const uint8_t *d;
+	size_t len;
+
+	for (int a = 0; a < 32 && algos; a++) {
+		if (!(algos & IMASTREAM_HASH_BIT(a)))
+			continue;
+		if (!imastream_file_digest(f, a, &d, &len, NULL) && len <= sizeof(rf->digest)) {
+			rf->digest_algo = a;
+			memcpy(rf->digest, d, len);
+		}
+		return;
+	}
+}
+
+int ims_sink_record_file(struct ims_record_pkg *rpkg, const struct imastream_chain *chain,
+			 struct imastream_file *f, const struct imastream_entry *e,
+			 const uint8_t *digest)
+{
+	struct imastream_record_file rf = {
+		.path = e->path, .mode = e->mode, .uid = e->uid, .gid = e->gid, .size = e->size,
+		.link_target = S_ISLNK(e->mode) ? e->link_target : NULL, .rdev = e->rdev,
+	};
+	const struct imastream_hash_info *hi;
+
+	if (!rpkg || (e->flags & IMASTREAM_ENTRY_UNOWNED))
+		return 0;
+	if (!f) {
+		/* The same inode as an earlier entry of the package: its size and digest. */
+		const struct imastream_record_file *first = ims_record_pkg_find(rpkg, e->link_target);
+
+		if (first) {
+			rf.uid = first->uid;
+			rf.gid = first->gid;
+			rf.mode = first->mode;
+			rf.xattrs = first->xattrs;
+			rf.size = first->size;
+			rf.digest_algo = first->digest_algo;
+			memcpy(rf.digest, first->digest, sizeof(rf.digest));
+		}
+		return ims_record_pkg_add(rpkg, &rf);
+	}
+	/* What the inode has (the sink reads it back at file_closed), not what the package
+	 * asked for. */
+	rf.uid = f->uid;
+	rf.gid = f->gid;
+	rf.mode = f->mode;
+	if (wrote(f, "security.ima"))
+		rf.xattrs |= IMASTREAM_RECORD_IMA;
+	if (wrote(f, "security.evm"))
+		rf.xattrs |= IMASTREAM_RECORD_EVM;
+	if (wrote(f, "security.selinux") || wrote(f, "security.SMACK64"))
+		rf.xattrs |= IMASTREAM_RECORD_LABEL;
+	if (S_ISREG(e->mode) && digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
+	    hi->digest_size <= sizeof(rf.digest)) {
+		rf.digest_algo = hi->algo;
+		memcpy(rf.digest, digest, hi->digest_size);
+	} else if (S_ISREG(e->mode)) {
+		chain_digest(chain, f, &rf);
+	}
+	return ims_record_pkg_add(rpkg, &rf);
+}
