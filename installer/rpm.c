@@ -24,6 +24,7 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
+#include "common/rpmtag-compat.h"
 #include "imastream/hash.h"
 #include "imastream/installer.h"
 #include "installer/private.h"
@@ -279,6 +280,10 @@ static int check_header_files(struct pkgread *r, int rootfd, uint64_t *total_ret
 	archive_size = headerGetNumber(r->h, RPMTAG_LONGARCHIVESIZE);
 	if (!archive_size)
 		archive_size = headerGetNumber(r->h, RPMTAG_ARCHIVESIZE);
+	/* A v6 package has it in its main header only (rpm ignores the legacy signature
+	 * tag there), as the payload size's alternative. */
+	if (!archive_size)
+		archive_size = headerGetNumber(r->h, RPMTAG_PAYLOADSIZEALT_COMPAT);
 	if (archive_size && total > archive_size) {
 		err = ims_err(r->log, -EBADMSG, "%s: the header declares %llu bytes of files in a payload of %llu bytes",
 			      r->name, (unsigned long long)total, (unsigned long long)archive_size);
