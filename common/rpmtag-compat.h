@@ -17,7 +17,17 @@
 
 /* rpm 6 signs headers into RPMSIGTAG_OPENPGP (tag 278), a list of signatures. */
 #define RPMSIGTAG_OPENPGP_COMPAT 278
-/* A v6 package (rpm 6) has the payload's size in its header: RPMTAG_PAYLOADSIZE. */
+/* A v6 package (rpm 6) has the payload's size in its header: RPMTAG_PAYLOADSIZE, and the
+ * cpio archive's (uncompressed) in RPMTAG_PAYLOADSIZEALT. */
 #define RPMTAG_PAYLOADSIZE_COMPAT 5112
+#define RPMTAG_PAYLOADSIZEALT_COMPAT 5113
+/* ...and more payload digests: SHA-512 and SHA3-256, of the payload and of the archive. */
+#define RPMTAG_PAYLOADSHA512_COMPAT 5121
+#define RPMTAG_PAYLOADSHA512ALT_COMPAT 5122
+#define RPMTAG_PAYLOADSHA3_256_COMPAT 5123
+#define RPMTAG_PAYLOADSHA3_256ALT_COMPAT 5124
+/* Its signature header has a SHA3-256 header digest and reserved space (RPMSIGTAG_RESERVED). */
+#define RPMSIGTAG_SHA3_256_COMPAT 279
+#define RPMSIGTAG_RESERVED_COMPAT 999
 
 #endif /* IMASTREAM_RPMTAG_COMPAT_H */

@@ -24,6 +24,7 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
+#include "common/rpmtag-compat.h"
 #include "imastream/hash.h"
 #include "imastream/installer.h"
 #include "installer/private.h"
@@ -32,15 +33,16 @@
  * Why rpm's own archive reader rather than a cpio parser of ours: in an rpm package the
  * header, not the cpio entry, is the authority for every path and attribute (the cpio
  * metadata is never used by rpm), the payload may be in rpm's "stripped" cpio format
- * (07070X, packages with files over 4 GiB) that only indexes header entries, and hard
- * links are tied together by the header's inode numbers.  rpmfiNewArchiveReader() maps
- * archive entries to header entries exactly as rpm -i does and streams content through
- * rpmfiArchiveRead() in chunks of our size, so the tree we write matches rpm's.  What
- * it does not do, we do around it, before any byte is written: every header entry is
- * checked (paths, types, sizes, hard-link sets, duplicates, non-directories used as
- * directories), because the reader trusts the header (a symlink's declared size is
- * malloc'ed as is); and every entry the reader returns is checked against duplicates and
- * the set of entries still expected, because the reader does not notice a repeated one.
+ * (07070X: every v6 package of rpm 6, rpm 4 ones with files over 4 GiB) that only
+ * indexes header entries, and hard links are tied together by the header's inode
+ * numbers.  rpmfiNewArchiveReader() maps archive entries to header entries exactly as
+ * rpm -i does and streams content through rpmfiArchiveRead() in chunks of our size, so
+ * the tree we write matches rpm's.  What it does not do, we do around it, before any
+ * byte is written: every header entry is checked (paths, types, sizes, hard-link sets,
+ * duplicates, non-directories used as directories), because the reader trusts the
+ * header (a symlink's declared size is malloc'ed as is); and every entry the reader
+ * returns is checked against duplicates and the set of entries still expected, because
+ * the reader does not notice a repeated one.
  */
 
 #define CHUNK_SIZE (256 * 1024)
@@ -279,6 +281,10 @@ static int check_header_files(struct pkgread *r, int rootfd, uint64_t *total_ret
 	archive_size = headerGetNumber(r->h, RPMTAG_LONGARCHIVESIZE);
 	if (!archive_size)
 		archive_size = headerGetNumber(r->h, RPMTAG_ARCHIVESIZE);
+	/* A v6 package has it in its main header only (rpm ignores the legacy signature
+	 * tag there), as the payload size's alternative. */
+	if (!archive_size)
+		archive_size = headerGetNumber(r->h, RPMTAG_PAYLOADSIZEALT_COMPAT);
 	if (archive_size && total > archive_size) {
 		err = ims_err(r->log, -EBADMSG, "%s: the header declares %llu bytes of files in a payload of %llu bytes",
 			      r->name, (unsigned long long)total, (unsigned long long)archive_size);

@@ -394,7 +394,8 @@ static int make_temp(const char *dest, char **tmp_ret, int *fd_ret)
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		ret = -errno;
+		/* Never 0: the caller takes 0 as a temp file made (gcc 15 sees that path). */
+		ret = errno ? -errno : -EIO;
 		goto out;
 	}
 	*tmp_ret = tmp;
