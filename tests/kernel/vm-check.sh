@@ -37,8 +37,9 @@
 #   --fetch DIR      files the checks script sends with send_file (guest-lib.sh) are
 #                    written to DIR/NAME, e.g. the guest's IMA measurement list
 #
-# Kernel command line: ima_appraise=enforce; the policy file then makes every file owned
-# by root on the disk appraised on every open, exec and mmap (as ima_policy=appraise_tcb).
+# Kernel command line by default: ima_appraise=enforce; the policy file then makes every
+# file owned by root on the disk appraised on every open, exec and mmap (as
+# ima_policy=appraise_tcb).
 #
 # Output: one line per check on stdout, "CHECK name PASS|FAIL detail".
 # Exit status: 0 all checks passed; 1 a check failed; 77 skipped (the reason is printed:
