@@ -43,9 +43,9 @@ if [ -x "$top_builddir/.libs/imastream" ]; then
 fi
 "$bin" --version >/dev/null
 
-# make_files KIND DIR: $nfiles files in DIR/pP/ (100 per P).
+# make_files KIND DIR: $nfiles files in DIR/pP/ (100 per P; one cp or mv per directory).
 make_files() {
-	local kind=$1 dir=$2 i=0 f
+	local kind=$1 dir=$2 p=0 batch
 	mkdir -p "$dir"
 	case "$kind" in
 	usr)
@@ -55,25 +55,24 @@ make_files() {
 				END {
 					if (NR < want) exit 1
 					for (i = 0; i < want; i++) print f[1 + int(i * NR / want)]
-				}' >"$work/sample.list" ||
-			{ echo "bench-policy: /usr has fewer than $nfiles files" >&2; return 1; }
-		while IFS= read -r -d '' f; do
-			mkdir -p "$dir/p$((i / 100))" && cp "$f" "$dir/p$((i / 100))/f$i" || return 1
-			i=$((i + 1))
-		done <"$work/sample.list" ;;
+				}' >"$work/files.list" ||
+			{ echo "bench-policy: /usr has fewer than $nfiles files" >&2; return 1; } ;;
 	small)
 		bench_corpus $((nfiles / 64 + 1)) || return 1
-		split -b 16384 -a 6 -d "$corpus" "$dir/s"
+		split -b 16384 -a 6 -d "$corpus" "$work/s"
 		rm -f "$corpus"
-		for f in "$dir"/s*; do
-			if [ "$i" -lt "$nfiles" ]; then
-				mkdir -p "$dir/p$((i / 100))" && mv "$f" "$dir/p$((i / 100))/f$i" || return 1
-			else
-				rm -f "$f"
-			fi
-			i=$((i + 1))
-		done ;;
+		find "$work" -maxdepth 1 -name 's[0-9]*' -print0 | sort -z | head -z -n "$nfiles" >"$work/files.list" ;;
 	esac
+	# usr keeps the files' paths below pP (names repeat across directories).
+	while mapfile -d '' -n 100 batch && [ ${#batch[@]} -gt 0 ]; do
+		mkdir -p "$dir/p$p"
+		case "$kind" in
+		usr) cp --parents -t "$dir/p$p" "${batch[@]}" ;;
+		small) mv -t "$dir/p$p" "${batch[@]}" ;;
+		esac || return 1
+		p=$((p + 1))
+	done <"$work/files.list"
+	find "$work" -maxdepth 1 -name 's[0-9]*' -delete
 }
 
 # build_pkgs DIR: one rpmbuild, a subpackage bP per DIR/pP. Prints the packages' paths.
