@@ -17,6 +17,7 @@ static const struct cli_use attest_options[] = {
 	{ CLI_OPT_POLICY, NULL },
 	{ CLI_OPT_MEASUREMENTS, NULL },
 	{ CLI_OPT_VERBOSE, "print every entry, not only the failures" },
+	{ CLI_OPT_HELP },
 	{ 0 },
 };
 

@@ -37,6 +37,7 @@ static const struct cli_use policy_options[] = {
 	{ CLI_OPT_LOG_HASH_ALGO, NULL },
 	{ CLI_OPT_OUTPUT, NULL },
 	{ CLI_OPT_VERBOSE, NULL },
+	{ CLI_OPT_HELP },
 	{ 0 },
 };
 

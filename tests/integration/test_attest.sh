@@ -154,6 +154,13 @@ rpm --root "$rpmroot" -e --nodeps --noscripts imsatt 2>"$work/rpm.err" || { cat 
 "$IMASTREAM" policy keylime --root "$rpmroot" --output "$work/erased.json" 2>/dev/null || fail "policy after -e failed"
 [ "$(jq '.digests | length' "$work/erased.json")" = 0 ] || fail "the erased package's files are still listed"
 
+echo "== --help of each subcommand prints its usage and exits 0"
+for cmd in "policy keylime" "attest check"; do
+	# shellcheck disable=SC2086
+	"$IMASTREAM" $cmd --help >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "$cmd --help failed"; }
+	grep -q "^Usage: imastream $cmd " "$work/out" || { cat "$work/out"; fail "$cmd --help printed no usage"; }
+done
+
 echo "== errors: one line each, and --output keeps the old file"
 echo "10 $zero ima-ng" >>"$work/good.log"
 rc=0

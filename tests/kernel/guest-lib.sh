@@ -161,3 +161,23 @@ expect_evm_on() {
 		report "$1" FAIL "$evm_error"
 	fi
 }
+
+# send_file NAME FILE: sends FILE, line by line, to the host, which writes it to
+# DIR/NAME when vm-check.sh runs with --fetch DIR (e.g. the IMA measurement list), and
+# reports a check NAME-sent saying how many lines went.
+send_file() {
+	case "$1" in
+	'' | *[!A-Za-z0-9._-]*)
+		report "send-file" FAIL "bad name '$1'"
+		return ;;
+	esac
+	if ! mkdir -p /tmp || ! cp "$2" "/tmp/send.$1" 2>/dev/null; then
+		report "$1-sent" FAIL "cannot read $2"
+		return
+	fi
+	# A file that does not end in a newline would lose its last line to sed.
+	[ -z "$(tail -c 1 "/tmp/send.$1")" ] || echo >>"/tmp/send.$1"
+	sed "s/^/FILE $1 /" "/tmp/send.$1" >&3
+	report "$1-sent" PASS "$(wc -l <"/tmp/send.$1") lines of $2"
+	rm -f "/tmp/send.$1"
+}

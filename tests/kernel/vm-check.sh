@@ -6,7 +6,7 @@
 # Usage:
 #   vm-check.sh --root DIR --checks SCRIPT [--ima-cert DER]... [--evm-cert DER]...
 #               [--evm-late] [--guest-bin PROGRAM]... [--name NAME] [--timeout SECONDS]
-#               [--console FILE]
+#               [--console FILE] [--policy FILE|none] [--kernel-args ARGS] [--fetch DIR]
 #   vm-check.sh --probe      only say whether this machine can run it (exit 0 or 77)
 #
 #   --root DIR       tree to put on the disk (mke2fs -d keeps ownership and security.*
@@ -29,10 +29,17 @@
 #   --console FILE   always keep the guest console log there (for debugging)
 #
 #   --policy FILE    IMA policy the guest loads before it mounts the disk (default:
-#                    docs/ima-policy, the policy docs/SETUP.md tells users to install)
+#                    docs/ima-policy, the policy docs/SETUP.md tells users to install);
+#                    "none" loads none, so the rules the kernel booted with stay
+#   --kernel-args ARGS  IMA arguments of the kernel command line (default
+#                    "ima_appraise=enforce"), e.g. "ima_policy=tcb ima_template=ima-ng"
+#                    with --policy none to measure instead of appraise
+#   --fetch DIR      files the checks script sends with send_file (guest-lib.sh) are
+#                    written to DIR/NAME, e.g. the guest's IMA measurement list
 #
-# Kernel command line: ima_appraise=enforce; the policy file then makes every file owned
-# by root on the disk appraised on every open, exec and mmap (as ima_policy=appraise_tcb).
+# Kernel command line by default: ima_appraise=enforce; the policy file then makes every
+# file owned by root on the disk appraised on every open, exec and mmap (as
+# ima_policy=appraise_tcb).
 #
 # Output: one line per check on stdout, "CHECK name PASS|FAIL detail".
 # Exit status: 0 all checks passed; 1 a check failed; 77 skipped (the reason is printed:
@@ -49,6 +56,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
 policy=$here/../../docs/ima-policy
 ima_certs=() evm_certs=() guest_bins=() evm_late=0
+kernel_args="ima_appraise=enforce" fetch_dir=""
 
 die() { echo "vm-check: $*" >&2; exit 99; }
 skip() { echo "vm-check: SKIP: $*"; exit 77; }
@@ -65,6 +73,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--console) keep_console=${2:-}; shift 2 ;;
 	--policy) policy=${2:-}; shift 2 ;;
+	--kernel-args) kernel_args=${2:-}; shift 2 ;;
+	--fetch) fetch_dir=${2:-}; shift 2 ;;
 	--probe) probe=1; shift ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
 	esac
@@ -73,7 +83,9 @@ if [ $probe = 0 ]; then
 	[ -d "$root" ] || die "--root DIR is required and must be a directory"
 	[ -f "$checks" ] || die "--checks SCRIPT is required and must be a file"
 fi
-[ -f "$policy" ] || die "IMA policy $policy not found"
+[ "$policy" = none ] || [ -f "$policy" ] || die "IMA policy $policy not found"
+[ -z "$fetch_dir" ] || [ -d "$fetch_dir" ] || die "--fetch $fetch_dir is not a directory"
+case "$kernel_args" in *[!A-Za-z0-9._=,\ -]*) die "unsupported characters in --kernel-args" ;; esac
 for c in "${ima_certs[@]}" "${evm_certs[@]}"; do
 	[ -f "$c" ] || die "certificate $c not found"
 done
@@ -133,8 +145,9 @@ ird=$tmp/initramfs
 mkdir -p "$ird/bin" "$ird/lib/modules" || die "mkdir failed"
 cp "$busybox" "$ird/bin/busybox" && cp "$tmp/keyload" "$ird/keyload" &&
 	cp "$here/guest-init.sh" "$ird/init" && cp "$here/guest-lib.sh" "$ird/guest-lib.sh" &&
-	cp "$checks" "$ird/checks.sh" && cp "$policy" "$ird/ima-policy" && chmod 0755 "$ird/init" ||
+	cp "$checks" "$ird/checks.sh" && chmod 0755 "$ird/init" ||
 	die "populating the initramfs failed"
+[ "$policy" = none ] || cp "$policy" "$ird/ima-policy" || die "cannot stage the IMA policy"
 
 # Load order from the kernel's own modules.dep and softdeps (ext4 wants crc32c first);
 # modprobe prints it without loading anything. Compressed modules are unpacked here so
@@ -247,13 +260,23 @@ timeout --kill-after=10 "$timeout_s" "$qemu" -accel tcg -cpu max -m 512 -smp 1 \
 	-nographic -nodefaults -no-reboot -monitor none \
 	-serial "file:$console" -serial "file:$results" \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
-	-append "console=ttyS0 ima_appraise=enforce panic=-1 loglevel=4" \
+	-append "console=ttyS0 $kernel_args panic=-1 loglevel=4" \
 	-drive "file=$tmp/disk.img,format=raw,if=virtio" </dev/null >"$tmp/qemu.out" 2>&1
 qrc=$?
 [ -z "$keep_console" ] || cp "$console" "$keep_console" || die "cannot write $keep_console"
 
 tr -d '\r' <"$results" >"$tmp/results.txt"
 grep '^CHECK ' "$tmp/results.txt"
+# send_file lines: "FILE NAME LINE", NAME a plain word (guest-lib.sh checks it too).
+if [ -n "$fetch_dir" ]; then
+	awk -v dir="$fetch_dir" '
+		$1 == "FILE" && $2 ~ /^[A-Za-z0-9._-]+$/ {
+			line = $0
+			sub(/^FILE [^ ]+ /, "", line)
+			# awk truncates a ">" file on its first use only.
+			print line > (dir "/" $2)
+		}' "$tmp/results.txt" || die "cannot write the fetched files into $fetch_dir"
+fi
 status=0
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	echo "vm-check: the VM did not finish within ${timeout_s}s" >&2
