@@ -95,6 +95,8 @@ static const struct cli_option vocabulary[] = {
 	  "the IMA log's template hash algorithm (default sha1)" },
 	{ CLI_OPT_ALLOW_WEAK, 0, "allow-weak", no_argument, NULL,
 	  "accept md5, a weak digest (refused\notherwise)" },
+	{ CLI_OPT_VERITY, 0, "verity", no_argument, NULL,
+	  "the fs-verity file digest (SHA-256, 4 KiB blocks, no\nsalt) instead of the file's plain digest" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))
