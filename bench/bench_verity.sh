@@ -75,7 +75,7 @@ backend=$("$bin" hash --verity -v "$work/big" 2>&1 >/dev/null |
 # One warm-up each, then interleaved rounds.
 elapsed fsverity digest "$work/big" >/dev/null
 elapsed "$bin" hash --verity "$work/big" >/dev/null
-big_peer= big_ours= big_portable= small_peer= small_ours= small_one=
+big_peer='' big_ours='' big_portable='' small_peer='' small_ours='' small_one=''
 for _ in $(seq "$rounds"); do
 	big_peer=$(min "$big_peer" "$(elapsed fsverity digest "$work/big")")
 	big_ours=$(min "$big_ours" "$(elapsed "$bin" hash --verity "$work/big")")
