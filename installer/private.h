@@ -37,6 +37,21 @@ int ims_strmap_add(struct ims_strmap *m, const char *key, int value);
 void ims_strmap_set(struct ims_strmap *m, const char *key, int value);
 void ims_strmap_clear(struct ims_strmap *m);
 
+/*
+ * Owner names resolved through the root's etc/passwd and etc/group (installer/ids.c), as
+ * rpm does: a name the root does not know is root (0), with one warning per name.
+ */
+struct ims_ids {
+	struct ims_strmap users, groups;
+	struct ims_strmap unknown; /* names already warned about */
+};
+void ims_ids_load(struct ims_ids *ids, int rootfd);
+unsigned int ims_ids_user(struct ims_ids *ids, const char *name, const char *pkg,
+			  const struct imastream_log *log);
+unsigned int ims_ids_group(struct ims_ids *ids, const char *name, const char *pkg,
+			   const struct imastream_log *log);
+void ims_ids_clear(struct ims_ids *ids);
+
 struct imastream_extract;
 /* The extractor's own root fd and log, for the package readers built on it. */
 int ims_extract_rootfd(const struct imastream_extract *x);

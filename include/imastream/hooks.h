@@ -171,6 +171,12 @@ enum {
 	IMASTREAM_FILE_HARDLINK = 1u << 3, /* one of several links to one inode */
 	IMASTREAM_FILE_SKIP = 1u << 4,    /* the driver leaves the file alone (skipped action) */
 	IMASTREAM_FILE_ERASE = 1u << 5,   /* being removed, not written */
+	/*
+	 * imastream_file_set_xattr() records the values without writing them: the driver
+	 * compares them with what the file has and writes only what differs, in chain order
+	 * (imastream relabel on an installed file; --dry-run).
+	 */
+	IMASTREAM_FILE_RECORD_ONLY = 1u << 6,
 };
 
 /**
