@@ -18,7 +18,8 @@
 int imastream_open_beneath(int rootfd, const char *path, int flags)
 {
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
+		/* openat2 takes no flag O_PATH ignores (O_NOCTTY) with it. */
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY)),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd;

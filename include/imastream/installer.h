@@ -494,7 +494,7 @@ IMASTREAM_API int imastream_record_check(int rootfd, const struct imastream_reco
  * imastream_open_beneath - open @path below @rootfd without following any symlink
  * @rootfd: the root
  * @path: a package path ("/usr/bin/ls"; leading slashes mean "below the root")
- * @flags: open(2) flags; O_NOFOLLOW, O_CLOEXEC and O_NOCTTY are always added
+ * @flags: open(2) flags; O_NOFOLLOW, O_CLOEXEC and (but with O_PATH) O_NOCTTY are added
  *
  * No component may be a symlink (the last one neither) and ".." may not climb out:
  * openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS.
