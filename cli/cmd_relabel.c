@@ -13,7 +13,7 @@
 #include "imastream/installer.h"
 
 static const struct cli_use relabel_options[] = {
-	{ CLI_OPT_ROOT, "the installed root whose rpm database is read (default /)" },
+	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },
 	{ CLI_OPT_MODE, "hash, sign or off: what security.ima holds (hash)" },
 	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256; md5 with --allow-weak)" },
 	{ CLI_OPT_ALLOW_WEAK, "accept md5 (as -o weak_algos=allow)" },
