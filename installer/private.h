@@ -3,7 +3,10 @@
 #ifndef IMASTREAM_INSTALLER_PRIVATE_H
 #define IMASTREAM_INSTALLER_PRIVATE_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "imastream/common.h"
 #include "imastream/installer.h"
@@ -51,6 +54,30 @@ unsigned int ims_ids_user(struct ims_ids *ids, const char *name, const char *pkg
 unsigned int ims_ids_group(struct ims_ids *ids, const char *name, const char *pkg,
 			   const struct imastream_log *log);
 void ims_ids_clear(struct ims_ids *ids);
+
+/*
+ * One regular file of an installed package (installer/installed.c): its directory opened
+ * below the root without following a symlink, then the file itself likewise (never
+ * blocking on a FIFO), and its type, mode, owner and size compared with the header.
+ */
+enum ims_installed_state {
+	IMS_INSTALLED_OPEN,     /* open, metadata as the header says */
+	IMS_INSTALLED_MODIFIED, /* @letters (and @why) say what differs; @fd open if regular */
+	IMS_INSTALLED_MISSING,
+};
+struct ims_installed {
+	int state;
+	int dirfd, fd;
+	struct stat st;
+	char letters[10];  /* rpm -V's "SM5DLUGTP": S, M, U, G filled here */
+	const char *why;   /* what the letters cannot say, or NULL */
+	bool config;
+	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
+};
+/* @rpm_fi: an rpmfi on the file.  Return: 0 (see @in->state), or -errno (said). */
+int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char *nevra,
+		       const struct imastream_log *log, struct ims_installed *in);
+void ims_installed_close(struct ims_installed *in);
 
 struct imastream_extract;
 /* The extractor's own root fd and log, for the package readers built on it. */

@@ -231,27 +231,6 @@ static int apply(struct imastream_relabel *r, struct rfile *rf, int fd, bool *ch
 	return 0;
 }
 
-/* rpm -V's columns for what the inode has against the header. */
-static bool metadata_differs(struct imastream_relabel *r, rpmfi fi, const char *nevra,
-			     const struct stat *st, char *letters, bool *size_only)
-{
-	mode_t want = (mode_t)rpmfiFMode(fi);
-	uid_t uid = ims_ids_user(&r->ids, rpmfiFUser(fi), nevra, r->log);
-	gid_t gid = ims_ids_group(&r->ids, rpmfiFGroup(fi), nevra, r->log);
-
-	memcpy(letters, ".........", 10);
-	if ((uint64_t)st->st_size != (uint64_t)rpmfiFSize(fi))
-		letters[0] = 'S';
-	if ((st->st_mode & (S_IFMT | 07777)) != (want & (S_IFMT | 07777)))
-		letters[1] = 'M';
-	if (st->st_uid != uid)
-		letters[5] = 'U';
-	if (st->st_gid != gid)
-		letters[6] = 'G';
-	*size_only = letters[1] == '.' && letters[5] == '.' && letters[6] == '.';
-	return strcmp(letters, ".........") != 0;
-}
-
 /*
  * The content through the chain: every digest it wants, computed once from one read;
  * @header_digest_ret gets the digest in the header's algorithm to compare.
@@ -297,14 +276,15 @@ static int stream(struct imastream_relabel *r, struct rfile *rf, int fd, int alg
 static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct imastream_pkg *pkg,
 			 const struct imastream_hash_info *hi)
 {
+	bool modified_config_ok = r->opts.flags & IMASTREAM_RELABEL_MODIFIED_CONFIG;
 	struct rfile rf = { 0 };
+	struct ims_installed in;
 	const unsigned char *want;
 	const uint8_t *digest = NULL;
 	size_t want_len = 0, sig_len = 0;
-	int algo = 0, dirfd, fd = -1, err;
-	bool size_only, config, changed;
-	struct stat st;
-	char *fn = NULL;
+	int algo = 0, err;
+	bool changed;
+	char *fn;
 
 	rf.rep.package = pkg->nevra;
 	rf.rep.path = fn = strdup(rpmfiFN(fi));
@@ -312,47 +292,22 @@ static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct ima
 		report(r, &rf, IMASTREAM_RELABEL_FAILED, "out of memory");
 		return;
 	}
-	config = rpmfiFFlags(fi) & RPMFILE_CONFIG;
-	rf.rep.config = config;
-	dirfd = imastream_open_beneath(r->rootfd, rpmfiDN(fi), O_PATH | O_DIRECTORY);
-	if (dirfd < 0) {
-		if (dirfd == -ENOENT)
-			report(r, &rf, IMASTREAM_RELABEL_MISSING, "missing");
-		else if (dirfd == -ELOOP || dirfd == -EXDEV || dirfd == -ENOTDIR) {
-			memcpy(rf.letters, ".........", 10);
-			report(r, &rf, IMASTREAM_RELABEL_MODIFIED,
-			       "a symlink or non-directory in a path component");
-		} else {
-			ims_err(r->log, dirfd, "%s: cannot open its directory: %s", fn, strerror(-dirfd));
-			report(r, &rf, IMASTREAM_RELABEL_FAILED, "cannot open its directory");
-		}
+	err = ims_installed_open(r->rootfd, fi, &r->ids, pkg->nevra, r->log, &in);
+	rf.rep.config = in.config;
+	memcpy(rf.letters, in.letters, sizeof(rf.letters));
+	if (err) {
+		report(r, &rf, IMASTREAM_RELABEL_FAILED, "cannot open");
 		goto out;
 	}
-	/* Never follow a link, never block on a FIFO swapped in. */
-	fd = openat(dirfd, rpmfiBN(fi), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		err = errno;
-		memcpy(rf.letters, ".M.......", 10);
-		if (err == ENOENT)
-			report(r, &rf, IMASTREAM_RELABEL_MISSING, "missing");
-		else if (err == ELOOP)
-			report(r, &rf, IMASTREAM_RELABEL_MODIFIED, "replaced by a symlink");
-		else if (err == ENXIO)
-			report(r, &rf, IMASTREAM_RELABEL_MODIFIED, "not a regular file");
-		else {
-			ims_err(r->log, -err, "%s: cannot open: %s", fn, strerror(err));
-			report(r, &rf, IMASTREAM_RELABEL_FAILED, "cannot open");
-		}
+	if (in.state == IMS_INSTALLED_MISSING) {
+		report(r, &rf, IMASTREAM_RELABEL_MISSING, "missing");
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		memcpy(rf.letters, ".M.......", 10);
-		report(r, &rf, IMASTREAM_RELABEL_MODIFIED, "not a regular file");
-		goto out;
-	}
-	if (metadata_differs(r, fi, pkg->nevra, &st, rf.letters, &size_only) &&
-	    !(size_only && config && (r->opts.flags & IMASTREAM_RELABEL_MODIFIED_CONFIG))) {
-		report(r, &rf, IMASTREAM_RELABEL_MODIFIED, "differs from its header");
+	/* An edited %config file may be taken as it is now: its size, not its mode or owner. */
+	if (in.state == IMS_INSTALLED_MODIFIED &&
+	    !(in.fd >= 0 && S_ISREG(in.st.st_mode) && in.config && modified_config_ok &&
+	      !strcmp(in.letters + 1, "........"))) {
+		report(r, &rf, IMASTREAM_RELABEL_MODIFIED, in.why ? in.why : "differs from its header");
 		goto out;
 	}
 	want = rpmfiFDigest(fi, &algo, &want_len);
@@ -360,38 +315,33 @@ static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct ima
 		report(r, &rf, IMASTREAM_RELABEL_FAILED, "no usable digest in the header");
 		goto out;
 	}
-	/* The only handle on the file by name that never follows a link in the root. */
-	snprintf(rf.path, sizeof(rf.path), "/proc/self/fd/%d/%s", dirfd, rpmfiBN(fi));
+	snprintf(rf.path, sizeof(rf.path), "%s", in.path);
 	rf.f = (struct imastream_file){
-		.path = rf.path, .dest = fn, .fd = fd, .mode = st.st_mode, .uid = st.st_uid,
-		.gid = st.st_gid, .size = (uint64_t)st.st_size, .pkg = pkg,
-		.flags = IMASTREAM_FILE_RECORD_ONLY | (config ? IMASTREAM_FILE_CONFIG : 0),
+		.path = rf.path, .dest = fn, .fd = in.fd, .mode = in.st.st_mode, .uid = in.st.st_uid,
+		.gid = in.st.st_gid, .size = (uint64_t)in.st.st_size, .pkg = pkg,
+		.flags = IMASTREAM_FILE_RECORD_ONLY | (in.config ? IMASTREAM_FILE_CONFIG : 0),
 	};
 	rf.f.pkg_sig = rpmfiFSignature(fi, &sig_len);
 	rf.f.pkg_sig_len = sig_len;
 	err = imastream_chain_file_opened(r->chain, &rf.f);
 	if (!err)
-		err = stream(r, &rf, fd, hi->algo, &digest);
+		err = stream(r, &rf, in.fd, hi->algo, &digest);
 	if (!err && memcmp(digest, want, want_len))
 		rf.letters[2] = '5';
-	if (!err && strcmp(rf.letters, ".........") &&
-	    !(config && (r->opts.flags & IMASTREAM_RELABEL_MODIFIED_CONFIG))) {
+	if (!err && strcmp(rf.letters, ".........") && !(in.config && modified_config_ok)) {
 		imastream_chain_file_done(r->chain, &rf.f, -EBADMSG);
 		report(r, &rf, IMASTREAM_RELABEL_MODIFIED, "differs from its header");
 		goto out;
 	}
 	if (!err)
-		err = apply(r, &rf, fd, &changed);
+		err = apply(r, &rf, in.fd, &changed);
 	imastream_chain_file_done(r->chain, &rf.f, err);
 	if (err)
 		report(r, &rf, IMASTREAM_RELABEL_FAILED, strerror(-err));
 	else
 		report(r, &rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
 out:
-	if (fd >= 0)
-		close(fd);
-	if (dirfd >= 0)
-		close(dirfd);
+	ims_installed_close(&in);
 	free(fn);
 }
 
