@@ -97,6 +97,8 @@ static const struct cli_option vocabulary[] = {
 	  "accept md5, a weak digest (refused\notherwise)" },
 	{ CLI_OPT_EXPORT_DIGESTS, 0, "export-digests", required_argument, "FILE",
 	  "write the packages' digest manifest to FILE (- for\nstandard output) instead of signing" },
+	{ CLI_OPT_FORMAT, 0, "format", required_argument, "FORMAT",
+	  "text (default) or json: one JSON object per line" },
 	{ CLI_OPT_MODIFIED_CONFIG, 0, "label-modified-config", no_argument, NULL,
 	  "label %config files changed since install with their\ncurrent content (refused otherwise)" },
 };

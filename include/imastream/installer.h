@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "imastream/filesig.h"
+
 #include "imastream/common.h"
 
 #ifdef __cplusplus
@@ -619,6 +621,56 @@ imastream_relabel_counts(const struct imastream_relabel *r);
 
 /* Runs the chain's tsm_post with @res and frees. */
 IMASTREAM_API void imastream_relabel_free(struct imastream_relabel *r, int res);
+
+/*
+ * The audit of an installed root (installer/audit.c): what imastream verify --rpmdb
+ * reports for every regular file of every package of the root's rpm database.
+ */
+
+/* struct imastream_audit_file.state */
+enum imastream_audit_state {
+	IMASTREAM_AUDIT_INTACT,   /* type, mode, owner, size and content as the header says */
+	IMASTREAM_AUDIT_MODIFIED, /* @letters (and @why) say what differs */
+	IMASTREAM_AUDIT_MISSING,
+	IMASTREAM_AUDIT_ERROR,    /* could not be checked: @why (said on the log) */
+};
+
+/**
+ * struct imastream_audit_file - one file of the audit
+ * @package: NEVRA
+ * @path: the package path
+ * @config: a %config file
+ * @state: enum imastream_audit_state
+ * @letters: rpm -V's "SM5DLUGTP" as imastream relabel prints them
+ * @why: what the letters cannot say ("a symlink or non-directory in a path component"),
+ *       or NULL
+ * @verified: @report holds the verdicts on security.ima and security.evm (the file is a
+ *            regular file that could be read), as imastream_verify_file() gives them
+ */
+struct imastream_audit_file {
+	const char *package;
+	const char *path;
+	bool config;
+	int state;
+	char letters[10];
+	const char *why;
+	bool verified;
+	struct imastream_verify_report report;
+};
+
+/**
+ * imastream_audit_rpmdb - audit every regular file of the packages installed in @root
+ * @root: absolute
+ * @names, @nnames: as imastream_rpmdb_foreach()
+ * @v: checks security.ima and security.evm (its trust store knows the signers)
+ * @verify_flags: as imastream_verify_file() takes them
+ * @fn: called for each file, in header order
+ * Return: 0 (verdicts are not errors), or an imastream_rpmdb_foreach() error.
+ */
+IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
+					struct imastream_verifier *v, unsigned int verify_flags,
+					void (*fn)(void *arg, const struct imastream_audit_file *f),
+					void *arg, const struct imastream_log *log);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# imastream relabel on roots installed by stock rpm without the plugin: evmctl verifies what it wrote, tampered files are named and left alone, reruns change nothing, kill -9 then rerun completes.
+# imastream relabel and verify --rpmdb on roots installed by stock rpm without the plugin: evmctl verifies what relabel wrote, tampered files are named and left alone, reruns change nothing, kill -9 then rerun completes, the audit agrees.
 set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 
@@ -75,6 +75,17 @@ grep -q "0 files labelled, 10 already correct" "$T/err" ||
 dump "$R" >"$T/after"
 cmp -s "$T/before" "$T/after" || fail "rerun in sign mode changed xattrs"
 
+# --- verify --rpmdb: the audit of what relabel wrote ----------------------------------------
+"$IMS" verify --root "$R" --rpmdb --evm require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" ||
+	{ cat "$T/out" "$T/err"; fail "verify --rpmdb rejects a relabelled root"; }
+[ ! -s "$T/out" ] || { cat "$T/out"; fail "verify --rpmdb printed lines for a sound root"; }
+grep -q "verify: 10 files, 0 failed" "$T/err" || { cat "$T/err"; fail "verify --rpmdb total"; }
+"$IMS" verify --root "$R" --rpmdb --format json -t "$KEYS/ec-p256.crt" imstest >"$T/json" 2>/dev/null ||
+	fail "verify --rpmdb --format json failed"
+[ "$(grep -c '"result":"ok"' "$T/json")" = 5 ] || { cat "$T/json"; fail "json: not 5 ok records for imstest"; }
+grep -q '^{"package":"imstest-1.0-1.noarch","path":"'"$R"'/opt/imstest/bin/tool","config":false,"result":"ok","content":"ok","rpm":".........","ima":"ok","evm":"ok"}$' "$T/json" ||
+	{ cat "$T/json"; fail "json record of tool"; }
+
 # --- only the packages named; one not installed is an error -------------------------------
 R=$T/named
 stock_root "$R"
@@ -83,6 +94,13 @@ stock_root "$R"
 [ -z "$(xattr "$R/opt/imstest/bin/tool" security.ima)" ] || fail "imstest was labelled too"
 "$IMS" relabel --root "$R" nosuchpkg >/dev/null 2>"$T/err" && fail "an unknown package succeeded"
 grep -q "package nosuchpkg is not installed" "$T/err" || { cat "$T/err"; fail "unknown package message"; }
+
+# A root stock rpm installed, never relabelled: every file lacks security.ima.
+R=$T/stock
+stock_root "$R"
+"$IMS" verify --root "$R" --rpmdb >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed an unlabelled root"
+[ "$(grep -c ': FAIL: missing security.ima (package ' "$T/out")" = 10 ] ||
+	{ cat "$T/out"; fail "verify --rpmdb on an unlabelled root"; }
 
 # --- --dry-run writes nothing and says what it would --------------------------------------
 R=$T/dry
@@ -128,6 +146,14 @@ for f in opt/imstest/bin/run-again.sh etc/imsextra.conf; do
 	(cd "$R" && evmctl verify --generation=0 --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
 		fail "$f: an intact file next to tampered ones was not labelled"
 done
+# The audit names the same files.
+"$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed a tampered root"
+for l in "$R/opt/imsextra/bin/helper: FAIL: differs from its header (..5......); missing security.ima (package imsextra-1.0-1.noarch)" \
+	"$R/opt/imstest/empty: FAIL: missing (package imstest-1.0-1.noarch)" \
+	"$R/opt/imsextra/share/a: FAIL: differs from its header (........., a symlink or non-directory in a path component) (package imsextra-1.0-1.noarch)"; do
+	grep -qxF -- "$l" "$T/out" || { cat "$T/out"; fail "verify --rpmdb: no line '$l'"; }
+done
+grep -q "verify: 10 files, 8 failed" "$T/err" || { cat "$T/err"; fail "verify --rpmdb total on the tampered root"; }
 # The edited %config file, on request, with what it holds now.
 "$IMS" relabel --root "$R" --label-modified-config imstest >"$T/out" 2>"$T/err"
 grep -qx "S........ c /etc/imstest.conf" "$T/out" && fail "--label-modified-config still refused the %config file"
