@@ -273,7 +273,8 @@ IMASTREAM_API int imastream_file_digest(struct imastream_file *f, int algo,
  * filesystem has no xattr support (EOPNOTSUPP) and the configuration says
  * "no_xattr_support = skip", the write is skipped with one notice per transaction and
  * recorded as skipped; otherwise it is an error.  The user-namespace option writes
- * "user.X" for "security.X".
+ * "user.X" for "security.X".  With IMASTREAM_FILE_RECORD_ONLY in @f->flags nothing is
+ * written: the value is only recorded, for the driver to compare and write.
  * Return: 0, -E2BIG for a too-long value, -ENOSPC when IMASTREAM_FILE_MAX_XATTRS are
  * recorded, -errno of the set call.
  */
