@@ -110,6 +110,9 @@ int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p);
 /* Removes a temp record not committed, then frees. */
 void ims_record_pkg_free(struct ims_record_pkg *p);
 
+/* Whether the root has an rpm database at rpm's %_dbpath (checked without creating one). */
+bool ims_rpmdb_exists(int rootfd);
+
 /* librpm's process-wide configuration, read once.  Return: 0 or -EIO. */
 int ims_rpm_config(void);
 

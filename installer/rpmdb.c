@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* An installed root: its rpm database's headers, and its files opened without leaving it. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -10,6 +12,7 @@
 #include <rpm/header.h>
 #include <rpm/rpmdb.h>
 #include <rpm/rpmlib.h>
+#include <rpm/rpmmacro.h>
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
@@ -34,18 +37,54 @@ int imastream_open_beneath(int rootfd, const char *path, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Whether the root has an rpm database: librpm creates one when asked to open a missing
+ * one, even read-only, and nothing may appear in the root that no package put there.
+ */
+bool ims_rpmdb_exists(int rootfd)
+{
+	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
+	const char *rel, *why;
+	bool found = false;
+	DIR *d;
+
+	if (dbpath && dbpath[0] && !ims_path_relative(dbpath, &rel, &why)) {
+		int fd = imastream_open_beneath(rootfd, rel, O_RDONLY | O_DIRECTORY);
+		struct dirent *de;
+
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+		while (d && !found && (de = readdir(d)))
+			found = de->d_name[0] != '.';
+		if (d)
+			closedir(d);
+	}
+	free(dbpath);
+	return found;
+}
+
 int imastream_rpmdb_foreach(const char *root, char *const *names, int nnames,
 			    int (*fn)(void *arg, void *rpm_header), void *arg,
 			    const struct imastream_log *log)
 {
+	bool found_db;
+	int rootfd, err;
 	rpmts ts;
-	int err;
 
 	if (!root || root[0] != '/' || !fn || nnames < 0)
 		return ims_err(log, -EINVAL, "rpm database: an absolute root is required");
 	err = ims_rpm_config();
 	if (err)
 		return ims_err(log, err, "cannot read rpm's configuration");
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return ims_err(log, -errno, "%s: %m", root);
+	found_db = ims_rpmdb_exists(rootfd);
+	close(rootfd);
+	if (!found_db)
+		return ims_err(log, -ENOENT, "%s: no rpm database (rpm --root %s --initdb makes one)",
+			       root, root);
 	ts = rpmtsCreate();
 	if (!ts)
 		return -ENOMEM;

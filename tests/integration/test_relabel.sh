@@ -102,6 +102,12 @@ stock_root "$R"
 [ "$(grep -c ': FAIL: missing security.ima (package ' "$T/out")" = 10 ] ||
 	{ cat "$T/out"; fail "verify --rpmdb on an unlabelled root"; }
 
+# A root without a database is an error, and none is created in it.
+mkdir "$T/nodb"
+"$IMS" relabel --root "$T/nodb" >/dev/null 2>"$T/err" && fail "a root without a database succeeded"
+grep -q "no rpm database" "$T/err" || { cat "$T/err"; fail "no-database message"; }
+[ -z "$(ls -A "$T/nodb")" ] || fail "relabel created something in a root without a database"
+
 # --- --dry-run writes nothing and says what it would --------------------------------------
 R=$T/dry
 stock_root "$R"
