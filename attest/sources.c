@@ -3,19 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
-#include <rpm/rpmdb.h>
 #include <rpm/rpmfi.h>
-#include <rpm/rpmlib.h>
-#include <rpm/rpmts.h>
 
 #include "attest/policy-private.h"
 #include "attest/sources.h"
@@ -39,20 +34,16 @@ static int add(struct attest_source *src, const char *path, const uint8_t *diges
  */
 static int add_from_disk(struct attest_source *src, const char *path)
 {
-	struct open_how how = {
-		.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
 	const uint8_t *digest;
 	size_t len;
 	struct stat st;
 	int fd, err;
 
-	fd = (int)syscall(SYS_openat2, src->rootfd, path[0] == '/' ? path + 1 : path, &how, sizeof(how));
+	fd = imastream_open_beneath(src->rootfd, path, O_RDONLY);
 	if (fd < 0) {
 		src->unreadable++;
 		return attest_say(src->log, 0, "%s: cannot open below the root (%s): left out", path,
-				  strerror(errno));
+				  strerror(-fd));
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
@@ -71,8 +62,10 @@ static int add_from_disk(struct attest_source *src, const char *path)
 	return add(src, path, digest, len);
 }
 
-static int add_header(struct attest_source *src, Header h)
+static int add_header(void *arg, void *rpm_header)
 {
+	struct attest_source *src = arg;
+	Header h = rpm_header;
 	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
 	int err = 0;
 
@@ -100,38 +93,7 @@ static int add_header(struct attest_source *src, Header h)
 
 int attest_source_rpmdb(struct attest_source *src, char *const *names, int nnames)
 {
-	rpmts ts;
-	int err = 0;
-
-	if (rpmReadConfigFiles(NULL, NULL))
-		return attest_say(src->log, -EINVAL, "cannot read rpm's configuration");
-	ts = rpmtsCreate();
-	if (!ts)
-		return -ENOMEM;
-	if (rpmtsSetRootDir(ts, src->root)) {
-		rpmtsFree(ts);
-		return attest_say(src->log, -EINVAL, "%s: rpm does not take it as a root", src->root);
-	}
-	if (rpmtsOpenDB(ts, O_RDONLY)) {
-		rpmtsFree(ts);
-		return attest_say(src->log, -ENOENT, "%s: no rpm database (rpm --root %s --initdb makes one)",
-				  src->root, src->root);
-	}
-	for (int i = 0; !err && i < (nnames ? nnames : 1); i++) {
-		rpmdbMatchIterator mi = rpmtsInitIterator(ts, nnames ? RPMDBI_LABEL : RPMDBI_PACKAGES,
-							  nnames ? names[i] : NULL, 0);
-		unsigned long before = src->packages;
-		Header h;
-
-		while (!err && mi && (h = rpmdbNextIterator(mi)))
-			err = add_header(src, h);
-		rpmdbFreeIterator(mi);
-		if (!err && nnames && src->packages == before)
-			err = attest_say(src->log, -ENOENT, "package %s is not installed in %s", names[i],
-					 src->root);
-	}
-	rpmtsFree(ts);
-	return err;
+	return imastream_rpmdb_foreach(src->root, names, nnames, add_header, src, src->log);
 }
 
 struct record_walk {

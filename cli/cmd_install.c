@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/settings.h"
 #include "imastream/chain.h"
 #include "imastream/installer.h"
 
@@ -72,14 +73,6 @@ static const struct cli_spec install_spec = {
 	"usage error.\n",
 };
 
-/* A configuration setting from the command line, applied after --config. */
-struct setting {
-	const char *key;
-	char *value;
-	char where[64];  /* the option as the user typed it: "-a", "--hashalgo" */
-};
-
-#define MAX_SETTINGS 64
 #define MAX_PGP_KEYS 32
 
 /*
@@ -90,21 +83,8 @@ struct install_log {
 	pthread_mutex_t lock;
 	int verbose;
 	bool pkg_failed;   /* this package already printed its error */
-	const struct setting *settings; /* what the user typed, to name it in messages */
-	unsigned int n_settings;
+	struct cli_settings *settings; /* what the user typed, to name it in messages */
 };
-
-/* The option the user typed for configuration key @key, if any (not -o KEY=VALUE). */
-static const char *typed_option(void *arg, const char *key)
-{
-	const struct install_log *il = arg;
-
-	for (unsigned int i = il->n_settings; i-- > 0;)
-		if (!strcmp(il->settings[i].key, key) && strcmp(il->settings[i].where, "-o") &&
-		    strcmp(il->settings[i].where, "--set"))
-			return il->settings[i].where;
-	return NULL;
-}
 
 static void install_log_fn(void *arg, int level, const char *msg)
 {
@@ -120,7 +100,7 @@ static void install_log_fn(void *arg, int level, const char *msg)
 		goto out;
 	}
 	/* "needs a key (_imastream_key)" names what an rpm user sets; ours typed --key. */
-	named = cli_config_names_to_options(msg, typed_option, il);
+	named = cli_config_names_to_options(msg, cli_settings_typed, il->settings);
 	cli_error("%s", named ? named : msg);
 	free(named);
 out:
@@ -167,46 +147,20 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	}
 }
 
-static bool add_setting(struct setting *s, unsigned int *n, const char *key, const char *value,
-			const char *where)
-{
-	if (*n == MAX_SETTINGS) {
-		cli_usage_error("install", "more than %d settings", MAX_SETTINGS);
-		return false;
-	}
-	s[*n] = (struct setting){ key, (char *)value };
-	snprintf(s[*n].where, sizeof(s[*n].where), "%s", where);
-	(*n)++;
-	return true;
-}
-
-/* -o KEY=VALUE: split in place. */
-static bool add_kv(struct setting *s, unsigned int *n, char *kv, const char *where)
-{
-	char *eq = strchr(kv, '=');
-
-	if (!eq || eq == kv) {
-		cli_usage_error("install", "%s takes KEY=VALUE, not '%s'", where, kv);
-		return false;
-	}
-	*eq = '\0';
-	return add_setting(s, n, kv, eq + 1, where);
-}
-
 int cmd_install(int argc, char **argv)
 {
 	struct install_log il = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	const struct imastream_log log = { install_log_fn, &il };
 	struct progress pr = { 0 };
-	struct setting settings[MAX_SETTINGS];
+	struct cli_settings settings = { .cmd = "install" };
 	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
-	const char *root = NULL, *config_file = NULL;
+	const char *root = NULL;
 	char *root_abs = NULL;
-	unsigned int n_settings = 0, n_keys = 0, sink_flags = 0, extract_flags = 0;
+	unsigned int n_keys = 0, sink_flags = 0, extract_flags = 0;
 	unsigned int install_flags = 0, txn_flags = 0, failed = 0;
 	int show = -1; /* -1: only on a terminal */
 	struct imastream_config cfg;
-	bool cfg_ready = false, prompt = false;
+	bool cfg_ready = false;
 	struct imastream_chain *chain = NULL;
 	struct imastream_chain_sink *cs = NULL;
 	struct imastream_extract *x = NULL;
@@ -216,36 +170,15 @@ int cmd_install(int argc, char **argv)
 
 	cli_parse_start(&p, &install_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
-		const struct cli_option *o = cli_option(c);
-		bool ok = true;
+		int taken = cli_settings_option(&settings, &p, c);
 
-		/* --mode, -a, -k, -c, --pass-file, --pass-env, --evm, -t, --plugins. */
-		if (o && o->config_key) {
-			if (!add_setting(settings, &n_settings, o->config_key, p.arg, p.spelled))
-				return CLI_USAGE;
+		if (taken < 0)
+			return CLI_USAGE;
+		if (taken)
 			continue;
-		}
 		switch (c) {
 		case CLI_OPT_ROOT:
 			root = p.arg;
-			break;
-		case CLI_OPT_PASS:
-			prompt = true;
-			break;
-		case CLI_OPT_PORTABLE:
-			ok = add_setting(settings, &n_settings, "evm", "portable", p.spelled);
-			break;
-		case CLI_OPT_XATTR_USER:
-			ok = add_setting(settings, &n_settings, "xattr_namespace", "user", p.spelled);
-			break;
-		case CLI_OPT_ALLOW_WEAK:
-			ok = add_setting(settings, &n_settings, "weak_algos", "allow", p.spelled);
-			break;
-		case CLI_OPT_SET:
-			ok = add_kv(settings, &n_settings, p.arg, p.spelled);
-			break;
-		case CLI_OPT_CONFIG:
-			config_file = p.arg;
 			break;
 		case CLI_OPT_PGP_KEY:
 			if (n_keys == MAX_PGP_KEYS)
@@ -284,44 +217,19 @@ int cmd_install(int argc, char **argv)
 		default:
 			return CLI_USAGE;
 		}
-		if (!ok)
-			return CLI_USAGE;
 	}
 	if (!root)
 		return cli_usage_error("install", "no --root given");
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("install", "no package given");
-	if (prompt) {
-		const char *var, *key = "the key";
-
-		for (unsigned int i = 0; i < n_settings; i++)
-			if (!strcmp(settings[i].key, "key"))
-				key = settings[i].value;
-		err = cli_pass_prompt("install", key, &var);
-		if (err)
-			return err;
-		if (!add_setting(settings, &n_settings, "key_pass_env", var, "-p"))
-			return CLI_USAGE;
-	}
-	il.settings = settings;
-	il.n_settings = n_settings;
+	il.settings = &settings;
 	cli_set_verbose(il.verbose);
 
 	/* Configuration: defaults, then the file, then the options in the order given. */
-	if (imastream_config_init(&cfg)) {
-		cli_error("out of memory");
-		return CLI_FAILED;
-	}
+	ret = cli_settings_config(&settings, &cfg, &log);
+	if (ret != CLI_OK)
+		return ret;
 	cfg_ready = true;
-	ret = CLI_USAGE;
-	if (config_file && imastream_config_load(&cfg, config_file, &log))
-		goto out;
-	for (unsigned int i = 0; i < n_settings; i++)
-		if (imastream_config_set(&cfg, settings[i].key, settings[i].value, settings[i].where,
-					 &log))
-			goto out;
-	if (imastream_config_check(&cfg, &log))
-		goto out;
 	ret = CLI_FAILED;
 
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

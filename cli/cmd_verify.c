@@ -42,6 +42,12 @@ static const struct cli_use verify_options[] = {
 	  "digest, then the security.ima and security.evm the\n"
 	  "install wrote (by default --evm require where EVM was\n"
 	  "written); --trust is only needed for signatures" },
+	{ CLI_OPT_RPMDB, "with --root: audit every regular file of the packages\n"
+	  "in DIR's rpm database (or of each PACKAGE): content\n"
+	  "against the header digest, type, mode, owner and size,\n"
+	  "then security.ima and security.evm as above" },
+	{ CLI_OPT_FORMAT, "with --rpmdb: text (the failures and a total) or json\n"
+	  "(one object per file)" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
 	{ 0 },
 };
@@ -60,6 +66,8 @@ static const struct cli_spec verify_spec = {
 	"                        [--evm auto|require|none] [-j N] [-v] PATH...\n"
 	"       imastream verify --root DIR [--trust DIR|FILE ...] [--xattr-user]\n"
 	"                        [--evm auto|require|none]\n"
+	"       imastream verify --root DIR --rpmdb [--format text|json] [--trust ...]\n"
+	"                        [--xattr-user] [--evm auto|require|none] [PACKAGE...]\n"
 	"\n"
 	"Checks each regular file's security.ima (a digest: compared with the content;\n"
 	"an IMA signature: verified over the content digest) and security.evm (a\n"
@@ -74,7 +82,10 @@ static const struct cli_spec verify_spec = {
 	"(why)' or 'security.evm: cannot be verified (why)'. An ECDSA signature that\n"
 	"does not verify reads 'content changed or bad signature': ECDSA cannot tell the\n"
 	"two apart.\n"
-	"With -r, a progress line on a terminal and a summary on stderr.\n",
+	"With -r, a progress line on a terminal and a summary on stderr.\n"
+	"With --rpmdb, a file that differs from its header is a failure too ('differs\n"
+	"from its header (..5......)' with rpm -V's letters, 'missing'), and only\n"
+	"failures are printed, then a total on stderr.\n",
 	.uses = verify_options,
 	.shared = cli_walk_options,
 	.aliases = verify_aliases,
@@ -320,6 +331,166 @@ out:
 	return ret;
 }
 
+/* --rpmdb: every file of the root's packages, against its header and its signatures. */
+struct rpmdb_job {
+	const char *root;
+	enum evm_mode evm;
+	bool json;
+	bool user;
+	unsigned long checked, failed;
+};
+
+/* A JSON string: quotes, backslashes and control bytes escaped (other bytes as they are). */
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* "ok", or the reason() phrase without the xattr's name. */
+static void verdict_text(char *buf, size_t size, const struct imastream_verify_one *one)
+{
+	char tmp[256] = "";
+
+	if (one->result == IMASTREAM_VERIFY_OK) {
+		snprintf(buf, size, "ok");
+		return;
+	}
+	reason(tmp, sizeof(tmp), "x", one);
+	/* reason() wrote "missing x" or "x: PHRASE". */
+	if (!strncmp(tmp, "missing", 7))
+		snprintf(buf, size, "missing");
+	else
+		snprintf(buf, size, "%s", tmp + 3);
+}
+
+static bool evm_fails(enum evm_mode evm, int result)
+{
+	switch (result) {
+	case IMASTREAM_VERIFY_OK:
+	case IMASTREAM_VERIFY_SKIPPED:
+		return false;
+	case IMASTREAM_VERIFY_MISSING:
+	case IMASTREAM_VERIFY_UNVERIFIABLE:
+		return evm == EVM_REQUIRE;
+	default:
+		return true;
+	}
+}
+
+static void audit_one(void *arg, const struct imastream_audit_file *f)
+{
+	struct rpmdb_job *job = arg;
+	const struct imastream_verify_report *r = &f->report;
+	char path[4096], content[160], why[640] = "";
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s%s", strcmp(job->root, "/") ? job->root : "", f->path);
+	job->checked++;
+	switch (f->state) {
+	case IMASTREAM_AUDIT_INTACT:
+		snprintf(content, sizeof(content), "ok");
+		break;
+	case IMASTREAM_AUDIT_MISSING:
+		snprintf(content, sizeof(content), "missing");
+		break;
+	case IMASTREAM_AUDIT_MODIFIED:
+		snprintf(content, sizeof(content), "differs from its header (%s%s%s)", f->letters,
+			 f->why ? ", " : "", f->why ? f->why : "");
+		break;
+	default:
+		snprintf(content, sizeof(content), "cannot be read (%s)", f->why ? f->why : "?");
+	}
+	ok = f->state == IMASTREAM_AUDIT_INTACT && f->verified &&
+	     r->ima.result == IMASTREAM_VERIFY_OK && !evm_fails(job->evm, r->evm.result);
+	if (!ok)
+		job->failed++;
+	if (job->json) {
+		char ima[256] = "", evm[256] = "";
+
+		if (f->verified) {
+			verdict_text(ima, sizeof(ima), &r->ima);
+			verdict_text(evm, sizeof(evm), &r->evm);
+		}
+		fputs("{\"package\":", stdout);
+		json_string(stdout, f->package);
+		fputs(",\"path\":", stdout);
+		json_string(stdout, path);
+		printf(",\"config\":%s,\"result\":\"%s\",\"content\":", f->config ? "true" : "false",
+		       ok ? "ok" : "fail");
+		json_string(stdout, content);
+		fputs(",\"rpm\":", stdout);
+		json_string(stdout, f->state == IMASTREAM_AUDIT_MISSING ? "missing" : f->letters);
+		fputs(",\"ima\":", stdout);
+		if (f->verified)
+			json_string(stdout, ima);
+		else
+			fputs("null", stdout);
+		fputs(",\"evm\":", stdout);
+		if (f->verified)
+			json_string(stdout, evm);
+		else
+			fputs("null", stdout);
+		fputs("}\n", stdout);
+		return;
+	}
+	if (ok)
+		return;
+	if (f->state != IMASTREAM_AUDIT_INTACT)
+		snprintf(why, sizeof(why), "%s", content);
+	if (f->verified && r->ima.result != IMASTREAM_VERIFY_OK)
+		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), &r->ima);
+	if (f->verified && evm_fails(job->evm, r->evm.result))
+		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, job->user), &r->evm);
+	{
+		char verdict[sizeof(why) + 8];
+
+		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
+		print_verdict(path, verdict, f->package);
+	}
+}
+
+static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigned int flags,
+			enum evm_mode evm, bool json, char *const *names, int nnames)
+{
+	struct rpmdb_job job = { .evm = evm, .json = json, .user = flags & IMASTREAM_FILESIG_USER };
+	struct imastream_verifier *v = NULL;
+	char *root_abs = realpath(root, NULL);
+	int err, ret = CLI_FAILED;
+
+	if (!root_abs) {
+		cli_error("verify: %s: %s", root, strerror(errno));
+		return CLI_USAGE;
+	}
+	job.root = root_abs;
+	if (imastream_verifier_new(trust, &cli_log, &v))
+		goto out;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	err = imastream_audit_rpmdb(root_abs, names, nnames, v, flags, audit_one, &job, &cli_log);
+	if (fflush(stdout) == EOF) {
+		cli_error("verify: cannot write to stdout: %s", strerror(errno));
+		goto out;
+	}
+	if (err)
+		goto out; /* said */
+	cli_error("verify: %lu files, %lu failed", job.checked, job.failed);
+	ret = job.failed ? CLI_FAILED : CLI_OK;
+out:
+	imastream_verifier_free(v);
+	free(root_abs);
+	return ret;
+}
+
 /*
  * The trust store explains load errors on stderr; once files are checked, its "does not
  * verify" lines would repeat what each file's verdict says, so they are dropped.
@@ -359,7 +530,7 @@ int cmd_verify(int argc, char **argv)
 	struct verify_job job = { .evm = EVM_AUTO };
 	struct imastream_trust *trust = NULL;
 	const char *trust_paths[64], *root = NULL;
-	bool evm_given = false;
+	bool evm_given = false, rpmdb = false, json = false;
 	unsigned int n_trust = 0;
 	struct cli_parser p;
 	int c, ret = CLI_FAILED;
@@ -392,6 +563,15 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_XATTR_USER:
 			job.flags |= IMASTREAM_FILESIG_USER;
 			break;
+		case CLI_OPT_RPMDB:
+			rpmdb = true;
+			break;
+		case CLI_OPT_FORMAT:
+			if (strcmp(p.arg, "text") && strcmp(p.arg, "json"))
+				return cli_usage_error("verify", "%s takes 'text' or 'json', not '%s'",
+						       p.spelled, p.arg);
+			json = !strcmp(p.arg, "json");
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -399,7 +579,11 @@ int cmd_verify(int argc, char **argv)
 				return CLI_USAGE;
 		}
 	}
-	if (root && (cli_parse_operands(&p) < argc || job.walk.recursive))
+	if (rpmdb && !root)
+		return cli_usage_error("verify", "--rpmdb needs --root");
+	if (json && !rpmdb)
+		return cli_usage_error("verify", "--format is for --rpmdb");
+	if (root && !rpmdb && (cli_parse_operands(&p) < argc || job.walk.recursive))
 		return cli_usage_error("verify", "--root checks the install record: no PATH or -r with it");
 	if (!n_trust && !root)
 		return cli_usage_error("verify", "no --trust given");
@@ -419,6 +603,11 @@ int cmd_verify(int argc, char **argv)
 		}
 	}
 	trust_loading = false;
+	if (rpmdb) {
+		ret = verify_rpmdb(root, trust, job.flags, job.evm, json, argv + cli_parse_operands(&p),
+				   argc - cli_parse_operands(&p));
+		goto out;
+	}
 	if (root) {
 		ret = verify_root(root, trust, job.flags, job.evm, evm_given);
 		goto out;

@@ -99,6 +99,10 @@ static const struct cli_option vocabulary[] = {
 	  "write the packages' digest manifest to FILE (- for\nstandard output) instead of signing" },
 	{ CLI_OPT_VERITY, 0, "verity", no_argument, NULL,
 	  "the fs-verity file digest (SHA-256, 4 KiB blocks, no\nsalt) instead of the file's plain digest" },
+	{ CLI_OPT_FORMAT, 0, "format", required_argument, "FORMAT",
+	  "text (default) or json: one JSON object per line" },
+	{ CLI_OPT_MODIFIED_CONFIG, 0, "label-modified-config", no_argument, NULL,
+	  "label %config files changed since install with their\ncurrent content (refused otherwise)" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

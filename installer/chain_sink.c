@@ -544,33 +544,6 @@ static void cs_end_package(void *arg, int status)
 	cs->prog.package = NULL; /* the extractor frees the name after this call */
 }
 
-/*
- * Whether the root has an rpm database: librpm creates one when asked to open a missing
- * one, even read-only, and nothing may appear in the root that no package put there.
- */
-static bool has_rpmdb(struct imastream_chain_sink *cs)
-{
-	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
-	const char *rel, *why;
-	bool found = false;
-	DIR *d;
-
-	if (dbpath && dbpath[0] && !ims_path_relative(dbpath, &rel, &why)) {
-		int fd = openat(cs->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		struct dirent *de;
-
-		d = fd >= 0 ? fdopendir(fd) : NULL;
-		if (!d && fd >= 0)
-			close(fd);
-		while (d && !found && (de = readdir(d)))
-			found = de->d_name[0] != '.';
-		if (d)
-			closedir(d);
-	}
-	free(dbpath);
-	return found;
-}
-
 int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 			     const struct imastream_chain_sink_opts *opts,
 			     const struct imastream_log *log, struct imastream_chain_sink **ret)
@@ -601,7 +574,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", cs->root);
 		goto fail;
 	}
-	cs->rpmdb = has_rpmdb(cs);
+	cs->rpmdb = ims_rpmdb_exists(cs->rootfd);
 	if (!(opts->flags & IMASTREAM_SINK_NO_SIGNATURES)) {
 		err = ims_header_trust_new(opts->pgp_keys, cs->rpmdb ? cs->ts : NULL, log,
 					   &cs->trust);

@@ -3,7 +3,10 @@
 #ifndef IMASTREAM_INSTALLER_PRIVATE_H
 #define IMASTREAM_INSTALLER_PRIVATE_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "imastream/common.h"
 #include "imastream/installer.h"
@@ -37,6 +40,45 @@ int ims_strmap_add(struct ims_strmap *m, const char *key, int value);
 void ims_strmap_set(struct ims_strmap *m, const char *key, int value);
 void ims_strmap_clear(struct ims_strmap *m);
 
+/*
+ * Owner names resolved through the root's etc/passwd and etc/group (installer/ids.c), as
+ * rpm does: a name the root does not know is root (0), with one warning per name.
+ */
+struct ims_ids {
+	struct ims_strmap users, groups;
+	struct ims_strmap unknown; /* names already warned about */
+};
+void ims_ids_load(struct ims_ids *ids, int rootfd);
+unsigned int ims_ids_user(struct ims_ids *ids, const char *name, const char *pkg,
+			  const struct imastream_log *log);
+unsigned int ims_ids_group(struct ims_ids *ids, const char *name, const char *pkg,
+			   const struct imastream_log *log);
+void ims_ids_clear(struct ims_ids *ids);
+
+/*
+ * One regular file of an installed package (installer/installed.c): its directory opened
+ * below the root without following a symlink, then the file itself likewise (never
+ * blocking on a FIFO), and its type, mode, owner and size compared with the header.
+ */
+enum ims_installed_state {
+	IMS_INSTALLED_OPEN,     /* open, metadata as the header says */
+	IMS_INSTALLED_MODIFIED, /* @letters (and @why) say what differs; @fd open if regular */
+	IMS_INSTALLED_MISSING,
+};
+struct ims_installed {
+	int state;
+	int dirfd, fd;
+	struct stat st;
+	char letters[10];  /* rpm -V's "SM5DLUGTP": S, M, U, G filled here */
+	const char *why;   /* what the letters cannot say, or NULL */
+	bool config;
+	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
+};
+/* @rpm_fi: an rpmfi on the file.  Return: 0 (see @in->state), or -errno (said). */
+int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char *nevra,
+		       const struct imastream_log *log, struct ims_installed *in);
+void ims_installed_close(struct ims_installed *in);
+
 struct imastream_extract;
 /* The extractor's own root fd and log, for the package readers built on it. */
 int ims_extract_rootfd(const struct imastream_extract *x);
@@ -67,6 +109,9 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p);
 /* Removes a temp record not committed, then frees. */
 void ims_record_pkg_free(struct ims_record_pkg *p);
+
+/* Whether the root has an rpm database at rpm's %_dbpath (checked without creating one). */
+bool ims_rpmdb_exists(int rootfd);
 
 /* librpm's process-wide configuration, read once.  Return: 0 or -EIO. */
 int ims_rpm_config(void);

@@ -72,8 +72,7 @@ struct pkgread {
 	rpmfiles files;
 	int fc;
 	int digest_algo;          /* kernel id, 0 when file digests are not checked */
-	struct ims_strmap users, groups;
-	struct ims_strmap unknown; /* names already warned about */
+	struct ims_ids ids;       /* owner names, from the root's etc/passwd and etc/group */
 	uint8_t *delivered;       /* per header entry: returned by the archive reader */
 	char last_rpm_msg[256];   /* librpm's last message, to explain its failures */
 };
@@ -89,55 +88,6 @@ static int rpmlog_to_ours(rpmlogRec rec, rpmlogCallbackData data)
 		len--;
 	snprintf(r->last_rpm_msg, sizeof(r->last_rpm_msg), "%.*s", (int)len, msg);
 	ims_logf(r->log, IMASTREAM_LOG_DEBUG, "%s: librpm: %s", r->name, r->last_rpm_msg);
-	return 0;
-}
-
-/* Reads the root's etc/passwd or etc/group (never following a symlink) into @map. */
-static void load_ids(struct pkgread *r, int rootfd, const char *file, struct ims_strmap *map)
-{
-	int etc, fd;
-	FILE *f;
-
-	etc = openat(rootfd, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (etc < 0)
-		return;
-	fd = openat(etc, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	close(etc);
-	if (fd < 0)
-		return;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return;
-	}
-	if (map == &r->users) {
-		struct passwd *pw;
-
-		while ((pw = fgetpwent(f)))
-			ims_strmap_add(map, pw->pw_name, (int)pw->pw_uid);
-	} else {
-		struct group *gr;
-
-		while ((gr = fgetgrent(f)))
-			ims_strmap_add(map, gr->gr_name, (int)gr->gr_gid);
-	}
-	fclose(f);
-}
-
-/* rpm's rule: a name the root does not know is root, with a warning. */
-static unsigned int resolve_id(struct pkgread *r, struct ims_strmap *map, const char *name,
-			       const char *what)
-{
-	int id;
-
-	if (!name || !strcmp(name, "root"))
-		return 0;
-	id = ims_strmap_get(map, name);
-	if (id >= 0)
-		return (unsigned int)id;
-	if (ims_strmap_add(&r->unknown, name, 0) == 0)
-		ims_logf(r->log, IMASTREAM_LOG_WARNING, "%s: %s %s does not exist in the root - using root",
-			 r->name, what, name);
 	return 0;
 }
 
@@ -572,8 +522,8 @@ static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
 		return -ENOMEM;
 	e.path = fn;
 	e.mode = rpmfilesFMode(r->files, fx);
-	e.uid = resolve_id(r, &r->users, rpmfilesFUser(r->files, fx), "user");
-	e.gid = resolve_id(r, &r->groups, rpmfilesFGroup(r->files, fx), "group");
+	e.uid = ims_ids_user(&r->ids, rpmfilesFUser(r->files, fx), r->name, r->log);
+	e.gid = ims_ids_group(&r->ids, rpmfilesFGroup(r->files, fx), r->name, r->log);
 	e.mtime = rpmfilesFMtime(r->files, fx);
 	e.rdev = rpmfilesFRdev(r->files, fx);
 	e.index = (unsigned int)fx;
@@ -610,8 +560,8 @@ static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
 		int last = links[nlinks - 1];
 
 		e.mode = rpmfilesFMode(r->files, last);
-		e.uid = resolve_id(r, &r->users, rpmfilesFUser(r->files, last), "user");
-		e.gid = resolve_id(r, &r->groups, rpmfilesFGroup(r->files, last), "group");
+		e.uid = ims_ids_user(&r->ids, rpmfilesFUser(r->files, last), r->name, r->log);
+		e.gid = ims_ids_group(&r->ids, rpmfilesFGroup(r->files, last), r->name, r->log);
 		e.mtime = rpmfilesFMtime(r->files, last);
 	}
 	if (S_ISREG(e.mode)) {
@@ -800,8 +750,7 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 	err = check_header_files(&r, rootfd, &total);
 	if (err)
 		goto out;
-	load_ids(&r, rootfd, "passwd", &r.users);
-	load_ids(&r, rootfd, "group", &r.groups);
+	ims_ids_load(&r.ids, rootfd);
 
 	pfd = Fdopen(rfd, mode);
 	if (!pfd || Ferror(pfd)) {
@@ -836,9 +785,7 @@ out:
 	headerFree(r.h);
 	rpmtsFree(ts);
 	rpmKeyringFree(keyring);
-	ims_strmap_clear(&r.users);
-	ims_strmap_clear(&r.groups);
-	ims_strmap_clear(&r.unknown);
+	ims_ids_clear(&r.ids);
 	free(r.delivered);
 	return err;
 }

@@ -167,6 +167,9 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 		return ims_err(log, -E2BIG, "%s: %s value of %zu bytes is too long", file_name(f),
 			       name, len);
 	effective_name(cfg, name, real, sizeof(real));
+	/* The driver writes (or not) once it has compared with the file's own values. */
+	if (f->flags & IMASTREAM_FILE_RECORD_ONLY)
+		goto remember;
 	if (f->fd < 0 && !f->path)
 		return ims_err(log, -EINVAL, "%s: neither a descriptor nor a path", file_name(f));
 	/* fsetxattr on the fd, or lsetxattr by path (never following a symlink). */
@@ -182,6 +185,7 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 			 "%s: filesystem has no xattr support; skipping (no_xattr_support = skip)",
 			 file_name(f));
 	}
+remember:
 	err = record(st, name, value, len, skipped);
 	if (err)
 		return ims_err(log, err, "%s: cannot remember %s", file_name(f), name);

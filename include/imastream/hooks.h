@@ -171,6 +171,12 @@ enum {
 	IMASTREAM_FILE_HARDLINK = 1u << 3, /* one of several links to one inode */
 	IMASTREAM_FILE_SKIP = 1u << 4,    /* the driver leaves the file alone (skipped action) */
 	IMASTREAM_FILE_ERASE = 1u << 5,   /* being removed, not written */
+	/*
+	 * imastream_file_set_xattr() records the values without writing them: the driver
+	 * compares them with what the file has and writes only what differs, in chain order
+	 * (imastream relabel on an installed file; --dry-run).
+	 */
+	IMASTREAM_FILE_RECORD_ONLY = 1u << 6,
 };
 
 /**
@@ -267,7 +273,8 @@ IMASTREAM_API int imastream_file_digest(struct imastream_file *f, int algo,
  * filesystem has no xattr support (EOPNOTSUPP) and the configuration says
  * "no_xattr_support = skip", the write is skipped with one notice per transaction and
  * recorded as skipped; otherwise it is an error.  The user-namespace option writes
- * "user.X" for "security.X".
+ * "user.X" for "security.X".  With IMASTREAM_FILE_RECORD_ONLY in @f->flags nothing is
+ * written: the value is only recorded, for the driver to compare and write.
  * Return: 0, -E2BIG for a too-long value, -ENOSPC when IMASTREAM_FILE_MAX_XATTRS are
  * recorded, -errno of the set call.
  */

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "imastream/filesig.h"
+
 #include "imastream/common.h"
 
 #ifdef __cplusplus
@@ -483,6 +485,192 @@ IMASTREAM_API int imastream_record_foreach(int rootfd,
  */
 IMASTREAM_API int imastream_record_check(int rootfd, const struct imastream_record_file *f,
 					 int *fd_ret, char *why, size_t why_size);
+
+/*
+ * An installed root: what its rpm database lists, read as rpm reads it for that root
+ * (rpm's own configuration and %_dbpath below the root), and its files opened without
+ * leaving it.  imastream relabel and imastream verify --rpmdb are built on these.
+ */
+
+/**
+ * imastream_open_beneath - open @path below @rootfd without following any symlink
+ * @rootfd: the root
+ * @path: a package path ("/usr/bin/ls"; leading slashes mean "below the root")
+ * @flags: open(2) flags; O_NOFOLLOW, O_CLOEXEC and (but with O_PATH) O_NOCTTY are added
+ *
+ * No component may be a symlink (the last one neither) and ".." may not climb out:
+ * openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS.
+ * Return: a descriptor, or -errno (-ELOOP: a symlink on the way, -EXDEV: out of the
+ * root, -ENOENT, -ENOSYS before Linux 5.6).
+ */
+IMASTREAM_API int imastream_open_beneath(int rootfd, const char *path, int flags);
+
+/**
+ * imastream_rpmdb_foreach - the headers of the packages installed in @root
+ * @root: the root directory, absolute ("/" for the running system)
+ * @names: package names or NEVRA labels to look up (as rpm -q takes them), or NULL
+ * @nnames: their number; 0 means every installed package
+ * @fn: called with each package's Header (valid during the call; headerLink() to keep);
+ *      a non-zero return stops the walk and is returned
+ * Return: 0, -ENOENT when the root has no database or a name is not installed (said in
+ * one line), -EIO when rpm's configuration cannot be read, or @fn's value.
+ */
+IMASTREAM_API int imastream_rpmdb_foreach(const char *root, char *const *names, int nnames,
+					  int (*fn)(void *arg, void *rpm_header), void *arg,
+					  const struct imastream_log *log);
+
+/*
+ * Relabelling an installed root (installer/relabel.c): every regular file of a package,
+ * as its header in the root's rpm database describes it, checked on disk and passed
+ * through the same hook chain as an install, without reinstalling anything.
+ */
+
+enum imastream_relabel_flag {
+	/* Compute and compare every value, write nothing. */
+	IMASTREAM_RELABEL_DRY_RUN = 1u << 0,
+	/* A %config file whose content (size, digest) changed since install is labelled
+	 * with its current digest instead of being refused. */
+	IMASTREAM_RELABEL_MODIFIED_CONFIG = 1u << 1,
+};
+
+/* What became of one file (struct imastream_relabel_file.status). */
+enum imastream_relabel_status {
+	IMASTREAM_RELABEL_LABELLED, /* its values were written (would be, with DRY_RUN) */
+	IMASTREAM_RELABEL_CORRECT,  /* it already had them: nothing written */
+	IMASTREAM_RELABEL_MODIFIED, /* differs from its header: left untouched */
+	IMASTREAM_RELABEL_MISSING,  /* not on disk */
+	IMASTREAM_RELABEL_FAILED,   /* the chain or a write failed (said on the log) */
+};
+
+/**
+ * struct imastream_relabel_file - the outcome for one file, given to the report callback
+ * @package: the package's NEVRA
+ * @path: the package path ("/usr/bin/ls")
+ * @status: enum imastream_relabel_status
+ * @letters: for MODIFIED, rpm -V's nine columns "SM5DLUGTP", each '.' when it matches:
+ *           S size, M mode (and type), 5 content digest, U owner, G group; D, L, T and P
+ *           are not checked here (T is not covered by EVM)
+ * @why: for MODIFIED, MISSING and FAILED a short phrase ("replaced by a symlink",
+ *       "a symlink in a path component"); else NULL
+ * @config: a %config file
+ * @written: for LABELLED, the names of the xattrs written, comma-separated
+ */
+struct imastream_relabel_file {
+	const char *package;
+	const char *path;
+	int status;
+	char letters[10];
+	const char *why;
+	bool config;
+	const char *written;
+};
+
+/* Running totals (imastream_relabel_counts()). */
+struct imastream_relabel_counts {
+	unsigned long packages;
+	unsigned long labelled, correct, modified, missing, failed;
+	uint64_t bytes; /* content read */
+};
+
+/**
+ * struct imastream_relabel_opts - how to relabel
+ * @root: the root, absolute ("/" for the running system)
+ * @cfg: the configuration the chain was made with (its xattr namespace, no_xattr_support,
+ *       and "trust" and "cert", which tell an existing signature that is already right)
+ * @flags: IMASTREAM_RELABEL_*
+ * @report: called for each file, in header order (may be NULL)
+ */
+struct imastream_relabel_opts {
+	const char *root;
+	const struct imastream_config *cfg;
+	unsigned int flags;
+	void (*report)(void *arg, const struct imastream_relabel_file *file);
+	void *report_arg;
+};
+
+struct imastream_relabel;
+
+/**
+ * imastream_relabel_new - start relabelling a root (the chain's tsm_pre runs here)
+ * @chain: an initialised chain; must outlive the relabel
+ * Return: 0, -EINVAL for a relative root, -errno opening it, the chain's refusal.
+ */
+IMASTREAM_API int imastream_relabel_new(struct imastream_chain *chain,
+					const struct imastream_relabel_opts *opts,
+					const struct imastream_log *log,
+					struct imastream_relabel **ret);
+
+/**
+ * imastream_relabel_header - relabel one installed package from its header
+ * @rpm_header: a librpm Header, as imastream_rpmdb_foreach() gives it
+ *
+ * For each regular, non-ghost file: its directory is opened below the root without
+ * following any symlink, the file itself likewise; type, mode, owner and size are
+ * compared with the header, the content is read once, fed to the chain (which computes
+ * every digest it needs) and its digest compared with the header's.  Only a file that
+ * matches gets values, and only those that differ from what it has are written: labels
+ * and security.ima first, security.evm strictly last (an old security.evm is removed
+ * before anything it covers changes, so none ever covers a stale value).
+ * Return: 0 (files that differ are reported, not errors), the chain's psm_pre refusal
+ * (every file of the package then FAILED), -ENOMEM.
+ */
+IMASTREAM_API int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header);
+
+IMASTREAM_API const struct imastream_relabel_counts *
+imastream_relabel_counts(const struct imastream_relabel *r);
+
+/* Runs the chain's tsm_post with @res and frees. */
+IMASTREAM_API void imastream_relabel_free(struct imastream_relabel *r, int res);
+
+/*
+ * The audit of an installed root (installer/audit.c): what imastream verify --rpmdb
+ * reports for every regular file of every package of the root's rpm database.
+ */
+
+/* struct imastream_audit_file.state */
+enum imastream_audit_state {
+	IMASTREAM_AUDIT_INTACT,   /* type, mode, owner, size and content as the header says */
+	IMASTREAM_AUDIT_MODIFIED, /* @letters (and @why) say what differs */
+	IMASTREAM_AUDIT_MISSING,
+	IMASTREAM_AUDIT_ERROR,    /* could not be checked: @why (said on the log) */
+};
+
+/**
+ * struct imastream_audit_file - one file of the audit
+ * @package: NEVRA
+ * @path: the package path
+ * @config: a %config file
+ * @state: enum imastream_audit_state
+ * @letters: rpm -V's "SM5DLUGTP" as imastream relabel prints them
+ * @why: what the letters cannot say ("a symlink or non-directory in a path component"),
+ *       or NULL
+ * @verified: @report holds the verdicts on security.ima and security.evm (the file is a
+ *            regular file that could be read), as imastream_verify_file() gives them
+ */
+struct imastream_audit_file {
+	const char *package;
+	const char *path;
+	bool config;
+	int state;
+	char letters[10];
+	const char *why;
+	bool verified;
+	struct imastream_verify_report report;
+};
+
+/**
+ * imastream_audit_rpmdb - audit every regular file of the packages installed in @root
+ * @root: absolute
+ * @names, @nnames: as imastream_rpmdb_foreach()
+ * @v: checks security.ima and security.evm (its trust store knows the signers)
+ * @verify_flags: as imastream_verify_file() takes them
+ * @fn: called for each file, in header order
+ * Return: 0 (verdicts are not errors), or an imastream_rpmdb_foreach() error.
+ */
+IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
+					struct imastream_verifier *v, unsigned int verify_flags,
+					void (*fn)(void *arg, const struct imastream_audit_file *f),
+					void *arg, const struct imastream_log *log);
 
 #ifdef __cplusplus
 }

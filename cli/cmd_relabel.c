@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* imastream relabel: labels, IMA and EVM on the files of an installed root, from its rpm database. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "cli/settings.h"
+#include "imastream/chain.h"
+#include "imastream/installer.h"
+
+static const struct cli_use relabel_options[] = {
+	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },
+	{ CLI_OPT_MODE, "hash, sign or off: what security.ima holds (hash)" },
+	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256; md5 with --allow-weak)" },
+	{ CLI_OPT_ALLOW_WEAK, "accept md5 (as -o weak_algos=allow)" },
+	{ CLI_OPT_KEY, "signing key: PEM file, pkcs11: URI or kernel key" },
+	{ CLI_OPT_CERT, "its certificate (the key id comes from it); a signature\n"
+	  "that verifies with it is already right" },
+	{ CLI_OPT_PASS },
+	{ CLI_OPT_PASS_FILE },
+	{ CLI_OPT_PASS_ENV },
+	{ CLI_OPT_EVM, "portable or none: EVM portable signatures (none)" },
+	{ CLI_OPT_PORTABLE },
+	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
+	  "signatures, and that our signatures must verify with" },
+	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
+	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
+	  "xattr_namespace=user)" },
+	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
+	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
+	{ CLI_OPT_MODIFIED_CONFIG },
+	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
+	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
+	{ CLI_OPT_QUIET, "no progress line and no summary" },
+	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+static const struct cli_spec relabel_spec = {
+	.cmd = "relabel",
+	.synopsis =
+	"Usage: imastream relabel [--root DIR] [OPTIONS] [PACKAGE...]\n"
+	"\n"
+	"Puts labels, security.ima and security.evm on the files of packages already\n"
+	"installed in DIR (all of them, or each PACKAGE), as the hook chain of\n"
+	"imastream install and the rpm plugin would have at install, without\n"
+	"reinstalling: the packages come from DIR's rpm database (rpm's %_dbpath below\n"
+	"DIR). Each regular file is opened below DIR without following any symlink, its\n"
+	"type, mode, owner, size and content digest compared with the header; a file\n"
+	"that matches gets the chain's values (only those it does not have already,\n"
+	"security.evm last), a file that does not is left untouched and printed on\n"
+	"standard output as rpm -V prints it:\n"
+	"  SM5DLUGTP c PATH   S size, M mode, 5 digest, U owner, G group differ;\n"
+	"                     c marks a %config file\n"
+	"  missing     PATH\n"
+	"A progress line on a terminal, and a summary on stderr.\n",
+	.uses = relabel_options,
+	.epilog =
+	"Exit status: 0 if every file is labelled or already was, 1 if any is modified,\n"
+	"missing or failed (the others are still labelled), 2 for a usage error.\n",
+};
+
+struct relabel_run {
+	int verbose;
+	bool dry_run;
+	bool progress;
+	struct cli_settings *settings;
+	const struct imastream_relabel_counts *counts;
+	struct timespec last;
+};
+
+static void relabel_log_fn(void *arg, int level, const char *msg)
+{
+	struct relabel_run *run = arg;
+	char *named;
+
+	if (level > IMASTREAM_LOG_NOTICE + run->verbose)
+		return;
+	/* "needs a key (_imastream_key)" names what an rpm user sets; ours typed --key. */
+	named = cli_config_names_to_options(msg, cli_settings_typed, run->settings);
+	cli_error("%s", named ? named : msg);
+	free(named);
+}
+
+static void show_progress(struct relabel_run *run, const char *package)
+{
+	const struct imastream_relabel_counts *c = run->counts;
+	struct timespec now;
+	char line[512];
+
+	if (!run->progress || !c)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* Ten updates a second are plenty, and keep the terminal out of the hot path. */
+	if ((double)(now.tv_sec - run->last.tv_sec) + (double)(now.tv_nsec - run->last.tv_nsec) / 1e9 < 0.1)
+		return;
+	run->last = now;
+	snprintf(line, sizeof(line), "imastream relabel: %lu packages, %lu files, %.1f MiB: %s",
+		 c->packages, c->labelled + c->correct + c->modified + c->missing + c->failed,
+		 (double)c->bytes / (1024.0 * 1024.0), package);
+	cli_progress_draw(line);
+}
+
+static void print_file(void *arg, const struct imastream_relabel_file *f)
+{
+	struct relabel_run *run = arg;
+	struct cli_line l = { 0 };
+	char head[32];
+
+	switch (f->status) {
+	case IMASTREAM_RELABEL_CORRECT:
+		show_progress(run, f->package);
+		return;
+	case IMASTREAM_RELABEL_LABELLED:
+		if (!run->dry_run && run->verbose < 1) {
+			show_progress(run, f->package);
+			return;
+		}
+		cli_line_text(&l, run->dry_run ? "would label " : "labelled ");
+		cli_line_name(&l, f->path);
+		cli_line_text(&l, " (");
+		cli_line_text(&l, f->written);
+		cli_line_text(&l, ")");
+		break;
+	case IMASTREAM_RELABEL_MODIFIED:
+		snprintf(head, sizeof(head), "%s %c ", f->letters, f->config ? 'c' : ' ');
+		cli_line_text(&l, head);
+		cli_line_name(&l, f->path);
+		/* What the letters cannot say: a symlink on the way, another file type. */
+		if (f->why && strcmp(f->why, "differs from its header")) {
+			cli_line_text(&l, " (");
+			cli_line_text(&l, f->why);
+			cli_line_text(&l, ")");
+		}
+		break;
+	case IMASTREAM_RELABEL_MISSING:
+		snprintf(head, sizeof(head), "missing   %c ", f->config ? 'c' : ' ');
+		cli_line_text(&l, head);
+		cli_line_name(&l, f->path);
+		break;
+	default:
+		cli_line_text(&l, "failed      ");
+		cli_line_name(&l, f->path);
+		if (f->why) {
+			cli_line_text(&l, " (");
+			cli_line_text(&l, f->why);
+			cli_line_text(&l, ")");
+		}
+	}
+	cli_progress_clear();
+	cli_line_put(&l, stdout);
+	cli_line_free(&l);
+}
+
+static int relabel_one(void *arg, void *rpm_header)
+{
+	/* A package the chain refuses fails alone (said); the others go on. */
+	imastream_relabel_header(arg, rpm_header);
+	return 0;
+}
+
+int cmd_relabel(int argc, char **argv)
+{
+	struct cli_settings settings = { .cmd = "relabel" };
+	struct relabel_run run = { .settings = &settings };
+	const struct imastream_log log = { relabel_log_fn, &run };
+	const struct imastream_relabel_counts *c;
+	struct imastream_relabel_opts opts = { 0 };
+	struct imastream_relabel *rl = NULL;
+	struct imastream_chain *chain = NULL;
+	struct imastream_config cfg;
+	const char *root = "/";
+	char *root_abs = NULL;
+	unsigned int flags = 0;
+	bool quiet = false, cfg_ready = false;
+	int show = -1; /* -1: only on a terminal */
+	struct cli_parser p;
+	int ch, err = 0, ret = CLI_FAILED;
+
+	cli_parse_start(&p, &relabel_spec, argc, argv);
+	while ((ch = cli_parse_next(&p)) != CLI_OPT_END) {
+		int taken = cli_settings_option(&settings, &p, ch);
+
+		if (taken < 0)
+			return CLI_USAGE;
+		if (taken)
+			continue;
+		switch (ch) {
+		case CLI_OPT_ROOT:
+			root = p.arg;
+			break;
+		case CLI_OPT_MODIFIED_CONFIG:
+			flags |= IMASTREAM_RELABEL_MODIFIED_CONFIG;
+			break;
+		case CLI_OPT_DRY_RUN:
+			flags |= IMASTREAM_RELABEL_DRY_RUN;
+			run.dry_run = true;
+			break;
+		case CLI_OPT_PROGRESS:
+			show = 1;
+			break;
+		case CLI_OPT_QUIET:
+			show = 0;
+			quiet = true;
+			break;
+		case CLI_OPT_VERBOSE:
+			run.verbose++;
+			break;
+		case CLI_OPT_HELP:
+			return CLI_OK;
+		default:
+			return CLI_USAGE;
+		}
+	}
+	cli_set_verbose(run.verbose);
+	ret = cli_settings_config(&settings, &cfg, &log);
+	if (ret != CLI_OK)
+		return ret;
+	cfg_ready = true;
+	ret = CLI_FAILED;
+	/* rpm's root and the chain's txn.root are absolute paths. */
+	root_abs = realpath(root, NULL);
+	if (!root_abs) {
+		cli_error("relabel: %s: %s", root, strerror(errno));
+		goto out;
+	}
+	/* Keys load here, once, before any file is read. */
+	if (imastream_chain_new(&cfg, &log, &chain) ||
+	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
+		goto out;
+	opts = (struct imastream_relabel_opts){ .root = root_abs, .cfg = &cfg, .flags = flags,
+						.report = print_file, .report_arg = &run };
+	err = imastream_relabel_new(chain, &opts, &log, &rl);
+	if (err)
+		goto out;
+	run.counts = imastream_relabel_counts(rl);
+	run.progress = cli_progress_wanted(show);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
+				      argc - cli_parse_operands(&p), relabel_one, rl, &log);
+	cli_progress_clear();
+	c = run.counts;
+	if (!quiet)
+		cli_error("relabel: %lu packages, %lu files %s, %lu already correct, %lu modified, %lu missing, %lu failed",
+			  c->packages, c->labelled, run.dry_run ? "to label" : "labelled", c->correct,
+			  c->modified, c->missing, c->failed);
+	if (!err && !c->modified && !c->missing && !c->failed)
+		ret = CLI_OK;
+out:
+	imastream_relabel_free(rl, err);
+	imastream_chain_free(chain);
+	if (cfg_ready)
+		imastream_config_release(&cfg);
+	free(root_abs);
+	cli_progress_clear();
+	return ret;
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The chain's configuration from the command line, shared by install and relabel. */
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/settings.h"
+
+static bool add(struct cli_settings *cs, const char *key, const char *value, const char *where)
+{
+	if (cs->n == CLI_MAX_SETTINGS) {
+		cli_usage_error(cs->cmd, "more than %d settings", CLI_MAX_SETTINGS);
+		return false;
+	}
+	cs->s[cs->n] = (struct cli_setting){ key, (char *)value };
+	snprintf(cs->s[cs->n].where, sizeof(cs->s[cs->n].where), "%s", where);
+	cs->n++;
+	return true;
+}
+
+/* -o KEY=VALUE: split in place. */
+static bool add_kv(struct cli_settings *cs, char *kv, const char *where)
+{
+	char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv) {
+		cli_usage_error(cs->cmd, "%s takes KEY=VALUE, not '%s'", where, kv);
+		return false;
+	}
+	*eq = '\0';
+	return add(cs, kv, eq + 1, where);
+}
+
+int cli_settings_option(struct cli_settings *cs, const struct cli_parser *p, int c)
+{
+	const struct cli_option *o = cli_option(c);
+	bool ok;
+
+	/* --mode, -a, -k, -c, --pass-file, --pass-env, --evm, -t, --plugins. */
+	if (o && o->config_key)
+		return add(cs, o->config_key, p->arg, p->spelled) ? 1 : -1;
+	switch (c) {
+	case CLI_OPT_PASS:
+		cs->prompt = true;
+		return 1;
+	case CLI_OPT_PORTABLE:
+		ok = add(cs, "evm", "portable", p->spelled);
+		break;
+	case CLI_OPT_XATTR_USER:
+		ok = add(cs, "xattr_namespace", "user", p->spelled);
+		break;
+	case CLI_OPT_ALLOW_WEAK:
+		ok = add(cs, "weak_algos", "allow", p->spelled);
+		break;
+	case CLI_OPT_SET:
+		ok = add_kv(cs, p->arg, p->spelled);
+		break;
+	case CLI_OPT_CONFIG:
+		cs->config_file = p->arg;
+		return 1;
+	default:
+		return 0;
+	}
+	return ok ? 1 : -1;
+}
+
+const char *cli_settings_typed(void *arg, const char *key)
+{
+	const struct cli_settings *cs = arg;
+
+	for (unsigned int i = cs->n; i-- > 0;)
+		if (!strcmp(cs->s[i].key, key) && strcmp(cs->s[i].where, "-o") &&
+		    strcmp(cs->s[i].where, "--set"))
+			return cs->s[i].where;
+	return NULL;
+}
+
+int cli_settings_config(struct cli_settings *cs, struct imastream_config *cfg,
+			const struct imastream_log *log)
+{
+	if (cs->prompt) {
+		const char *var, *key = "the key";
+		int err;
+
+		for (unsigned int i = 0; i < cs->n; i++)
+			if (!strcmp(cs->s[i].key, "key"))
+				key = cs->s[i].value;
+		err = cli_pass_prompt(cs->cmd, key, &var);
+		if (err)
+			return err;
+		if (!add(cs, "key_pass_env", var, "-p"))
+			return CLI_USAGE;
+		cs->prompt = false;
+	}
+	if (imastream_config_init(cfg)) {
+		cli_error("out of memory");
+		return CLI_FAILED;
+	}
+	if (cs->config_file && imastream_config_load(cfg, cs->config_file, log))
+		goto usage;
+	for (unsigned int i = 0; i < cs->n; i++)
+		if (imastream_config_set(cfg, cs->s[i].key, cs->s[i].value, cs->s[i].where, log))
+			goto usage;
+	if (imastream_config_check(cfg, log))
+		goto usage;
+	return CLI_OK;
+usage:
+	imastream_config_release(cfg);
+	return CLI_USAGE;
+}

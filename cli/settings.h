@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The chain's configuration from the command line: --config, then the options in order. */
+#ifndef IMASTREAM_CLI_SETTINGS_H
+#define IMASTREAM_CLI_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "cli/options.h"
+#include "imastream/chain.h"
+
+#define CLI_MAX_SETTINGS 64
+
+/* A configuration setting from the command line, applied after --config. */
+struct cli_setting {
+	const char *key;
+	char *value;
+	char where[64];  /* the option as the user typed it: "-a", "--hashalgo" */
+};
+
+/* What install and relabel take to configure the chain (imastream-rpm(8)'s keys). */
+struct cli_settings {
+	const char *cmd;
+	struct cli_setting s[CLI_MAX_SETTINGS];
+	unsigned int n;
+	const char *config_file;
+	bool prompt;     /* -p: ask for the passphrase */
+};
+
+/*
+ * Takes option @c when it is a configuration option (--mode, -a, -k, -c, --pass*,
+ * --evm, --portable, -t, --plugins, --xattr-user, --allow-weak, -o, --config).
+ * Return: 1 taken, 0 not a configuration option, -1 a usage error (said).
+ */
+int cli_settings_option(struct cli_settings *cs, const struct cli_parser *p, int c);
+
+/*
+ * The configuration: defaults, then --config, then the options in the order given (the
+ * passphrase asked for first with -p), then the cross-key checks.
+ * Return: CLI_OK with @cfg ready (release it), CLI_USAGE after one line, CLI_FAILED.
+ */
+int cli_settings_config(struct cli_settings *cs, struct imastream_config *cfg,
+			const struct imastream_log *log);
+
+/* For cli_config_names_to_options(): the option the user typed for @key, if any. */
+const char *cli_settings_typed(void *arg, const char *key);
+
+#endif /* IMASTREAM_CLI_SETTINGS_H */

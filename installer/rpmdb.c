@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* An installed root: its rpm database's headers, and its files opened without leaving it. */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmdb.h>
+#include <rpm/rpmlib.h>
+#include <rpm/rpmmacro.h>
+#include <rpm/rpmts.h>
+
+#include "common/private.h"
+#include "installer/private.h"
+
+int imastream_open_beneath(int rootfd, const char *path, int flags)
+{
+	struct open_how how = {
+		/* openat2 takes no flag O_PATH ignores (O_NOCTTY) with it. */
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY)),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if (rootfd < 0 || !path)
+		return -EINVAL;
+	while (*path == '/')
+		path++;
+	if (!*path)
+		path = ".";
+	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Whether the root has an rpm database: librpm creates one when asked to open a missing
+ * one, even read-only, and nothing may appear in the root that no package put there.
+ */
+bool ims_rpmdb_exists(int rootfd)
+{
+	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
+	const char *rel, *why;
+	bool found = false;
+	DIR *d;
+
+	if (dbpath && dbpath[0] && !ims_path_relative(dbpath, &rel, &why)) {
+		int fd = imastream_open_beneath(rootfd, rel, O_RDONLY | O_DIRECTORY);
+		struct dirent *de;
+
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+		while (d && !found && (de = readdir(d)))
+			found = de->d_name[0] != '.';
+		if (d)
+			closedir(d);
+	}
+	free(dbpath);
+	return found;
+}
+
+int imastream_rpmdb_foreach(const char *root, char *const *names, int nnames,
+			    int (*fn)(void *arg, void *rpm_header), void *arg,
+			    const struct imastream_log *log)
+{
+	bool found_db;
+	int rootfd, err;
+	rpmts ts;
+
+	if (!root || root[0] != '/' || !fn || nnames < 0)
+		return ims_err(log, -EINVAL, "rpm database: an absolute root is required");
+	err = ims_rpm_config();
+	if (err)
+		return ims_err(log, err, "cannot read rpm's configuration");
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return ims_err(log, -errno, "%s: %m", root);
+	found_db = ims_rpmdb_exists(rootfd);
+	close(rootfd);
+	if (!found_db)
+		return ims_err(log, -ENOENT, "%s: no rpm database (rpm --root %s --initdb makes one)",
+			       root, root);
+	ts = rpmtsCreate();
+	if (!ts)
+		return -ENOMEM;
+	if (rpmtsSetRootDir(ts, root)) {
+		rpmtsFree(ts);
+		return ims_err(log, -EINVAL, "%s: rpm does not take it as a root", root);
+	}
+	if (rpmtsOpenDB(ts, O_RDONLY)) {
+		rpmtsFree(ts);
+		return ims_err(log, -ENOENT, "%s: no rpm database (rpm --root %s --initdb makes one)",
+			       root, root);
+	}
+	for (int i = 0; !err && i < (nnames ? nnames : 1); i++) {
+		rpmdbMatchIterator mi = rpmtsInitIterator(ts, nnames ? RPMDBI_LABEL : RPMDBI_PACKAGES,
+							  nnames ? names[i] : NULL, 0);
+		unsigned long found = 0;
+		Header h;
+
+		while (!err && mi && (h = rpmdbNextIterator(mi))) {
+			found++;
+			err = fn(arg, h);
+		}
+		rpmdbFreeIterator(mi);
+		if (!err && nnames && !found)
+			err = ims_err(log, -ENOENT, "package %s is not installed in %s", names[i], root);
+	}
+	rpmtsFree(ts);
+	return err;
+}

@@ -1,0 +1,215 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# imastream relabel and verify --rpmdb on roots installed by stock rpm without the plugin: evmctl verifies what relabel wrote, tampered files are named and left alone, reruns change nothing, kill -9 then rerun completes, the audit agrees.
+set -u
+. "$top_srcdir/tests/integration/rpm-lib.sh"
+
+need evmctl
+need getfattr
+setup_scratch
+IMS="$top_builddir/imastream"
+KEYS="$top_srcdir/tests/keys"
+cp "$KEYS/ec-p256.pem" "$T/key.pem"
+chmod 600 "$T/key.pem"
+openssl x509 -in "$KEYS/ec-p256.crt" -outform der -out "$T/cert.der" 2>/dev/null ||
+	fail "cannot convert the test certificate"
+SIGN="--mode sign --evm portable -k $T/key.pem -c $KEYS/ec-p256.crt"
+
+PKG1=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec")
+PKG2=$(build_pkg "$top_srcdir/tests/rpm/imsextra.rpmspec")
+
+# stock_root DIR: the two packages installed by rpm itself, no plugin, no scriptlet; the
+# database at rpm's own %_dbpath below DIR (Debian: /root/.rpmdb), as relabel reads it.
+stock_root() {
+	new_root "$1"
+	rpm --root "$1" -i --nodeps --noscripts --noplugins "$PKG1" "$PKG2" 2>"$T/rpm.err" ||
+		{ cat "$T/rpm.err"; fail "rpm -i failed"; }
+}
+
+# The regular files of both packages, below the root.
+FILES="opt/imstest/bin/tool opt/imstest/bin/run.sh opt/imstest/bin/run-again.sh
+etc/imstest.conf opt/imstest/empty opt/imsextra/bin/helper opt/imsextra/share/a
+opt/imsextra/share/b opt/imsextra/share/c etc/imsextra.conf"
+CONFIGS="etc/imstest.conf etc/imsextra.conf"
+
+xattr() { getfattr -h -e hex -n "$2" "$1" 2>/dev/null | sed -n "s/^$2=//p"; }
+is_config() { case " $(echo $CONFIGS) " in *" $1 "*) return 0 ;; esac; return 1; }
+dump() { (cd "$1" && getfattr -h -d -m '^security\.' -e hex $FILES 2>/dev/null); }
+
+# --- hash mode: security.ima is 0404 and the content's sha256, nothing else ---------------
+R=$T/hash
+stock_root "$R"
+"$IMS" relabel --root "$R" >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "hash relabel failed"; }
+[ ! -s "$T/out" ] || { cat "$T/out"; fail "a clean root printed file lines"; }
+grep -q "2 packages, 7 files labelled, 3 already correct, 0 modified, 0 missing, 0 failed" "$T/err" ||
+	{ cat "$T/err"; fail "hash relabel summary"; }
+for f in $FILES; do
+	want="0x0404$(sha256sum "$R/$f" | cut -c1-64)"
+	[ "$(xattr "$R/$f" security.ima)" = "$want" ] || fail "$f: security.ima is not its sha256"
+	[ -z "$(xattr "$R/$f" security.evm)" ] || fail "$f: security.evm without --evm"
+done
+dump "$R" >"$T/before"
+"$IMS" relabel --root "$R" >"$T/out" 2>"$T/err" || fail "second hash relabel failed"
+grep -q "0 files labelled, 10 already correct" "$T/err" || { cat "$T/err"; fail "rerun rewrote files"; }
+dump "$R" >"$T/after"
+cmp -s "$T/before" "$T/after" || fail "rerun changed xattrs"
+
+# --- sign + EVM portable (P-256): evmctl 1.4 verifies every file ---------------------------
+"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "sign relabel failed"; }
+for f in $FILES; do
+	if is_config "$f"; then
+		# %config files keep a digest (config_files = hash), covered by EVM as usual.
+		want="0x0404$(sha256sum "$R/$f" | cut -c1-64)"
+		[ "$(xattr "$R/$f" security.ima)" = "$want" ] || fail "$f: %config security.ima is not a digest"
+	else
+		(cd "$R" && evmctl ima_verify --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
+			fail "$f: evmctl ima_verify rejects the relabelled security.ima"
+	fi
+	(cd "$R" && evmctl verify --generation=0 --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
+		fail "$f: evmctl verify rejects the relabelled security.evm"
+done
+dump "$R" >"$T/before"
+"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" || fail "second sign relabel failed"
+grep -q "0 files labelled, 10 already correct" "$T/err" ||
+	{ cat "$T/err"; fail "signatures that verify were made again"; }
+dump "$R" >"$T/after"
+cmp -s "$T/before" "$T/after" || fail "rerun in sign mode changed xattrs"
+
+# --- verify --rpmdb: the audit of what relabel wrote ----------------------------------------
+"$IMS" verify --root "$R" --rpmdb --evm require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" ||
+	{ cat "$T/out" "$T/err"; fail "verify --rpmdb rejects a relabelled root"; }
+[ ! -s "$T/out" ] || { cat "$T/out"; fail "verify --rpmdb printed lines for a sound root"; }
+grep -q "verify: 10 files, 0 failed" "$T/err" || { cat "$T/err"; fail "verify --rpmdb total"; }
+"$IMS" verify --root "$R" --rpmdb --format json -t "$KEYS/ec-p256.crt" imstest >"$T/json" 2>/dev/null ||
+	fail "verify --rpmdb --format json failed"
+[ "$(grep -c '"result":"ok"' "$T/json")" = 5 ] || { cat "$T/json"; fail "json: not 5 ok records for imstest"; }
+grep -q '^{"package":"imstest-1.0-1.noarch","path":"'"$R"'/opt/imstest/bin/tool","config":false,"result":"ok","content":"ok","rpm":".........","ima":"ok","evm":"ok"}$' "$T/json" ||
+	{ cat "$T/json"; fail "json record of tool"; }
+
+# --- only the packages named; one not installed is an error -------------------------------
+R=$T/named
+stock_root "$R"
+"$IMS" relabel --root "$R" imsextra >/dev/null 2>"$T/err" || { cat "$T/err"; fail "relabel imsextra failed"; }
+[ -n "$(xattr "$R/opt/imsextra/share/a" security.ima)" ] || fail "imsextra was not labelled"
+[ -z "$(xattr "$R/opt/imstest/bin/tool" security.ima)" ] || fail "imstest was labelled too"
+"$IMS" relabel --root "$R" nosuchpkg >/dev/null 2>"$T/err" && fail "an unknown package succeeded"
+grep -q "package nosuchpkg is not installed" "$T/err" || { cat "$T/err"; fail "unknown package message"; }
+
+# A root stock rpm installed, never relabelled: every file lacks security.ima.
+R=$T/stock
+stock_root "$R"
+"$IMS" verify --root "$R" --rpmdb >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed an unlabelled root"
+[ "$(grep -c ': FAIL: missing security.ima (package ' "$T/out")" = 10 ] ||
+	{ cat "$T/out"; fail "verify --rpmdb on an unlabelled root"; }
+
+# A root without a database is an error, and none is created in it.
+mkdir "$T/nodb"
+"$IMS" relabel --root "$T/nodb" >/dev/null 2>"$T/err" && fail "a root without a database succeeded"
+grep -q "no rpm database" "$T/err" || { cat "$T/err"; fail "no-database message"; }
+[ -z "$(ls -A "$T/nodb")" ] || fail "relabel created something in a root without a database"
+
+# --- --dry-run writes nothing and says what it would --------------------------------------
+R=$T/dry
+stock_root "$R"
+"$IMS" relabel --root "$R" -n $SIGN >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "dry run failed"; }
+grep -q "^would label /opt/imstest/bin/tool (security.ima,security.evm)$" "$T/out" ||
+	{ cat "$T/out"; fail "dry run does not say what it would write"; }
+for f in $FILES; do
+	[ -z "$(xattr "$R/$f" security.ima)$(xattr "$R/$f" security.evm)" ] || fail "$f: dry run wrote"
+done
+
+# --- hostile: every difference is named, none of those files gets a value ----------------
+R=$T/hostile
+stock_root "$R"
+sed -i 's/euid/EUID/' "$R/opt/imsextra/bin/helper"            # same size, other content
+echo "edited = yes" >>"$R/etc/imstest.conf"                  # an edited %config file
+chmod 0700 "$R/opt/imstest/bin/tool"                          # mode
+rm "$R/opt/imstest/empty"                                     # missing
+mkdir "$T/outside"                                            # share/ swapped for a link out
+cp -p "$R/opt/imsextra/share/a" "$R/opt/imsextra/share/b" "$R/opt/imsextra/share/c" "$T/outside/"
+mv "$R/opt/imsextra/share" "$R/opt/imsextra/share.real"
+ln -s "$T/outside" "$R/opt/imsextra/share"
+rm "$R/opt/imstest/bin/run.sh"                                # a file swapped for a link
+ln -s "$T/outside/a" "$R/opt/imstest/bin/run.sh"
+"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" && fail "a tampered root exited 0"
+[ $? = 1 ] || fail "a tampered root did not exit 1"
+expect() { grep -qx -- "$1" "$T/out" || { cat "$T/out"; fail "no line '$1'"; }; }
+expect "..5......   /opt/imsextra/bin/helper"
+expect "S........ c /etc/imstest.conf"
+expect ".M.......   /opt/imstest/bin/tool"
+expect "missing     /opt/imstest/empty"
+expect ".M.......   /opt/imstest/bin/run.sh (replaced by a symlink)"
+for f in a b c; do
+	expect ".........   /opt/imsextra/share/$f (a symlink or non-directory in a path component)"
+	[ -z "$(xattr "$T/outside/$f" security.ima)" ] || fail "a file outside the root was labelled"
+done
+grep -q "2 packages, 2 files labelled, 0 already correct, 7 modified, 1 missing, 0 failed" "$T/err" ||
+	{ cat "$T/err"; fail "hostile summary"; }
+for f in opt/imsextra/bin/helper etc/imstest.conf opt/imstest/bin/tool; do
+	[ -z "$(xattr "$R/$f" security.ima)$(xattr "$R/$f" security.evm)" ] || fail "$f: labelled although modified"
+done
+for f in opt/imstest/bin/run-again.sh etc/imsextra.conf; do
+	(cd "$R" && evmctl verify --generation=0 --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
+		fail "$f: an intact file next to tampered ones was not labelled"
+done
+# The audit names the same files.
+"$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed a tampered root"
+for l in "$R/opt/imsextra/bin/helper: FAIL: differs from its header (..5......); missing security.ima (package imsextra-1.0-1.noarch)" \
+	"$R/opt/imstest/empty: FAIL: missing (package imstest-1.0-1.noarch)" \
+	"$R/opt/imsextra/share/a: FAIL: differs from its header (........., a symlink or non-directory in a path component) (package imsextra-1.0-1.noarch)"; do
+	grep -qxF -- "$l" "$T/out" || { cat "$T/out"; fail "verify --rpmdb: no line '$l'"; }
+done
+grep -q "verify: 10 files, 8 failed" "$T/err" || { cat "$T/err"; fail "verify --rpmdb total on the tampered root"; }
+# The edited %config file, on request, with what it holds now.
+"$IMS" relabel --root "$R" --label-modified-config imstest >"$T/out" 2>"$T/err"
+grep -qx "S........ c /etc/imstest.conf" "$T/out" && fail "--label-modified-config still refused the %config file"
+want="0x0404$(sha256sum "$R/etc/imstest.conf" | cut -c1-64)"
+[ "$(xattr "$R/etc/imstest.conf" security.ima)" = "$want" ] || fail "edited %config file: security.ima is not its current digest"
+
+# --- kill -9 at any moment, then a rerun: everything verifies, no stale security.evm ------
+spec=$T/imsmany.rpmspec
+cat >"$spec" <<'EOF'
+Name: imsmany
+Version: %{?pkgversion}%{!?pkgversion:1.0}
+Release: 1
+Summary: many files
+License: LGPL-2.1-or-later
+BuildArch: noarch
+%description
+Enough content for the relabel kill test to land mid-run.
+%install
+mkdir -p %{buildroot}/opt/imsmany
+i=0; while [ $i -lt 100 ]; do { head -c 1048576 /dev/zero; echo "file $i"; } > %{buildroot}/opt/imsmany/f$i; i=$((i + 1)); done
+%files
+/opt/imsmany
+EOF
+PKG3=$(build_pkg "$spec" 1.0 w0.gzdio)
+R=$T/kill
+new_root "$R"
+rpm --root "$R" -i --nodeps --noscripts --noplugins "$PKG3" 2>"$T/rpm.err" || fail "rpm -i imsmany"
+"$IMS" relabel --root "$R" $SIGN >/dev/null 2>&1 &
+pid=$!
+# Killed as soon as the first file is done: the others are somewhere on the way.
+while kill -0 "$pid" 2>/dev/null && [ -z "$(xattr "$R/opt/imsmany/f0" security.evm)" ]; do
+	sleep 0.01
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+# Whatever it reached: a security.evm present covers the security.ima present.
+n=0
+for f in "$R"/opt/imsmany/f*; do
+	[ -n "$(xattr "$f" security.evm)" ] || continue
+	n=$((n + 1))
+	evmctl verify --generation=0 --key "$T/cert.der" "$f" >/dev/null 2>&1 ||
+		fail "${f#$R}: a security.evm that does not cover the file after kill -9"
+done
+echo "killed with $n of 100 files signed"
+"$IMS" relabel --root "$R" $SIGN >/dev/null 2>"$T/err" || { cat "$T/err"; fail "rerun after kill failed"; }
+for f in "$R"/opt/imsmany/f*; do
+	evmctl ima_verify --key "$T/cert.der" "$f" >/dev/null 2>&1 &&
+		evmctl verify --generation=0 --key "$T/cert.der" "$f" >/dev/null 2>&1 ||
+		fail "${f#$R}: not right after kill -9 and a rerun"
+done
+"$IMS" relabel --root "$R" $SIGN >/dev/null 2>"$T/err" || fail "third run failed"
+grep -q "0 files labelled, 100 already correct" "$T/err" || { cat "$T/err"; fail "third run rewrote files"; }
+echo "PASS: relabel"
