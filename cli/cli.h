@@ -26,6 +26,7 @@ int cmd_sign(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sign_package(int argc, char **argv);
 int cmd_install(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
 

@@ -43,6 +43,7 @@ static const struct cli_use install_options[] = {
 	  "refuse)" },
 	{ CLI_OPT_REPLACE_FILES, "replace files that another package (per the record) owns" },
 	{ CLI_OPT_NO_CHOWN, "keep the caller's ownership (for non-root callers)" },
+	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
@@ -64,7 +65,10 @@ static const struct cli_spec install_spec = {
 	"security.evm on the inode before it is renamed into place. A package that fails\n"
 	"leaves nothing behind. Scriptlets are not run (a warning names the packages\n"
 	"that have some). What was installed is recorded under DIR/var/lib/imastream/\n"
-	"(see imastream-install(1)); 'imastream verify --root DIR' checks it.\n",
+	"(see imastream-install(1)); 'imastream verify --root DIR' checks it.\n"
+	"One transaction at a time: rpm's own lock for DIR is held throughout (a\n"
+	"second install or an 'rpm -i --root DIR' waits, or fails with --no-wait), and\n"
+	"what an interrupted install left is removed first (see imastream-recover(1)).\n",
 	.uses = install_options,
 	.epilog =
 	"Exit status: 0 if every package was installed, 1 if any failed (one line says\n"
@@ -203,13 +207,14 @@ int cmd_install(int argc, char **argv)
 	const char *root = NULL, *config_file = NULL;
 	char *root_abs = NULL;
 	unsigned int n_settings = 0, n_keys = 0, sink_flags = 0, extract_flags = 0;
-	unsigned int install_flags = 0, txn_flags = 0, failed = 0;
+	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
 	int show = -1; /* -1: only on a terminal */
 	struct imastream_config cfg;
 	bool cfg_ready = false, prompt = false;
 	struct imastream_chain *chain = NULL;
 	struct imastream_chain_sink *cs = NULL;
 	struct imastream_extract *x = NULL;
+	struct imastream_root_txn *txn = NULL;
 	struct imastream_chain_sink_opts opts = { 0 };
 	struct cli_parser p;
 	int c, rootfd = -1, err = 0, ret = CLI_FAILED;
@@ -261,6 +266,9 @@ int cmd_install(int argc, char **argv)
 			break;
 		case CLI_OPT_NO_CHOWN:
 			extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
+			break;
+		case CLI_OPT_NO_WAIT:
+			root_flags |= IMASTREAM_ROOT_NO_WAIT;
 			break;
 		case CLI_OPT_NODIGEST:
 			install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;
@@ -336,6 +344,11 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	root = root_abs;
+	/* One transaction per root, rpm's included; and the leftovers of a killed one go
+	 * before the record is read. */
+	err = imastream_root_txn_begin(rootfd, root, root_flags, &log, NULL, &txn);
+	if (err)
+		goto out;
 	/* Keys load here, once, before any package is read. */
 	if (imastream_chain_new(&cfg, &log, &chain) ||
 	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
@@ -383,6 +396,7 @@ out:
 	imastream_extract_free(x);
 	imastream_chain_sink_free(cs, err);
 	imastream_chain_free(chain);
+	imastream_root_txn_end(txn, err);
 	if (cfg_ready)
 		imastream_config_release(&cfg);
 	if (rootfd >= 0)

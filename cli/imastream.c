@@ -15,6 +15,7 @@ static const struct cli_command commands[] = {
 	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
 	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
 	{ "install", cmd_install, "install rpm packages into a root, writing IMA/EVM in the same pass" },
+	{ "recover", cmd_recover, "remove what an interrupted 'imastream install' left in a root" },
 	{ "policy", cmd_policy, "write a keylime runtime policy of what a root has installed" },
 	{ "attest", cmd_attest, "check an IMA measurement list against a keylime runtime policy" },
 };

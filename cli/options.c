@@ -97,6 +97,8 @@ static const struct cli_option vocabulary[] = {
 	  "accept md5, a weak digest (refused\notherwise)" },
 	{ CLI_OPT_EXPORT_DIGESTS, 0, "export-digests", required_argument, "FILE",
 	  "write the packages' digest manifest to FILE (- for\nstandard output) instead of signing" },
+	{ CLI_OPT_NO_WAIT, 0, "no-wait", no_argument, NULL,
+	  "fail when another rpm or imastream transaction holds\nthe root's lock, instead of waiting" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

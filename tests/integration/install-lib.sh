@@ -93,9 +93,11 @@ make_root() {
 
 # list_tree ROOT: one line per object: path, type, mode, owner, size, content digest or
 # symlink target, mtime (not for directories: adding entries changes it), hard-link group,
-# file capabilities.  rpm's database is left out.
+# file capabilities.  rpm's database is left out, and so is ./root: Debian's %_dbpath is
+# ~/.rpmdb, where the transaction lock rpm and imastream install take lives.
 list_tree() {
-	(cd "$1" && find . -path ./rpmdb -prune -o -path ./var -prune -o -path ./etc/passwd -prune \
+	(cd "$1" && find . -path ./rpmdb -prune -o -path ./var -prune -o -path ./root -prune \
+		-o -path ./etc/passwd -prune \
 		-o -path ./etc/group -prune -o -print0 | sort -z |
 		while IFS= read -r -d '' p; do
 			local t extra
