@@ -34,7 +34,9 @@
 
 struct imastream_root_txn {
 	int lockfd;
+	int rootfd;
 	int statefd; /* ROOT/var/lib/imastream, or -1 */
+	unsigned int state_made; /* how many of its last components we created */
 	const struct imastream_log *log;
 };
 
@@ -42,7 +44,7 @@ struct imastream_root_txn {
  * Opens directory @rel below @rootfd one component at a time, never following a symlink;
  * missing components are created (0755) when @create.  Return: an fd or -errno.
  */
-static int open_dir_below(int rootfd, const char *rel, bool create)
+static int open_dir_below(int rootfd, const char *rel, bool create, unsigned int *made)
 {
 	char buf[PATH_MAX];
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -60,6 +62,8 @@ static int open_dir_below(int rootfd, const char *rel, bool create)
 			if (mkdirat(fd, c, 0755) && errno != EEXIST) {
 				next = -1;
 			} else {
+				if (made)
+					(*made)++;
 				next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			}
 		}
@@ -110,7 +114,7 @@ static int open_lock_file(int rootfd, const char *root, const char *lock_path,
 		dir[0] = 0;
 		base = rel;
 	}
-	dfd = open_dir_below(rootfd, dir, true);
+	dfd = open_dir_below(rootfd, dir, true, NULL);
 	if (dfd < 0)
 		return ims_err(log, dfd, "%s: cannot create the directory of rpm's lock %s: %s%s", root,
 			       lock_path, strerror(-dfd),
@@ -344,7 +348,8 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 		err = t->lockfd;
 		goto fail;
 	}
-	t->statefd = open_dir_below(rootfd, STATE_DIR, true);
+	t->rootfd = rootfd;
+	t->statefd = open_dir_below(rootfd, STATE_DIR, true, &t->state_made);
 	if (t->statefd < 0) {
 		err = ims_err(log, t->statefd, "%s: cannot create %s: %s", root, STATE_DIR,
 			      strerror(-t->statefd));
@@ -376,9 +381,23 @@ void imastream_root_txn_end(struct imastream_root_txn *t, int status)
 	if (!t)
 		return;
 	if (t->statefd >= 0) {
+		char dir[] = STATE_DIR;
+
 		unlinkat(t->statefd, RUNNING_NAME, 0);
 		fsync(t->statefd);
 		close(t->statefd);
+		/* The directories made only for the marker go too (a failed package leaves
+		 * the root as it was); with a record in them, they stay. */
+		for (unsigned int i = 0; i < t->state_made; i++) {
+			char *slash;
+
+			if (unlinkat(t->rootfd, dir, AT_REMOVEDIR))
+				break;
+			slash = strrchr(dir, '/');
+			if (!slash)
+				break;
+			*slash = 0;
+		}
 	}
 	if (t->lockfd >= 0)
 		close(t->lockfd); /* drops the lock */
@@ -400,7 +419,7 @@ int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 	if (lockfd < 0)
 		return lockfd;
 	err = clean_temps(rootfd, log, st);
-	statefd = open_dir_below(rootfd, STATE_DIR, false);
+	statefd = open_dir_below(rootfd, STATE_DIR, false, NULL);
 	if (!err && statefd >= 0 && unlinkat(statefd, RUNNING_NAME, 0) == 0)
 		fsync(statefd);
 	if (statefd >= 0)

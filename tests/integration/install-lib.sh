@@ -119,6 +119,24 @@ link_groups() {
 		awk '{ g[$1] = g[$1] " " $2 } END { for (i in g) print g[i] }' | sort)
 }
 
+# root_listing ROOT: every object below ROOT, one line each (path, type, mode, size; no
+# size for directories, which counts their entries on tmpfs), without rpm's transaction
+# lock file and the directories made for it: rpm -i --root and imastream install both
+# create them, and leave them.
+root_listing() {
+	local lock
+	lock=.$(rpm --eval '%{_rpmlock_path}')
+	(cd "$1" && find . -printf '%p %y %m %s\n' | sort |
+		awk -v lock="$lock" '{
+			for (p = lock; p != "." && p != ""; sub(/\/[^\/]*$/, "", p))
+				if (substr($0, 1, length(p) + 1) == p " " && substr($0, length(p) + 2) ~ /^[a-z] [0-7]+ [0-9]+$/)
+					next
+			if ($0 ~ / d [0-7]+ [0-9]+$/)
+				sub(/ [0-9]+$/, "")
+			print
+		}')
+}
+
 # no_leftovers ROOT [CASE]: fails if any temp file of ours is left below ROOT.
 no_leftovers() {
 	local left
