@@ -44,6 +44,11 @@ static const struct cli_use install_options[] = {
 	{ CLI_OPT_REPLACE_FILES, "replace files that another package (per the record) owns" },
 	{ CLI_OPT_NO_CHOWN, "keep the caller's ownership (for non-root callers)" },
 	{ CLI_OPT_NO_WAIT },
+	{ CLI_OPT_SYNC, "fs: one syncfs per package before its renames, and\n"
+	  "one at the end (default); file: fsync every file and\n"
+	  "directory instead; none: leave it to the kernel (a power\n"
+	  "loss may then undo renames and leave files whose\n"
+	  "security.ima names content never written)" },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
@@ -208,6 +213,7 @@ int cmd_install(int argc, char **argv)
 	char *root_abs = NULL;
 	unsigned int n_settings = 0, n_keys = 0, sink_flags = 0, extract_flags = 0;
 	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
+	unsigned int sync_mode = IMASTREAM_EXTRACT_SYNCFS;
 	int show = -1; /* -1: only on a terminal */
 	struct imastream_config cfg;
 	bool cfg_ready = false, prompt = false;
@@ -269,6 +275,17 @@ int cmd_install(int argc, char **argv)
 			break;
 		case CLI_OPT_NO_WAIT:
 			root_flags |= IMASTREAM_ROOT_NO_WAIT;
+			break;
+		case CLI_OPT_SYNC:
+			if (!strcmp(p.arg, "fs"))
+				sync_mode = IMASTREAM_EXTRACT_SYNCFS;
+			else if (!strcmp(p.arg, "file"))
+				sync_mode = IMASTREAM_EXTRACT_FSYNC;
+			else if (!strcmp(p.arg, "none"))
+				sync_mode = 0;
+			else
+				return cli_usage_error("install", "%s takes fs, file or none, not '%s'",
+						       p.spelled, p.arg);
 			break;
 		case CLI_OPT_NODIGEST:
 			install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;
@@ -365,8 +382,8 @@ int cmd_install(int argc, char **argv)
 	err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
 	if (err)
 		goto out;
-	err = imastream_extract_new(rootfd, extract_flags, imastream_chain_sink_entry_sink(cs), &log,
-				    &x);
+	err = imastream_extract_new(rootfd, extract_flags | sync_mode,
+				    imastream_chain_sink_entry_sink(cs), &log, &x);
 	if (err)
 		goto out;
 
@@ -390,6 +407,12 @@ int cmd_install(int argc, char **argv)
 			if (!err)
 				err = perr;
 		}
+	}
+	/* The renames and the records, durable before we say so (--sync file did it per file). */
+	if (sync_mode == IMASTREAM_EXTRACT_SYNCFS && failed < (unsigned int)(argc - cli_parse_operands(&p)) &&
+	    syncfs(rootfd)) {
+		cli_error("install: %s: syncfs: %s", root, strerror(errno));
+		failed++;
 	}
 	ret = failed ? CLI_FAILED : CLI_OK;
 out:

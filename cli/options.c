@@ -99,6 +99,8 @@ static const struct cli_option vocabulary[] = {
 	  "write the packages' digest manifest to FILE (- for\nstandard output) instead of signing" },
 	{ CLI_OPT_NO_WAIT, 0, "no-wait", no_argument, NULL,
 	  "fail when another rpm or imastream transaction holds\nthe root's lock, instead of waiting" },
+	{ CLI_OPT_SYNC, 0, "sync", required_argument, "MODE",
+	  "how written data is made durable: fs, file or none" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

@@ -169,6 +169,10 @@ enum imastream_extract_flag {
 	IMASTREAM_EXTRACT_NO_CAPS = 1u << 1,
 	/* fsync each file before commit and the directories after it. */
 	IMASTREAM_EXTRACT_FSYNC = 1u << 2,
+	/* One syncfs() per filesystem the package writes to, after the last file is
+	 * complete and before the first rename: a final name never points at content or
+	 * attributes that a power loss can take back. */
+	IMASTREAM_EXTRACT_SYNCFS = 1u << 3,
 };
 
 struct imastream_extract;
