@@ -27,6 +27,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_sign_package(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_relabel(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
 

@@ -44,6 +44,12 @@ static const struct cli_use install_options[] = {
 	  "refuse)" },
 	{ CLI_OPT_REPLACE_FILES, "replace files that another package (per the record) owns" },
 	{ CLI_OPT_NO_CHOWN, "keep the caller's ownership (for non-root callers)" },
+	{ CLI_OPT_NO_WAIT },
+	{ CLI_OPT_SYNC, "fs: one syncfs per package before its renames, and\n"
+	  "one at the end (default); file: fsync every file and\n"
+	  "directory instead; none: leave it to the kernel (a power\n"
+	  "loss may then undo renames and leave files whose\n"
+	  "security.ima names content never written)" },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
@@ -65,7 +71,10 @@ static const struct cli_spec install_spec = {
 	"security.evm on the inode before it is renamed into place. A package that fails\n"
 	"leaves nothing behind. Scriptlets are not run (a warning names the packages\n"
 	"that have some). What was installed is recorded under DIR/var/lib/imastream/\n"
-	"(see imastream-install(1)); 'imastream verify --root DIR' checks it.\n",
+	"(see imastream-install(1)); 'imastream verify --root DIR' checks it.\n"
+	"One transaction at a time: rpm's own lock for DIR is held throughout (a\n"
+	"second install or an 'rpm -i --root DIR' waits, or fails with --no-wait), and\n"
+	"what an interrupted install left is removed first (see imastream-recover(1)).\n",
 	.uses = install_options,
 	.epilog =
 	"Exit status: 0 if every package was installed, 1 if any failed (one line says\n"
@@ -157,13 +166,15 @@ int cmd_install(int argc, char **argv)
 	const char *root = NULL;
 	char *root_abs = NULL;
 	unsigned int n_keys = 0, sink_flags = 0, extract_flags = 0;
-	unsigned int install_flags = 0, txn_flags = 0, failed = 0;
+	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
+	unsigned int sync_mode = IMASTREAM_EXTRACT_SYNCFS;
 	int show = -1; /* -1: only on a terminal */
 	struct imastream_config cfg;
 	bool cfg_ready = false;
 	struct imastream_chain *chain = NULL;
 	struct imastream_chain_sink *cs = NULL;
 	struct imastream_extract *x = NULL;
+	struct imastream_root_txn *txn = NULL;
 	struct imastream_chain_sink_opts opts = { 0 };
 	struct cli_parser p;
 	int c, rootfd = -1, err = 0, ret = CLI_FAILED;
@@ -194,6 +205,20 @@ int cmd_install(int argc, char **argv)
 			break;
 		case CLI_OPT_NO_CHOWN:
 			extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
+			break;
+		case CLI_OPT_NO_WAIT:
+			root_flags |= IMASTREAM_ROOT_NO_WAIT;
+			break;
+		case CLI_OPT_SYNC:
+			if (!strcmp(p.arg, "fs"))
+				sync_mode = IMASTREAM_EXTRACT_SYNCFS;
+			else if (!strcmp(p.arg, "file"))
+				sync_mode = IMASTREAM_EXTRACT_FSYNC;
+			else if (!strcmp(p.arg, "none"))
+				sync_mode = 0;
+			else
+				return cli_usage_error("install", "%s takes fs, file or none, not '%s'",
+						       p.spelled, p.arg);
 			break;
 		case CLI_OPT_NODIGEST:
 			install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;
@@ -244,6 +269,11 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	root = root_abs;
+	/* One transaction per root, rpm's included; and the leftovers of a killed one go
+	 * before the record is read. */
+	err = imastream_root_txn_begin(rootfd, root, root_flags, &log, NULL, &txn);
+	if (err)
+		goto out;
 	/* Keys load here, once, before any package is read. */
 	if (imastream_chain_from_config(&cfg, &log, &chain))
 		goto out;
@@ -259,8 +289,8 @@ int cmd_install(int argc, char **argv)
 	err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
 	if (err)
 		goto out;
-	err = imastream_extract_new(rootfd, extract_flags, imastream_chain_sink_entry_sink(cs), &log,
-				    &x);
+	err = imastream_extract_new(rootfd, extract_flags | sync_mode,
+				    imastream_chain_sink_entry_sink(cs), &log, &x);
 	if (err)
 		goto out;
 
@@ -285,11 +315,18 @@ int cmd_install(int argc, char **argv)
 				err = perr;
 		}
 	}
+	/* The renames and the records, durable before we say so (--sync file did it per file). */
+	if (sync_mode == IMASTREAM_EXTRACT_SYNCFS && failed < (unsigned int)(argc - cli_parse_operands(&p)) &&
+	    syncfs(rootfd)) {
+		cli_error("install: %s: syncfs: %s", root, strerror(errno));
+		failed++;
+	}
 	ret = failed ? CLI_FAILED : CLI_OK;
 out:
 	imastream_extract_free(x);
 	imastream_chain_sink_free(cs, err);
 	imastream_chain_free(chain);
+	imastream_root_txn_end(txn, err);
 	if (cfg_ready)
 		imastream_config_release(&cfg);
 	if (rootfd >= 0)

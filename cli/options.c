@@ -103,6 +103,10 @@ static const struct cli_option vocabulary[] = {
 	  "text (default) or json: one JSON object per line" },
 	{ CLI_OPT_MODIFIED_CONFIG, 0, "label-modified-config", no_argument, NULL,
 	  "label %config files changed since install with their\ncurrent content (refused otherwise)" },
+	{ CLI_OPT_NO_WAIT, 0, "no-wait", no_argument, NULL,
+	  "fail when another rpm or imastream transaction holds\nthe root's lock, instead of waiting" },
+	{ CLI_OPT_SYNC, 0, "sync", required_argument, "MODE",
+	  "how written data is made durable: fs, file or none" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

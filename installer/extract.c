@@ -75,7 +75,8 @@ int imastream_extract_new(int rootfd, unsigned int flags, const struct imastream
 	struct imastream_extract *x;
 	struct stat st;
 
-	if (flags & ~(IMASTREAM_EXTRACT_NO_CHOWN | IMASTREAM_EXTRACT_NO_CAPS | IMASTREAM_EXTRACT_FSYNC))
+	if (flags & ~(IMASTREAM_EXTRACT_NO_CHOWN | IMASTREAM_EXTRACT_NO_CAPS | IMASTREAM_EXTRACT_FSYNC |
+		      IMASTREAM_EXTRACT_SYNCFS))
 		return ims_err(log, -EINVAL, "extract: unknown flags 0x%x", flags);
 	if (fstat(rootfd, &st))
 		return ims_err(log, -errno, "extract: root fd %d: %m", rootfd);
@@ -851,6 +852,40 @@ void imastream_extract_abort(struct imastream_extract *x, int err)
 	reset_package(x);
 }
 
+/*
+ * Makes every temp object of the package durable, content and attributes, before any
+ * of them gets its final name: one syncfs() per filesystem its directories are on
+ * (usually one; a root may have /boot or /var on another).
+ */
+static int sync_filesystems(struct imastream_extract *x)
+{
+	dev_t synced[8];
+	size_t nsynced = 0;
+
+	for (size_t i = 0; i < x->ndirs; i++) {
+		struct stat st;
+		size_t j;
+		int fd;
+
+		evict_dir_fds(x);
+		fd = dir_fd(x, (int)i);
+		if (fd < 0)
+			return fd;
+		if (fstat(fd, &st))
+			return ims_err(x->log, -errno, "%s: %s: %m", x->pkg, x->dirs[i].rel);
+		for (j = 0; j < nsynced && synced[j] != st.st_dev; j++)
+			;
+		if (j < nsynced)
+			continue;
+		if (syncfs(fd))
+			return ims_err(x->log, -errno, "%s: syncfs of the filesystem of /%s: %m", x->pkg,
+				       x->dirs[i].rel);
+		if (nsynced < sizeof(synced) / sizeof(synced[0]))
+			synced[nsynced++] = st.st_dev;
+	}
+	return 0;
+}
+
 int imastream_extract_commit(struct imastream_extract *x)
 {
 	size_t i;
@@ -865,6 +900,13 @@ int imastream_extract_commit(struct imastream_extract *x)
 		if (err) {
 			ims_err(x->log, err, "%s: the hook chain refused to commit the package: %s",
 				x->pkg, strerror(-err));
+			remove_all(x);
+			goto out;
+		}
+	}
+	if ((x->flags & IMASTREAM_EXTRACT_SYNCFS) && x->npend) {
+		err = sync_filesystems(x);
+		if (err) {
 			remove_all(x);
 			goto out;
 		}

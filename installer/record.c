@@ -684,8 +684,11 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 		return ims_err(rec->log, -errno, "%s: cannot create the record directory %s: %m",
 			       p->meta.name, RECORD_DIR);
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(p->tmp, sizeof(p->tmp), "%srecord-%08lx", IMASTREAM_TEMP_PREFIX,
-			 (unsigned long)random());
+		static unsigned int seq;
+
+		/* Our pid in the name: imastream recover removes it once we are gone. */
+		snprintf(p->tmp, sizeof(p->tmp), IMASTREAM_TEMP_PREFIX "%x-record-%x",
+			 (unsigned int)getpid(), __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 		fd = openat(p->dirfd, p->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST)
 			break;

@@ -60,7 +60,11 @@ extern "C" {
 /* The largest content digest a record holds (SHA-512). */
 #define IMASTREAM_RECORD_MAX_DIGEST 64
 
-/* Every temp name starts with this, so a leftover is easy to find. */
+/*
+ * Every temp name starts with this, then the writer's pid in hex and a '-':
+ * ".imastream-tmp-1a2b-3c".  So a leftover is easy to find, and imastream_root_recover()
+ * removes only those whose writer is gone.
+ */
 #define IMASTREAM_TEMP_PREFIX ".imastream-tmp-"
 
 /* Entry flags (imastream_entry.flags). */
@@ -167,6 +171,10 @@ enum imastream_extract_flag {
 	IMASTREAM_EXTRACT_NO_CAPS = 1u << 1,
 	/* fsync each file before commit and the directories after it. */
 	IMASTREAM_EXTRACT_FSYNC = 1u << 2,
+	/* One syncfs() per filesystem the package writes to, after the last file is
+	 * complete and before the first rename: a final name never points at content or
+	 * attributes that a power loss can take back. */
+	IMASTREAM_EXTRACT_SYNCFS = 1u << 3,
 };
 
 struct imastream_extract;
@@ -671,6 +679,70 @@ IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, in
 					struct imastream_verifier *v, unsigned int verify_flags,
 					void (*fn)(void *arg, const struct imastream_audit_file *f),
 					void *arg, const struct imastream_log *log);
+
+/*
+ * One transaction per root, and recovery from an interrupted one.
+ *
+ * The lock is rpm's own transaction lock for the root: a write lock on the whole file
+ * ROOT%{_rpmlock_path} (rpm's default: %{_dbpath}/.rpm.lock), which rpm -i --root ROOT
+ * takes too, so that imastream and rpm, and two imastream installs, never write into one
+ * root at the same time.  The file and its directory are created (0755) as rpm does; no
+ * symlink is followed on the way.
+ *
+ * While a transaction is under way, ROOT/var/lib/imastream/running names its pid.  Found
+ * at the next imastream_root_txn_begin() (which holds the lock, so its writer is gone),
+ * it means a transaction was interrupted: every temp object of a dead writer in the root
+ * is removed before anything else is written.  imastream_root_recover() does the same
+ * without the marker.  Only names of IMASTREAM_TEMP_PREFIX + a dead writer's pid are
+ * removed (never a directory, never a temp of a live process: a writer in another pid
+ * namespace whose pid is alive here keeps its files).
+ */
+enum imastream_root_flag {
+	/* Fail with -EBUSY when another transaction holds the lock (default: wait, after a
+	 * notice that says who holds it). */
+	IMASTREAM_ROOT_NO_WAIT = 1u << 0,
+};
+
+/* What recovery found and removed. */
+struct imastream_recover_stats {
+	unsigned long removed; /* temp objects of dead writers, removed */
+	unsigned long kept;    /* temp objects whose writer still runs, kept */
+	uint64_t bytes;        /* the space the removed files took */
+};
+
+struct imastream_root_txn;
+
+/**
+ * imastream_root_txn_begin - lock the root for a transaction, recovering an interrupted one
+ * @rootfd: the root
+ * @root: its absolute path (for rpm's lock path and messages)
+ * @flags: enum imastream_root_flag
+ * @st: what recovery removed (zero when the last transaction ended well), or NULL
+ * @ret: the transaction, ended with imastream_root_txn_end()
+ * Return: 0; -EBUSY (IMASTREAM_ROOT_NO_WAIT, lock held); -errno creating or locking the
+ * lock file or the marker, or removing a leftover.  Errors are logged in one line.
+ */
+IMASTREAM_API int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
+					   const struct imastream_log *log,
+					   struct imastream_recover_stats *st,
+					   struct imastream_root_txn **ret);
+/* Removes the marker and releases the lock (@status: 0 or the transaction's error). */
+IMASTREAM_API void imastream_root_txn_end(struct imastream_root_txn *t, int status);
+
+/**
+ * imastream_root_recover - under the lock, remove what interrupted transactions left
+ * Walks the whole root (not /proc, /sys and such of a live one).  Return: as
+ * imastream_root_txn_begin().
+ */
+IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
+					 const struct imastream_log *log,
+					 struct imastream_recover_stats *st);
+
+/* The absolute lock path rpm uses below a root: %{_rpmlock_path}. Return: 0, -errno. */
+IMASTREAM_API int imastream_root_lock_path(char *buf, size_t size);
+
+/* Whether @name is a temp name (IMASTREAM_TEMP_PREFIX) whose writer is gone. */
+IMASTREAM_API bool imastream_temp_name_is_leftover(const char *name);
 
 #ifdef __cplusplus
 }

@@ -93,9 +93,11 @@ make_root() {
 
 # list_tree ROOT: one line per object: path, type, mode, owner, size, content digest or
 # symlink target, mtime (not for directories: adding entries changes it), hard-link group,
-# file capabilities.  rpm's database is left out.
+# file capabilities.  rpm's database is left out, and so is ./root: Debian's %_dbpath is
+# ~/.rpmdb, where the transaction lock rpm and imastream install take lives.
 list_tree() {
-	(cd "$1" && find . -path ./rpmdb -prune -o -path ./var -prune -o -path ./etc/passwd -prune \
+	(cd "$1" && find . -path ./rpmdb -prune -o -path ./var -prune -o -path ./root -prune \
+		-o -path ./etc/passwd -prune \
 		-o -path ./etc/group -prune -o -print0 | sort -z |
 		while IFS= read -r -d '' p; do
 			local t extra
@@ -115,6 +117,24 @@ list_tree() {
 link_groups() {
 	(cd "$1" && find . -path ./rpmdb -prune -o -type f -links +1 -printf '%i %p\n' | sort |
 		awk '{ g[$1] = g[$1] " " $2 } END { for (i in g) print g[i] }' | sort)
+}
+
+# root_listing ROOT: every object below ROOT, one line each (path, type, mode, size; no
+# size for directories, which counts their entries on tmpfs), without rpm's transaction
+# lock file and the directories made for it: rpm -i --root and imastream install both
+# create them, and leave them.
+root_listing() {
+	local lock
+	lock=.$(rpm --eval '%{_rpmlock_path}')
+	(cd "$1" && find . -printf '%p %y %m %s\n' | sort |
+		awk -v lock="$lock" '{
+			for (p = lock; p != "." && p != ""; sub(/\/[^\/]*$/, "", p))
+				if (substr($0, 1, length(p) + 1) == p " " && substr($0, length(p) + 2) ~ /^[a-z] [0-7]+ [0-9]+$/)
+					next
+			if ($0 ~ / d [0-7]+ [0-9]+$/)
+				sub(/ [0-9]+$/, "")
+			print
+		}')
 }
 
 # no_leftovers ROOT [CASE]: fails if any temp file of ours is left below ROOT.

@@ -24,13 +24,13 @@ passed=0
 # REGEX, the root (record included) exactly as it was, no temp files.
 refused() {
 	local name=$1 regex=$2 root=$3 before after rc=0; shift 3
-	before=$(cd "$root" && find . -printf '%p %y %m %s\n' | sort; cat var/lib/imastream/packages/* 2>/dev/null || true)
+	before=$(root_listing "$root"; cd "$root" && cat var/lib/imastream/packages/* 2>/dev/null || true)
 	"$IMASTREAM" install --root "$root" --quiet "$@" >"$work/out" 2>"$work/err" || rc=$?
 	[ "$rc" = 1 ] || { cat "$work/err" >&2; fail "$name: exit status $rc, expected 1"; }
 	no_leftovers "$root" "$name" # before the one-line check: a failed clean-up adds a warning
 	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "$name: expected one line on stderr"; }
 	grep -qE "$regex" "$work/err" || fail "$name: '$(cat "$work/err")' does not match /$regex/"
-	after=$(cd "$root" && find . -printf '%p %y %m %s\n' | sort; cat var/lib/imastream/packages/* 2>/dev/null || true)
+	after=$(root_listing "$root"; cd "$root" && cat var/lib/imastream/packages/* 2>/dev/null || true)
 	[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") >&2 || true; fail "$name: the root changed"; }
 	echo "ok $name: $(cat "$work/err")"
 	passed=$((passed + 1))

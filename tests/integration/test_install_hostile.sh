@@ -64,7 +64,7 @@ passed=0
 expect_refused() {
 	local name=$1 pkg=$2 regex=$3 root=${4:-$work/root-$1} before after
 	[ -d "$root" ] || make_root "$root"
-	before=$(cd "$root" && find . -printf '%p %y %m %s\n' | sort)
+	before=$(root_listing "$root")
 	if run_installer "$root" "$pkg" >"$work/out" 2>"$work/err"; then
 		fail "$name: the install succeeded"
 	fi
@@ -74,7 +74,7 @@ expect_refused() {
 	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "$name: expected one line on stderr"; }
 	grep -qF "$pkg" "$work/err" || fail "$name: the message does not name the package: $(cat "$work/err")"
 	grep -qE "$regex" "$work/err" || fail "$name: '$(cat "$work/err")' does not match /$regex/"
-	after=$(cd "$root" && find . -printf '%p %y %m %s\n' | sort)
+	after=$(root_listing "$root")
 	[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") >&2 || true; fail "$name: the root changed"; }
 	[ -z "$(ls -A "$outside")" ] || fail "$name: something was written outside the root: $(ls -A "$outside")"
 	echo "ok $name: $(sed 's/^install-rpm: //; s/^imastream: //' "$work/err")"

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* imastream recover: removes, under rpm's lock for the root, the temp files an interrupted install left. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "imastream/installer.h"
+
+static const struct cli_use recover_options[] = {
+	{ CLI_OPT_ROOT, "the root an install was interrupted in (required)" },
+	{ CLI_OPT_NO_WAIT },
+	{ CLI_OPT_QUIET, "no summary line" },
+	{ CLI_OPT_VERBOSE, "name every file removed" },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+static const struct cli_spec recover_spec = {
+	.cmd = "recover",
+	.synopsis =
+	"Usage: imastream recover --root DIR [--no-wait] [--quiet] [-v]\n"
+	"\n"
+	"Takes rpm's transaction lock for DIR (waiting while an rpm or imastream\n"
+	"transaction holds it), then removes every .imastream-tmp-* file below DIR\n"
+	"whose writer is no longer running: what an 'imastream install' killed or cut\n"
+	"off by a crash left. Files at their final names are never touched, nor the temp\n"
+	"files of a process still alive. 'imastream install' does the same by itself\n"
+	"when it finds that the last install into DIR did not end.\n",
+	.uses = recover_options,
+	.epilog =
+	"Exit status: 0 when nothing is left to remove, 1 if a file could not be removed\n"
+	"or the lock not taken (one line says why), 2 for a usage error.\n",
+};
+
+int cmd_recover(int argc, char **argv)
+{
+	struct imastream_recover_stats st;
+	const char *root = NULL;
+	char *root_abs = NULL;
+	unsigned int flags = 0;
+	bool quiet = false;
+	struct cli_parser p;
+	int c, verbose = 0, rootfd, err;
+
+	cli_parse_start(&p, &recover_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+		switch (c) {
+		case CLI_OPT_ROOT:
+			root = p.arg;
+			break;
+		case CLI_OPT_NO_WAIT:
+			flags |= IMASTREAM_ROOT_NO_WAIT;
+			break;
+		case CLI_OPT_QUIET:
+			quiet = true;
+			break;
+		case CLI_OPT_VERBOSE:
+			verbose++;
+			break;
+		case CLI_OPT_HELP:
+			return CLI_OK;
+		default:
+			return CLI_USAGE;
+		}
+	}
+	if (!root)
+		return cli_usage_error("recover", "no --root given");
+	if (cli_parse_operands(&p) < argc)
+		return cli_usage_error("recover", "unexpected argument '%s'",
+				       argv[cli_parse_operands(&p)]);
+	/* -v names each file removed (the library says so at debug level). */
+	cli_set_verbose(verbose ? 2 : 0);
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	root_abs = rootfd < 0 ? NULL : realpath(root, NULL);
+	if (!root_abs) {
+		cli_say("recover", "%s: %s", root, strerror(errno));
+		if (rootfd >= 0)
+			close(rootfd);
+		return CLI_FAILED;
+	}
+	err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
+	close(rootfd);
+	if (!quiet && !err)
+		cli_say("recover", "%s: removed %lu temp files (%.1f MiB)%s", root, st.removed,
+			(double)st.bytes / (1024.0 * 1024.0),
+			st.kept ? ", kept those of running processes" : "");
+	free(root_abs);
+	return err ? CLI_FAILED : CLI_OK;
+}

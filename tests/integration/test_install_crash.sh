@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# kill -9 at random points of installs and upgrades: a rerun or imastream recover leaves no temp file, and the tree verifies.
+set -euo pipefail
+. "$top_srcdir/tests/integration/install-lib.sh"
+install_preconditions
+IMASTREAM=$top_builddir/imastream
+[ -x "$IMASTREAM" ] || { echo "ERROR: $IMASTREAM not built"; exit 99; }
+kills=${IMASTREAM_CRASH_KILLS:-8}
+
+work=$(mktemp -d /tmp/imastream-install-crash.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+
+# many_files VERSION: 1000 small files in 10 directories and two of 1 MiB, so that a kill
+# lands in extraction, signing or the renames.
+many_files() {
+	local v=$1 spec=$work/imscrash-$1.spec
+	cat >"$spec" <<SPEC
+Name: imscrash
+Version: $v
+Release: 1
+Summary: imastream crash test package
+License: MIT
+BuildArch: noarch
+%description
+Many small files.
+%install
+for d in \$(seq 10); do
+	mkdir -p %{buildroot}/opt/crash/d\$d
+	for f in \$(seq 100); do echo "$v \$d \$f" > %{buildroot}/opt/crash/d\$d/f\$f; done
+done
+head -c 1048576 /dev/urandom > %{buildroot}/opt/crash/big1
+head -c 1048576 /dev/urandom > %{buildroot}/opt/crash/big2
+%files
+/opt/crash
+SPEC
+	rpmbuild -bb --quiet --define "_topdir $work/top" --define '_binary_payload w1.gzdio' \
+		--define '_build_id_links none' "$spec" >"$work/rpmbuild.log" 2>&1 ||
+		{ cat "$work/rpmbuild.log" >&2; echo "ERROR: rpmbuild failed"; exit 99; }
+	echo "$work/top/RPMS/noarch/imscrash-$v-1.noarch.rpm"
+}
+v1=$(many_files 1.0)
+v2=$(many_files 2.0)
+root=$work/root
+make_root "$root"
+inst() {
+	"$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$@"
+}
+temps() {
+	find "$root" -name '.imastream-tmp-*' | wc -l
+}
+verified() {
+	"$IMASTREAM" verify --root "$root" >"$work/verify.out" 2>&1 ||
+		fail "$1: verify --root: $(grep -v ': OK$' "$work/verify.out" | head -3)"
+}
+
+echo "== recover removes only the temp files of dead writers"
+mkdir -p "$root/opt/crash"
+true &
+dead=$(printf %x $!)
+wait
+live=$(printf %x $$)
+: >"$root/opt/crash/.imastream-tmp-$dead-1"
+ln -s nowhere "$root/opt/crash/.imastream-tmp-$dead-2"
+mkdir -p "$root/var/lib/imastream/packages"
+: >"$root/var/lib/imastream/packages/.imastream-tmp-$dead-record-0"
+: >"$root/opt/crash/.imastream-tmp-$live-3"
+: >"$root/opt/crash/.imastream-tmp-notapid"
+: >"$root/opt/crash/x.imastream-tmp-$dead-4"
+mkdir "$root/opt/crash/.imastream-tmp-$dead-5"
+"$IMASTREAM" recover --root "$root" 2>"$work/recover.err" || fail "recover: $(cat "$work/recover.err")"
+grep -q "removed 3 temp files (0.0 MiB), kept those of running processes" "$work/recover.err" ||
+	fail "recover's summary: $(cat "$work/recover.err")"
+for n in .imastream-tmp-$dead-1 .imastream-tmp-$dead-2 ../../var/lib/imastream/packages/.imastream-tmp-$dead-record-0; do
+	[ ! -e "$root/opt/crash/$n" ] && [ ! -L "$root/opt/crash/$n" ] || fail "recover left $n"
+done
+for n in .imastream-tmp-$live-3 .imastream-tmp-notapid x.imastream-tmp-$dead-4 .imastream-tmp-$dead-5; do
+	[ -e "$root/opt/crash/$n" ] || fail "recover removed $n, which no dead imastream left"
+done
+rm -rf "$root/opt/crash"
+
+echo "== a full install, timed to choose the kill points"
+t0=$(date +%s%N)
+inst "$v1" || fail "the first install failed"
+t1=$(date +%s%N)
+span=$(( (t1 - t0) / 1000000 + 50 ))  # milliseconds; the kills fall in [0, span)
+verified "first install"
+rm -rf "$root/opt/crash" "$root/var/lib/imastream/packages"
+
+echo "== $kills kills (random points in ${span} ms), then a rerun or imastream recover"
+interrupted=0
+for i in $(seq "$kills"); do
+	# Odd rounds install 1.0 (fresh the first time), even ones upgrade to 2.0.
+	pkg=$v1
+	[ $((i % 2)) = 0 ] && pkg=$v2
+	# (Not through inst: $! must be imastream itself, not a subshell.)
+	"$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$pkg" 2>"$work/killed.err" &
+	pid=$!
+	ms=$((RANDOM % span))
+	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	left=$(temps)
+	[ "$left" = 0 ] || interrupted=$((interrupted + 1))
+	echo "kill $i after ${ms} ms: $left temp files left"
+	if [ $((i % 3)) = 0 ]; then
+		# The next run of imastream install finds the marker and cleans up first.
+		inst "$pkg" 2>"$work/rerun.err" || fail "kill $i: the rerun failed: $(cat "$work/rerun.err")"
+		[ "$left" = 0 ] || grep -q "temp files an interrupted install left" "$work/rerun.err" ||
+			fail "kill $i: the rerun did not say it cleaned up: $(cat "$work/rerun.err")"
+	else
+		"$IMASTREAM" recover --root "$root" 2>"$work/recover.err" ||
+			fail "kill $i: recover failed: $(cat "$work/recover.err")"
+		grep -q "removed $left temp files" "$work/recover.err" ||
+			fail "kill $i: recover removed not the $left left: $(cat "$work/recover.err")"
+		[ ! -e "$root/var/lib/imastream/running" ] || fail "kill $i: recover left the marker"
+		[ "$(temps)" = 0 ] || fail "kill $i: recover left temp files: $(find "$root" -name '.imastream-tmp-*' | head -3)"
+		inst "$pkg" 2>"$work/rerun.err" || fail "kill $i: the install after recover failed: $(cat "$work/rerun.err")"
+	fi
+	no_leftovers "$root"
+	verified "kill $i"
+	[ ! -e "$root/var/lib/imastream/running" ] || fail "kill $i: the marker stayed after a full run"
+done
+echo "PASS: $kills kills, $interrupted of them left temp files, all cleaned up"
