@@ -101,7 +101,8 @@ static int add_dir(struct cli_pkglist *l, const char *path, int fd)
 			goto nomem;
 		n++;
 	}
-	qsort(names, n, sizeof(*names), by_name);
+	if (n) /* qsort wants an array, even for no element */
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct stat st;
 		char *sub;

@@ -552,7 +552,8 @@ int ims_record_load(int rootfd, const struct imastream_log *log, struct ims_reco
 		}
 		n++;
 	}
-	qsort(names, n, sizeof(*names), by_name);
+	if (n) /* qsort wants an array, even for no element */
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n && !err; i++)
 		err = load_one(rec, dirfd, names[i]);
 	if (!err)

@@ -166,7 +166,7 @@ static int package_line(struct parser *ps, const char *line, size_t len)
 
 static int file_line(struct parser *ps, const char *line, size_t len)
 {
-	struct manifest_pkg *p = &ps->m->pkgs[ps->m->n_pkgs - 1];
+	struct manifest_pkg *p;
 	struct manifest_file *mf;
 	const char *f, *why = NULL;
 	char name[16];
@@ -174,6 +174,7 @@ static int file_line(struct parser *ps, const char *line, size_t len)
 
 	if (!ps->in_pkg)
 		return bad(ps, -EINVAL, "a file line outside a package");
+	p = &ps->m->pkgs[ps->m->n_pkgs - 1];
 	if (p->n_files >= MANIFEST_MAX_FILES)
 		return bad(ps, -E2BIG, "more than 1048576 files in one package");
 	if (p->n_files == ps->cap_files) {

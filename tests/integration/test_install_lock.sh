@@ -8,6 +8,11 @@ IMASTREAM=$top_builddir/imastream
 HOLD=$top_builddir/tests/integration/rpm_lock_hold
 [ -x "$IMASTREAM" ] || { echo "ERROR: $IMASTREAM not built"; exit 99; }
 [ -x "$HOLD" ] || { echo "ERROR: $HOLD not built"; exit 99; }
+# librpm deadlocks at start-up in a sanitizer build's process (as the rpm tests say): the
+# default build runs this test.
+case "$(ldd "$HOLD" 2>/dev/null)" in
+*libasan*) echo "SKIP: rpm_lock_hold is a sanitizer build, in which librpm cannot start"; exit 77 ;;
+esac
 
 work=$(mktemp -d /tmp/imastream-install-lock.XXXXXX)
 pids=()
