@@ -9,7 +9,10 @@ IMASTREAM=$top_builddir/imastream
 
 # Every hostile package of the extractor's test, now with the hook chain writing
 # security.ima on the temp files that the rollback removes.
-IMASTREAM_INSTALL_CLI=1 bash "$top_srcdir/tests/integration/test_install_hostile.sh"
+# (77: all ran but the full-filesystem cases; this test then ends as a SKIP too.)
+extractor_rc=0
+IMASTREAM_INSTALL_CLI=1 bash "$top_srcdir/tests/integration/test_install_hostile.sh" || extractor_rc=$?
+[ $extractor_rc = 0 ] || [ $extractor_rc = 77 ] || exit $extractor_rc
 
 command -v gpg >/dev/null || skip "gpg not installed (header signature cases)"
 command -v rpmsign >/dev/null || skip "rpmsign not installed (header signature cases)"
@@ -86,4 +89,8 @@ rc=0; "$IMASTREAM" install "$pkg" 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || fail "no --root: exit $rc, expected 2"
 rc=0; "$IMASTREAM" install --root "$work/root" --mode bogus "$pkg" 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || fail "a bad --mode: exit $rc, expected 2"
+if [ $extractor_rc = 77 ]; then
+	echo "SKIP: $passed refusals through imastream install passed, but the extractor's full-filesystem cases could not run here"
+	exit 77
+fi
 echo "PASS: $passed refusals through imastream install, each in one line with nothing left"

@@ -152,20 +152,30 @@ expect_refused huge-symlink "$(hostile huge-link set-size /opt/h/link 4000000000
 expect_refused short-size "$(hostile short set-size /opt/h/a 5000)" 'corrupted or truncated payload|digest mismatch'
 
 # A full filesystem: declared sizes that cannot fit, then a write that fails midway.
-mnt=$work/small
-mkdir -p "$mnt"
-# install_preconditions made sure of root: one that cannot mount (a locked-down container)
-# is not the environment this suite runs in, and the rollback below is the point.
-mount -t tmpfs -o size=1m,nr_inodes=64 imastream-test "$mnt" 2>"$work/mount.err" ||
-	fail "cannot mount a tmpfs as root, so the full-filesystem cases cannot run: $(cat "$work/mount.err")"
-make_root "$mnt"
-expect_refused enospc-size "$zst" 'needs [0-9]+ bytes, the root.s filesystem has [0-9]+ free' "$mnt"
-umount "$mnt"
-# Inodes run out after some files were created: the rollback is real.
-mount -t tmpfs -o size=8m,nr_inodes=12 imastream-test "$mnt"
-make_root "$mnt"
-tree_pkg=$(build_pkg "$work" imsfull w9.gzdio)
-expect_refused enospc-inodes "$tree_pkg" 'No space left on device' "$mnt"
-umount "$mnt"
+# Without a mount command at all (the rpm matrix's minimal chroots) these two cases cannot
+# run: the test then ends as a SKIP that says so, never as a PASS.
+full_fs=yes
+command -v mount >/dev/null 2>&1 || full_fs=""
+if [ -n "$full_fs" ]; then
+	mnt=$work/small
+	mkdir -p "$mnt"
+	# install_preconditions made sure of root: one that cannot mount (a locked-down container)
+	# is not the environment this suite runs in, and the rollback below is the point.
+	mount -t tmpfs -o size=1m,nr_inodes=64 imastream-test "$mnt" 2>"$work/mount.err" ||
+		fail "cannot mount a tmpfs as root, so the full-filesystem cases cannot run: $(cat "$work/mount.err")"
+	make_root "$mnt"
+	expect_refused enospc-size "$zst" 'needs [0-9]+ bytes, the root.s filesystem has [0-9]+ free' "$mnt"
+	umount "$mnt"
+	# Inodes run out after some files were created: the rollback is real.
+	mount -t tmpfs -o size=8m,nr_inodes=12 imastream-test "$mnt"
+	make_root "$mnt"
+	tree_pkg=$(build_pkg "$work" imsfull w9.gzdio)
+	expect_refused enospc-inodes "$tree_pkg" 'No space left on device' "$mnt"
+	umount "$mnt"
+fi
 mnt=""
+if [ -z "$full_fs" ]; then
+	echo "SKIP: $passed hostile packages refused cleanly, but no mount command here for the two full-filesystem cases"
+	exit 77
+fi
 echo "PASS: $passed hostile packages refused cleanly"
