@@ -168,3 +168,24 @@ const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int a
 
 	return lane ? lane->batch->name : NULL;
 }
+
+void ims_sha256_msg_runs(const uint8_t *data, size_t len, uint8_t tail[128],
+			 const uint8_t *run[2], size_t blocks[2], unsigned int *cur)
+{
+	size_t whole = len / 64, rem = len % 64;
+	/* 0x80, then the bit length in the last 8 bytes: one block if they fit, else two. */
+	size_t tail_len = rem + 1 + 8 <= 64 ? 64 : 128;
+	uint64_t bits = (uint64_t)len << 3;
+
+	memset(tail, 0, tail_len);
+	if (rem)
+		memcpy(tail, data + whole * 64, rem);
+	tail[rem] = 0x80;
+	ims_put_be32(tail + tail_len - 8, (uint32_t)(bits >> 32));
+	ims_put_be32(tail + tail_len - 4, (uint32_t)bits);
+	run[0] = data;
+	blocks[0] = whole;
+	run[1] = tail;
+	blocks[1] = tail_len / 64;
+	*cur = whole ? 0 : 1;
+}

@@ -140,4 +140,12 @@ int ims_hasher_pick_batch(struct imastream_hasher *h, unsigned int cpu);
  */
 void ims_hasher_set_cpu_features(struct imastream_hasher *h, unsigned int cpu);
 
+/*
+ * A batch backend's view of one SHA-256 message: @run[0] its @blocks[0] whole 64-byte
+ * blocks where they lie, @run[1] = @tail its padded last one or two blocks; @cur the
+ * first run with blocks (batch.c, shared by the SHA-NI and the lane backends).
+ */
+void ims_sha256_msg_runs(const uint8_t *data, size_t len, uint8_t tail[128],
+			 const uint8_t *run[2], size_t blocks[2], unsigned int *cur);
+
 #endif /* IMASTREAM_HASHERS_PRIVATE_H */

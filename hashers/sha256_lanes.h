@@ -115,23 +115,8 @@ struct msg_lane {
 static void msg_lane_load(struct lanes_state *s, unsigned int l, struct msg_lane *ml,
 			  struct imastream_hash_msg *m)
 {
-	const uint8_t *data = m->data;
-	size_t whole = m->len / BLOCK, rem = m->len % BLOCK;
-	size_t tail_len = rem + 1 + 8 <= BLOCK ? BLOCK : 2 * BLOCK;
-	uint64_t bits = (uint64_t)m->len << 3;
-
-	memset(ml->tail, 0, tail_len);
-	if (rem)
-		memcpy(ml->tail, data + whole * BLOCK, rem);
-	ml->tail[rem] = 0x80;
-	ims_put_be32(ml->tail + tail_len - 8, (uint32_t)(bits >> 32));
-	ims_put_be32(ml->tail + tail_len - 4, (uint32_t)bits);
+	ims_sha256_msg_runs(m->data, m->len, ml->tail, ml->run, ml->blocks, &ml->cur);
 	ml->msg = m;
-	ml->run[0] = data;
-	ml->blocks[0] = whole;
-	ml->run[1] = ml->tail;
-	ml->blocks[1] = tail_len / BLOCK;
-	ml->cur = whole ? 0 : 1;
 	for (int j = 0; j < 8; j++)
 		s->st[j][l] = IV256[j];
 }

@@ -161,23 +161,8 @@ struct lane {
 
 static void lane_load(struct lane *l, struct imastream_hash_msg *m)
 {
-	const uint8_t *data = m->data;
-	size_t whole = m->len / BLOCK, rem = m->len % BLOCK;
-	size_t tail_len = rem + 1 + 8 <= BLOCK ? BLOCK : 2 * BLOCK;
-	uint64_t bits = (uint64_t)m->len << 3;
-
-	memset(l->tail, 0, tail_len);
-	if (rem)
-		memcpy(l->tail, data + whole * BLOCK, rem);
-	l->tail[rem] = 0x80;
-	ims_put_be32(l->tail + tail_len - 8, (uint32_t)(bits >> 32));
-	ims_put_be32(l->tail + tail_len - 4, (uint32_t)bits);
+	ims_sha256_msg_runs(m->data, m->len, l->tail, l->run, l->blocks, &l->cur);
 	l->msg = m;
-	l->run[0] = data;
-	l->blocks[0] = whole;
-	l->run[1] = l->tail;
-	l->blocks[1] = tail_len / BLOCK;
-	l->cur = whole ? 0 : 1;
 	memcpy(l->state, IV, sizeof(IV));
 }
 
