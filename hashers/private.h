@@ -145,6 +145,10 @@ void ims_hasher_set_cpu_features(struct imastream_hasher *h, unsigned int cpu);
  * blocks where they lie, @run[1] = @tail its padded last one or two blocks; @cur the
  * first run with blocks (batch.c, shared by the SHA-NI and the lane backends).
  */
+/* SHA-256's round constants and initial value, for the batch backends (batch.c). */
+extern const uint32_t ims_sha256_k[64];
+extern const uint32_t ims_sha256_iv[8];
+
 void ims_sha256_msg_runs(const uint8_t *data, size_t len, uint8_t tail[128],
 			 const uint8_t *run[2], size_t blocks[2], unsigned int *cur);
 

@@ -26,24 +26,6 @@
  */
 #define LANES_MIN_BATCH LANES
 
-static const uint32_t K256[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-	0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-	0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-	0xc67178f2,
-};
-
-static const uint32_t IV256[8] = {
-	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-};
-
 /* Transposed state: word j of lane l is st[j][l], so one aligned load gives word j of every lane. */
 struct lanes_state {
 	uint32_t st[8][LANES] __attribute__((aligned(64)));
@@ -77,7 +59,7 @@ static void compress_lanes(struct lanes_state *s, const uint8_t *p[LANES],
 					   V_ADD(SSIG0(w[(t - 15) & 15]), w[t & 15]));
 				w[t & 15] = wt;
 			}
-			t1 = V_ADD(V_ADD(h, BSIG1(e)), V_ADD(V_CH(e, f, g), V_ADD(V_SET1(K256[t]), wt)));
+			t1 = V_ADD(V_ADD(h, BSIG1(e)), V_ADD(V_CH(e, f, g), V_ADD(V_SET1(ims_sha256_k[t]), wt)));
 			t2 = V_ADD(BSIG0(a), V_MAJ(a, b, c));
 			h = g;
 			g = f;
@@ -118,7 +100,7 @@ static void msg_lane_load(struct lanes_state *s, unsigned int l, struct msg_lane
 	ims_sha256_msg_runs(m->data, m->len, ml->tail, ml->run, ml->blocks, &ml->cur);
 	ml->msg = m;
 	for (int j = 0; j < 8; j++)
-		s->st[j][l] = IV256[j];
+		s->st[j][l] = ims_sha256_iv[j];
 }
 
 static void msg_lane_advance(struct lanes_state *s, unsigned int l, struct msg_lane *ml, size_t n)

@@ -17,26 +17,6 @@
 
 #define BLOCK 64
 
-/* FIPS 180-4 §4.2.2: first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
-static const uint32_t K[64] __attribute__((aligned(16))) = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-	0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-	0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-	0xc67178f2,
-};
-
-/* §5.3.3: the initial hash value. */
-static const uint32_t IV[8] = {
-	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-};
-
 #define always_inline inline __attribute__((always_inline))
 
 /*
@@ -102,7 +82,7 @@ static void compress_x1(uint32_t st[8], const uint8_t *p, size_t nblocks)
 				w[i & 3] = schedule4(w[i & 3], w[(i + 1) & 3], w[(i + 2) & 3],
 						     w[(i + 3) & 3]);
 			rounds4(&abef, &cdgh,
-				_mm_add_epi32(w[i & 3], _mm_load_si128((const __m128i *)&K[4 * i])));
+				_mm_add_epi32(w[i & 3], _mm_load_si128((const __m128i *)&ims_sha256_k[4 * i])));
 		}
 		abef = _mm_add_epi32(abef, abef0);
 		cdgh = _mm_add_epi32(cdgh, cdgh0);
@@ -123,7 +103,7 @@ static void compress_x2(uint32_t sa[8], uint32_t sb[8], const uint8_t *pa, const
 
 #pragma GCC unroll 16
 		for (int i = 0; i < 16; i++) {
-			__m128i k = _mm_load_si128((const __m128i *)&K[4 * i]);
+			__m128i k = _mm_load_si128((const __m128i *)&ims_sha256_k[4 * i]);
 
 			if (i < 4) {
 				wa[i] = load_be(pa + 16 * i);
@@ -163,7 +143,7 @@ static void lane_load(struct lane *l, struct imastream_hash_msg *m)
 {
 	ims_sha256_msg_runs(m->data, m->len, l->tail, l->run, l->blocks, &l->cur);
 	l->msg = m;
-	memcpy(l->state, IV, sizeof(IV));
+	memcpy(l->state, ims_sha256_iv, sizeof(ims_sha256_iv));
 }
 
 /* Moves @l past @n blocks of its current run; writes the digest when the message ends. */
