@@ -177,7 +177,7 @@ static void note_written(struct rfile *rf, const char *name)
 static int apply(struct imastream_relabel *r, struct rfile *rf, int fd, bool *changed)
 {
 	const struct imastream_file_xattr *x[N_XATTRS];
-	bool same[N_XATTRS], others_same = true;
+	bool same[N_XATTRS], exact[N_XATTRS], others_same = true;
 	uint8_t *disk = r->buf;
 	char real[64];
 	ssize_t len;
@@ -186,25 +186,36 @@ static int apply(struct imastream_relabel *r, struct rfile *rf, int fd, bool *ch
 	*changed = false;
 	for (size_t i = 0; i < N_XATTRS; i++) {
 		x[i] = imastream_file_get_xattr(&rf->f, xattr_order[i]);
-		same[i] = true;
+		same[i] = exact[i] = true;
 		if (!x[i] || x[i]->skipped)
 			continue;
 		len = disk_value(r, fd, xattr_order[i], disk, IMASTREAM_FILE_MAX_XATTR_VALUE);
 		if (len < 0)
 			return ims_err(r->log, (int)len, "%s: cannot read %s: %s", rf->rep.path,
 				       xattr_order[i], strerror((int)-len));
+		exact[i] = (size_t)len == x[i]->len && !memcmp(disk, x[i]->value, x[i]->len);
 		if (i == EVM_INDEX)
 			same[i] = len && others_same &&
 				  evm_equivalent(r, fd, rf->path, x[i], disk, (size_t)len);
 		else if (i == IMA_INDEX)
 			same[i] = len && ima_equivalent(r, &rf->f, x[i], disk, (size_t)len);
 		else
-			same[i] = (size_t)len == x[i]->len && !memcmp(disk, x[i]->value, x[i]->len);
+			same[i] = exact[i];
 		if (i != EVM_INDEX && !same[i])
 			others_same = false;
 	}
 	if (others_same && same[EVM_INDEX])
 		return 0;
+	/*
+	 * The security.evm to write covers the chain's values: one kept because it is merely
+	 * equivalent (another signature of the same content) is rewritten with it.
+	 */
+	if (x[EVM_INDEX] && !x[EVM_INDEX]->skipped && !same[EVM_INDEX])
+		for (size_t i = 0; i < EVM_INDEX; i++)
+			if (!exact[i]) {
+				same[i] = false;
+				others_same = false;
+			}
 	*changed = true;
 	/* (When anything else differs, security.evm does too: it is rewritten last.) */
 	for (size_t i = 0; i < N_XATTRS; i++)

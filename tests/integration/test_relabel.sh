@@ -212,4 +212,12 @@ for f in "$R"/opt/imsmany/f*; do
 done
 "$IMS" relabel --root "$R" $SIGN >/dev/null 2>"$T/err" || fail "third run failed"
 grep -q "0 files labelled, 100 already correct" "$T/err" || { cat "$T/err"; fail "third run rewrote files"; }
+# What a kill between security.ima and security.evm leaves, made on purpose: the rerun's
+# ECDSA signature differs from the one on disk, and its security.evm must cover the one kept.
+f=$R/opt/imsmany/f7
+setfattr -x security.evm "$f" || fail "setfattr -x security.evm"
+"$IMS" relabel --root "$R" $SIGN >/dev/null 2>"$T/err" || { cat "$T/err"; fail "relabel after removing a security.evm"; }
+evmctl verify --generation=0 --key "$T/cert.der" "$f" >/dev/null 2>&1 ||
+	fail "${f#$R}: security.ima kept without its security.evm, and the new security.evm does not cover it"
+grep -q "1 files labelled, 99 already correct" "$T/err" || { cat "$T/err"; fail "a lone missing security.evm: wrong count"; }
 echo "PASS: relabel"
