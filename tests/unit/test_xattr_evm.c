@@ -18,7 +18,7 @@ static const struct imastream_log log_ = { capture_fn, &cap };
 static const char selinux[] = "system_u:object_r:bin_t:s0"; /* hashed with its NUL */
 static const char caps_hex[] = "0000000200200000000000000000000000000000";
 
-/* research/ima-evm-formats.md §2.2, checked there against evmctl on x86_64. */
+/* The kernel's struct h_misc layout (evm_crypto.c), as evmctl 1.4 hashes it on x86_64. */
 static void test_misc_layout(void)
 {
 	struct imastream_evm_input in = { .uid = 0, .gid = 0, .mode = 0100644 };
