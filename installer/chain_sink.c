@@ -23,7 +23,7 @@
 #include "installer/private.h"
 #include "installer/sink_record.h"
 #include "installer/sink_thread.h"
-#include "plugin/private.h"
+#include "plugin/core/private.h"
 
 /* One object between file_opened and file_done. */
 struct sfile {

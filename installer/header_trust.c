@@ -12,7 +12,7 @@
 #include "common/private.h"
 #include "imastream/hooks.h"
 #include "installer/header_trust.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/policy/policy.h"
 
 struct ims_header_trust {
 	const struct imastream_log *log;

@@ -85,7 +85,7 @@ enum imastream_no_xattr {
  *   trace             file the trace plugin appends its transcript to         (unset)
  *   weak_algos        refuse | allow: md5 (imastream_hash_algo_weak()) as
  *                     hash_algo or in package_sig_algos                      (refuse)
- * and the policy plugins' keys (plugin/policy/, checked by each plugin's init):
+ * and the policy plugins' keys (plugin/builtin/policy/, checked by each plugin's init):
  *   record_log        file the record plugin appends one line per file to     (unset)
  *   record_syslog     syslog facility of its per-transaction summary, or none (authpriv)
  *   trust_domains     "NAME=RANK:KEYFILE[:KEYFILE...]" words: armored OpenPGP keys (unset)

@@ -24,7 +24,7 @@
 
 #include "common/private.h"
 #include "imastream/chain.h"
-#include "plugin/private.h"
+#include "plugin/core/private.h"
 #include "plugin/rpm/rpmplugin-compat.h"
 
 struct afile {

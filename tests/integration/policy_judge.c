@@ -15,7 +15,7 @@
 #include <rpm/rpmts.h>
 
 #include "imastream/chain.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/policy/policy.h"
 
 static void print_log(void *arg, int level, const char *msg)
 {

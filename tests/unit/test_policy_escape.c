@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/policy/policy.h"
 #include "tests/unit/test.h"
 
 static char last[1024];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of the scriptlet exec context (plugin/policy/execcon.c) against a stand-in
+ * Unit tests of the scriptlet exec context (plugin/builtin/policy/execcon.c) against a stand-in
  * SELinux: disabled, permissive, enforcing, with and without a policy transition, and each
  * libselinux call failing.  This machine's kernel has no SELinux, so the enforcing path is
  * only exercised here, never against a real policy.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/policy/policy.h"
 #include "tests/unit/test.h"
 
 /* The stand-in kernel and policy. */

@@ -15,7 +15,7 @@
 #include "imastream/filesig.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
-#include "plugin/plugins.h"
+#include "plugin/builtin/plugins.h"
 
 struct ima_state {
 	const struct imastream_config *cfg;

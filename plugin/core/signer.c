@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "imastream/keys.h"
-#include "plugin/private.h"
+#include "plugin/core/private.h"
 
 /* Signs a fixed digest and verifies it with the configured certificates. */
 static int check_trusted(struct imastream_signer *s, const struct imastream_config *cfg,

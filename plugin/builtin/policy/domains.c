@@ -14,7 +14,7 @@
 #include <rpm/rpmtd.h>
 
 #include "common/rpmtag-compat.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/policy/policy.h"
 
 #define MAX_DOMAINS 16
 #define MAX_KEYS 64

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/policy/policy.h"
 
 struct ims_trust {
 	const struct imastream_log *log;

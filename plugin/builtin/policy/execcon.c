@@ -15,7 +15,7 @@
 #include <selinux/context.h>
 #include <selinux/selinux.h>
 
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/policy/policy.h"
 
 static int lib_enabled(void)
 {

@@ -4,7 +4,7 @@
 #include <sys/xattr.h>
 
 #include "imastream/xattr.h"
-#include "plugin/private.h"
+#include "plugin/core/private.h"
 
 int ims_probe_root_xattrs(const struct imastream_config *cfg, const char *root, const char *hint,
 			  const struct imastream_log *log)

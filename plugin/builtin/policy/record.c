@@ -16,8 +16,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "plugin/plugins.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/plugins.h"
+#include "plugin/builtin/policy/policy.h"
 
 /* The labels a record lists, when an earlier plugin of the chain set them. */
 static const char *const label_names[] = {

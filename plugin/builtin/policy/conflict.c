@@ -21,8 +21,8 @@
 #include <rpm/rpmtd.h>
 #include <rpm/rpmts.h>
 
-#include "plugin/plugins.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/plugins.h"
+#include "plugin/builtin/policy/policy.h"
 
 /* Owners judged during one package: an rpmdb record judged once, whatever it owns. */
 #define OWNER_CACHE 32

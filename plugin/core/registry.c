@@ -2,7 +2,7 @@
 /* The registry of built-in plugins, looked up by the names a configuration lists. */
 #include <string.h>
 
-#include "plugin/plugins.h"
+#include "plugin/builtin/plugins.h"
 
 static const struct imastream_plugin_ops *const builtins[] = {
 	&ims_selinux_plugin,

@@ -15,8 +15,8 @@
 #include <rpm/rpmtag.h>
 #include <rpm/rpmtd.h>
 
-#include "plugin/plugins.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/plugins.h"
+#include "plugin/builtin/policy/policy.h"
 
 #define DEFAULT_PRIVILEGED_RANK 50
 

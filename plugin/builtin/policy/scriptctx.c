@@ -13,8 +13,8 @@
 
 #include <seccomp.h>
 
-#include "plugin/plugins.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/plugins.h"
+#include "plugin/builtin/policy/policy.h"
 
 /*
  * Module loading, kexec, tracing other processes, changing mounts (the new mount API

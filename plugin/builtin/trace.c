@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plugin/plugins.h"
+#include "plugin/builtin/plugins.h"
 
 struct trace {
 	FILE *out;

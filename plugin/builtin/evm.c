@@ -12,7 +12,7 @@
 #include "imastream/filesig.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
-#include "plugin/plugins.h"
+#include "plugin/builtin/plugins.h"
 
 struct evm_state {
 	const struct imastream_config *cfg;

@@ -9,7 +9,7 @@
 
 extern const struct imastream_plugin_ops ims_trace_plugin;
 extern const struct imastream_plugin_ops ims_selinux_plugin;
-/* The policy plugins (plugin/policy/). */
+/* The policy plugins (plugin/builtin/policy/). */
 extern const struct imastream_plugin_ops ims_trust_plugin;
 extern const struct imastream_plugin_ops ims_record_plugin;
 extern const struct imastream_plugin_ops ims_conflict_plugin;

@@ -23,8 +23,8 @@
 #include <rpm/rpmtag.h>
 #include <rpm/rpmtd.h>
 
-#include "plugin/plugins.h"
-#include "plugin/policy/policy.h"
+#include "plugin/builtin/plugins.h"
+#include "plugin/builtin/policy/policy.h"
 
 #define SMACK_LABEL_MAX 255
 #define MANIFEST_SUFFIX ".manifest"

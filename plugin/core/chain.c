@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy/policy.h"
-#include "plugin/private.h"
+#include "plugin/builtin/policy/policy.h"
+#include "plugin/core/private.h"
 
 #define MAX_PLUGINS 16
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "imastream/xattr.h"
-#include "plugin/private.h"
+#include "plugin/core/private.h"
 
 static struct ims_file_state *state_of(const struct imastream_file *f)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/private.h"
+#include "plugin/core/private.h"
 
 struct ims_digest_engine {
 	struct imastream_hasher *hasher;

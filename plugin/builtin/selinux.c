@@ -11,7 +11,7 @@
 #include <selinux/label.h>
 #include <selinux/selinux.h>
 
-#include "plugin/plugins.h"
+#include "plugin/builtin/plugins.h"
 
 struct selinux_state {
 	struct selabel_handle *handle;
