@@ -52,10 +52,14 @@ enum imastream_no_xattr {
 };
 
 /**
- * struct imastream_config - every setting, validated; strings are owned (NULL = unset)
+ * struct imastream_config - the settings, validated; strings are owned (NULL = unset)
  *
  * The keys of imastream_config_set() (and of the config file, and the suffixes of the
- * rpm macros %_imastream_KEY) are, with their defaults:
+ * rpm macros %_imastream_KEY) are the core's, which are members below, and the keys each
+ * built-in plugin declares in its ops (struct imastream_plugin_key), which are kept
+ * inside the library and read with imastream_config_get(): a new plugin adds keys
+ * without changing this struct.  imastream_config_keys() lists both.  The core's, with
+ * their defaults:
  *   mode              hash | sign | off                      (hash)
  *   hash_algo         sha256, sha384, sha512, sha224, sha1, md5, sm3 (sha256)
  *   key               private key: PEM file, pkcs11: URI or kernel key id   (unset)
@@ -66,7 +70,6 @@ enum imastream_no_xattr {
  *                     signatures and the package's must verify against it    (unset)
  *   evm               portable | none                                        (none)
  *   plugins           ordered, comma-separated chain                   (selinux,ima,evm)
- *   file_contexts     SELinux file_contexts path (the policy's if unset)     (unset)
  *   no_xattr_support  fail | skip                                            (fail)
  *   config_files      hash | yes | no: %config files get a digest (even in sign
  *                     mode), are treated as any file (package signatures
@@ -82,25 +85,24 @@ enum imastream_no_xattr {
  *   package_sig_algos digests computed to check package signatures with, at
  *                     most 3, comma-separated; hash_algo always counts too   (sha256)
  *   xattr_namespace   security | user: where IMA/EVM/labels go               (security)
- *   trace             file the trace plugin appends its transcript to         (unset)
  *   weak_algos        refuse | allow: md5 (imastream_hash_algo_weak()) as
  *                     hash_algo or in package_sig_algos                      (refuse)
- * and the policy plugins' keys (plugin/builtin/policy/, checked by each plugin's init):
- *   record_log        file the record plugin appends one line per file to     (unset)
- *   record_syslog     syslog facility of its per-transaction summary, or none (authpriv)
- *   trust_domains     "NAME=RANK:KEYFILE[:KEYFILE...]" words: armored OpenPGP keys (unset)
- *   trust_unknown     refuse | allow: packages outside every domain          (refuse)
- *   trust_privileged_rank  rank a domain needs for setuid/setgid, file capabilities
- *                     and protected paths                                    (50)
- *   trust_protected   path prefixes only a privileged domain may install to  (unset)
- *   seccomp_deny      syscalls scriptlets get EPERM for, comma-separated     (a default set)
- *   smack_manifests   folder of per-package Smack manifests NAME.manifest    (unset)
- *   script_exec_context  auto | none | USER:ROLE:TYPE[:RANGE]: scriptlets' SELinux
- *                     exec context (auto: the policy's, as rpm's selinux plugin) (auto)
- *   smack_package_manifests  no | yes | RANK: honour a manifest the package carries
- *                     (RANK: only from trust domains ranked at least RANK)   (no)
+ * The built-in plugins' keys (imastream-rpm(8) documents each):
+ *   selinux  file_contexts;  trace  trace;  record  record_log, record_syslog;
+ *   trust  trust_domains, trust_unknown, trust_privileged_rank, trust_protected;
+ *   scriptctx  seccomp_deny, script_exec_context;
+ *   smack  smack_manifests, smack_package_manifests.
+ *
+ * Room to grow: imastream_config_init() records the caller's sizeof in @size.  Members
+ * are only ever added at the end, and the library reads or writes one only when @size
+ * covers it, so a program built against an older header keeps working with a newer
+ * library.  Never copy the struct (it owns @values); set it through the functions below.
  */
+struct imastream_config_values;
+
 struct imastream_config {
+	size_t size;
+	struct imastream_config_values *values; /* private: the plugins' keys */
 	int mode;              /* enum imastream_mode */
 	int hash_algo;         /* kernel hash id */
 	char *key;
@@ -110,37 +112,38 @@ struct imastream_config {
 	char *trust;
 	bool evm;
 	char *plugins;
-	char *file_contexts;
 	int no_xattr;          /* enum imastream_no_xattr */
 	int config_files;          /* enum imastream_config_files */
 	int package_sigs;         /* enum imastream_pkgsig */
 	int package_sig_failure;  /* enum imastream_pkgsig_failure */
 	uint32_t package_sig_algos; /* IMASTREAM_HASH_BIT()s */
 	bool user_xattrs;
-	char *trace;
-	/* Policy plugins: raw text, parsed and checked by the plugin that reads it. */
-	char *record_log;
-	char *record_syslog;
-	char *trust_domains;
-	char *trust_unknown;
-	char *trust_privileged_rank;
-	char *trust_protected;
-	char *seccomp_deny;
-	char *smack_manifests;
-	char *script_exec_context;
-	char *smack_package_manifests;
 	bool allow_weak_algos; /* weak_algos = allow */
 };
 
-/* The keys imastream_config_set() accepts, NULL-terminated. */
+/* The keys imastream_config_set() accepts, the core's then the plugins', NULL-terminated. */
 IMASTREAM_API const char *const *imastream_config_keys(void);
 
 /**
  * imastream_config_init - fill @cfg with the defaults
- * Return: 0 or -ENOMEM.  Release with imastream_config_release().
+ * A macro, so that the library learns the size of the caller's struct (see above).
+ * Return: 0, -EINVAL for a size smaller than any version of the struct, or -ENOMEM.
+ * Release with imastream_config_release().
  */
-IMASTREAM_API int imastream_config_init(struct imastream_config *cfg);
+#define imastream_config_init(cfg) imastream_config_init_sized((cfg), sizeof(*(cfg)))
+IMASTREAM_API int imastream_config_init_sized(struct imastream_config *cfg, size_t size);
 IMASTREAM_API void imastream_config_release(struct imastream_config *cfg);
+
+/**
+ * imastream_config_get - the value of a plugin's key, as text
+ * @cfg: the configuration
+ * @key: a key some built-in plugin declares ("record_log")
+ * Return: the value set, else the key's default; NULL when both are unset, and for a
+ * key no plugin declares (the core's keys are the members of struct imastream_config).
+ * Valid until the key is set again or @cfg is released.
+ */
+IMASTREAM_API const char *imastream_config_get(const struct imastream_config *cfg,
+					       const char *key);
 
 /**
  * imastream_config_set - set one key from its text form
@@ -150,9 +153,11 @@ IMASTREAM_API void imastream_config_release(struct imastream_config *cfg);
  * @where: names the source in messages ("macro %_imastream_mode", "/etc/x.conf:3")
  * @log: one line on error
  *
+ * A key no core member holds goes to the built-in plugin that declares it, whose check
+ * judges the value.
  * Return: 0, -EINVAL for an unknown key or an invalid value (an unknown algorithm,
- * a mode that is not hash/sign/off, ...), -EOPNOTSUPP for an algorithm this build cannot
- * compute, -ENOMEM.
+ * a mode that is not hash/sign/off, what a plugin's check refuses...), -EOPNOTSUPP
+ * for an algorithm this build cannot compute, -ENOMEM.
  */
 IMASTREAM_API int imastream_config_set(struct imastream_config *cfg, const char *key,
 				       const char *value, const char *where,

@@ -322,15 +322,46 @@ struct imastream_init_args {
 };
 
 /**
+ * struct imastream_plugin_key - a configuration key a plugin owns
+ * @name: the key, as the config file ("NAME = value"), the rpm macro %_imastream_NAME
+ *        and the command's -o NAME=VALUE spell it
+ * @def: its default as text, or NULL for unset
+ * @check: checks a value's form when it is set (NULL: any text is kept); returns NULL,
+ *         or what is wrong, as a predicate ("is not refuse or allow"), which
+ *         imastream_config_set() reports after the source, the key and the value.
+ *         What depends on the running system (a file, a policy) is checked by init.
+ * @help: one line: what it sets, with its values
+ *
+ * imastream_config_set() takes the keys of every built-in plugin, whether or not the
+ * plugin is in the chain; the plugin reads them with imastream_config_get().  An empty
+ * value unsets a key: imastream_config_get() then gives @def again.
+ */
+struct imastream_plugin_key {
+	const char *name;
+	const char *def;
+	const char *(*check)(const char *value);
+	const char *help;
+};
+
+/**
  * struct imastream_plugin_ops - a plugin: a constant table of hooks
+ * @size: sizeof(struct imastream_plugin_ops) as the plugin was built; members added later
+ *        go at the end, and the chain uses them only when @size covers them, so a plugin
+ *        built against an older header keeps working (imastream_chain_add() refuses 0)
+ * @name: the name a configuration's "plugins" list uses
+ * @rank: enum imastream_plugin_rank
+ * @keys: the configuration keys the plugin owns, ended by one whose name is NULL; may
+ *        be NULL
  *
  * Every hook is optional: the chain calls only those that are set.  Hooks return 0 or a
  * negative errno (post hooks return nothing: they cannot undo).  @state is what init
  * stored in *state_ret.
  */
 struct imastream_plugin_ops {
+	size_t size;
 	const char *name;
-	int rank; /* enum imastream_plugin_rank */
+	int rank;
+	const struct imastream_plugin_key *keys;
 
 	/* Load keys and configuration here: file hooks may run inside a chroot. */
 	int (*init)(struct imastream_init_args *args, void **state_ret);

@@ -103,6 +103,7 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 }
 
 const struct imastream_plugin_ops ims_evm_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "evm",
 	.rank = IMASTREAM_RANK_EVM,
 	.init = evm_init,

@@ -303,6 +303,7 @@ static int ima_file_closed(void *state, struct imastream_file *f)
 }
 
 const struct imastream_plugin_ops ims_ima_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "ima",
 	.rank = IMASTREAM_RANK_IMA,
 	.init = ima_init,

@@ -21,29 +21,28 @@ struct selinux_state {
 
 static int selinux_init(struct imastream_init_args *args, void **state_ret)
 {
-	const struct imastream_config *cfg = args->cfg;
+	const char *contexts = imastream_config_get(args->cfg, "file_contexts");
 	struct selinux_state *st;
-	struct selinux_opt opt = { SELABEL_OPT_PATH, cfg->file_contexts };
+	struct selinux_opt opt = { SELABEL_OPT_PATH, contexts };
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->log = args->log;
 	/* Without a configured file_contexts, follow the host: no policy, no labels. */
-	if (!cfg->file_contexts && is_selinux_enabled() <= 0) {
+	if (!contexts && is_selinux_enabled() <= 0) {
 		ims_logf(args->log, IMASTREAM_LOG_INFO,
 			 "selinux: SELinux is disabled and no file_contexts is configured; no labels");
 		*state_ret = st;
 		return 0;
 	}
-	st->handle = selabel_open(SELABEL_CTX_FILE, cfg->file_contexts ? &opt : NULL,
-				  cfg->file_contexts ? 1 : 0);
+	st->handle = selabel_open(SELABEL_CTX_FILE, contexts ? &opt : NULL, contexts ? 1 : 0);
 	if (!st->handle) {
 		int err = errno ? -errno : -EINVAL;
 
 		free(st);
 		return ims_err(args->log, err, "selinux: cannot load file contexts %s: %s",
-			       cfg->file_contexts ? cfg->file_contexts : "of the policy",
+			       contexts ? contexts : "of the policy",
 			       strerror(-err));
 	}
 	*state_ret = st;
@@ -93,9 +92,16 @@ static int selinux_file_closed(void *state, struct imastream_file *f)
 	return err;
 }
 
+static const struct imastream_plugin_key selinux_keys[] = {
+	{ .name = "file_contexts", .help = "SELinux file_contexts path (the policy's if unset)" },
+	{ .name = NULL },
+};
+
 const struct imastream_plugin_ops ims_selinux_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "selinux",
 	.rank = IMASTREAM_RANK_LABELS,
+	.keys = selinux_keys,
 	.init = selinux_init,
 	.cleanup = selinux_cleanup,
 	.tsm_pre = selinux_tsm_pre,

@@ -85,10 +85,11 @@ static void line_end(struct trace *t)
 static int trace_init(struct imastream_init_args *args, void **state_ret)
 {
 	const struct imastream_config *cfg = args->cfg;
+	const char *path = imastream_config_get(cfg, "trace");
 	struct trace *t;
 	int fd;
 
-	if (!cfg->trace)
+	if (!path)
 		return ims_err(args->log, -EINVAL, "plugin %s needs a transcript file (trace)",
 			       args->name);
 	t = calloc(1, sizeof(*t));
@@ -96,7 +97,7 @@ static int trace_init(struct imastream_init_args *args, void **state_ret)
 		return -ENOMEM;
 	snprintf(t->name, sizeof(t->name), "%s", args->name);
 	/* O_APPEND: several trace plugins (and a test) may share one transcript. */
-	fd = open(cfg->trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0 || !(t->out = fdopen(fd, "a"))) {
 		int err = -errno;
 
@@ -104,7 +105,7 @@ static int trace_init(struct imastream_init_args *args, void **state_ret)
 			close(fd);
 		free(t);
 		return ims_err(args->log, err, "plugin %s: cannot open %s: %s", args->name,
-			       cfg->trace, strerror(-err));
+			       path, strerror(-err));
 	}
 	line_start(t, "init");
 	fprintf(t->out, " mode=%d algo=%d evm=%d", cfg->mode, cfg->hash_algo, cfg->evm);
@@ -280,9 +281,16 @@ static int trace_file_conflict(void *state, const struct imastream_conflict *c)
 	return 0;
 }
 
+static const struct imastream_plugin_key trace_keys[] = {
+	{ .name = "trace", .help = "file the trace plugin appends its transcript to" },
+	{ .name = NULL },
+};
+
 const struct imastream_plugin_ops ims_trace_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "trace",
 	.rank = IMASTREAM_RANK_ANY,
+	.keys = trace_keys,
 	.init = trace_init,
 	.cleanup = trace_cleanup,
 	.tsm_pre = trace_tsm_pre,

@@ -55,7 +55,8 @@ int imastream_chain_new(const struct imastream_config *cfg, const struct imastre
 {
 	struct imastream_chain *chain;
 
-	if (!cfg || !ret)
+	/* A configuration imastream_config_init() did not fill has no size. */
+	if (!cfg || cfg->size < IMS_CONFIG_SIZE_1 || !ret)
 		return -EINVAL;
 	chain = calloc(1, sizeof(*chain));
 	if (!chain)
@@ -72,6 +73,11 @@ int imastream_chain_add(struct imastream_chain *chain, const struct imastream_pl
 {
 	if (!chain || !ops || !ops->name || chain->initialised)
 		return -EINVAL;
+	/* Without a size the chain cannot tell which members the plugin's table has. */
+	if (ops->size < IMS_PLUGIN_OPS_SIZE_1)
+		return ims_err(chain->svc.log, -EINVAL,
+			       "chain: plugin %s: its ops have no size (set .size = sizeof(struct imastream_plugin_ops))",
+			       ops->name);
 	if (chain->n == MAX_PLUGINS)
 		return ims_err(chain->svc.log, -E2BIG, "chain: more than %d plugins", MAX_PLUGINS);
 	for (unsigned int i = 0; i < chain->n; i++) {

@@ -6,57 +6,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/private.h"
-#include "imastream/chain.h"
+#include "plugin/core/private.h"
 
 #define DEFAULT_PLUGINS "selinux,ima,evm"
 
-static const char *const config_keys[] = {
+/* The core's keys; each plugin declares its own in its ops (plugin_keys.c). */
+static const char *const core_keys[] = {
 	"mode", "hash_algo", "key", "key_pass_file", "key_pass_env", "cert", "trust", "evm", "plugins",
-	"file_contexts", "no_xattr_support", "config_files", "xattr_namespace", "trace",
-	"record_log", "record_syslog", "trust_domains", "trust_unknown", "trust_privileged_rank",
-	"trust_protected", "seccomp_deny", "smack_manifests", "package_sigs", "package_sig_failure",
+	"no_xattr_support", "config_files", "xattr_namespace", "package_sigs", "package_sig_failure",
 	"package_sig_algos",
-	/* Scriptlets' SELinux context, Smack manifests carried by packages. */
-	"script_exec_context", "smack_package_manifests",
 	/* The opt-in for weak digests (md5): refused everywhere else. */
 	"weak_algos",
 	NULL,
 };
 
-/* The policy plugins' keys: text kept as given, checked by the plugin that reads it. */
-static char **policy_field(struct imastream_config *cfg, const char *key)
+const char *const *ims_config_core_keys(void)
 {
-	struct {
-		const char *key;
-		char **field;
-	} map[] = {
-		{ "record_log", &cfg->record_log },
-		{ "record_syslog", &cfg->record_syslog },
-		{ "trust_domains", &cfg->trust_domains },
-		{ "trust_unknown", &cfg->trust_unknown },
-		{ "trust_privileged_rank", &cfg->trust_privileged_rank },
-		{ "trust_protected", &cfg->trust_protected },
-		{ "seccomp_deny", &cfg->seccomp_deny },
-		{ "smack_manifests", &cfg->smack_manifests },
-		{ "script_exec_context", &cfg->script_exec_context },
-		{ "smack_package_manifests", &cfg->smack_package_manifests },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (strcmp(key, map[i].key) == 0)
-			return map[i].field;
-	return NULL;
+	return core_keys;
 }
 
-const char *const *imastream_config_keys(void)
+int imastream_config_init_sized(struct imastream_config *cfg, size_t size)
 {
-	return config_keys;
-}
+	int err;
 
-int imastream_config_init(struct imastream_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
+	/* Smaller than the first sized struct: not a struct imastream_config at all. */
+	if (!cfg || size < IMS_CONFIG_SIZE_1)
+		return -EINVAL;
+	/* Only the caller's bytes: an older program's struct ends before ours. */
+	memset(cfg, 0, size);
+	cfg->size = size;
 	cfg->mode = IMASTREAM_MODE_HASH;
 	cfg->hash_algo = IMASTREAM_HASH_SHA256;
 	cfg->no_xattr = IMASTREAM_NO_XATTR_FAIL;
@@ -66,12 +44,15 @@ int imastream_config_init(struct imastream_config *cfg)
 	/* rpm's default file digest, which sign-package signs over unless told otherwise. */
 	cfg->package_sig_algos = IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256);
 	cfg->plugins = strdup(DEFAULT_PLUGINS);
-	return cfg->plugins ? 0 : -ENOMEM;
+	err = cfg->plugins ? ims_config_values_new(&cfg->values) : -ENOMEM;
+	if (err)
+		imastream_config_release(cfg);
+	return err;
 }
 
 void imastream_config_release(struct imastream_config *cfg)
 {
-	if (!cfg)
+	if (!cfg || cfg->size < IMS_CONFIG_SIZE_1)
 		return;
 	free(cfg->key);
 	free(cfg->key_pass_file);
@@ -79,19 +60,8 @@ void imastream_config_release(struct imastream_config *cfg)
 	free(cfg->cert);
 	free(cfg->trust);
 	free(cfg->plugins);
-	free(cfg->file_contexts);
-	free(cfg->trace);
-	free(cfg->record_log);
-	free(cfg->record_syslog);
-	free(cfg->trust_domains);
-	free(cfg->trust_unknown);
-	free(cfg->trust_privileged_rank);
-	free(cfg->trust_protected);
-	free(cfg->seccomp_deny);
-	free(cfg->smack_manifests);
-	free(cfg->script_exec_context);
-	free(cfg->smack_package_manifests);
-	memset(cfg, 0, sizeof(*cfg));
+	ims_config_values_free(cfg->values);
+	memset(cfg, 0, cfg->size);
 }
 
 /* Maps @value to the index of a word in @words (NULL-terminated), or -1. */
@@ -171,10 +141,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
 	static const char *const weak[] = { "refuse", "allow", NULL };
 	const struct imastream_hash_info *hi;
-	char **field;
-	int v;
+	int err, v;
 
-	if (!key || !value)
+	if (!cfg || cfg->size < IMS_CONFIG_SIZE_1 || !key || !value)
 		return -EINVAL;
 	if (!where)
 		where = key;
@@ -256,13 +225,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		return set_string(&cfg->cert, value);
 	if (strcmp(key, "trust") == 0)
 		return set_string(&cfg->trust, value);
-	if (strcmp(key, "file_contexts") == 0)
-		return set_string(&cfg->file_contexts, value);
-	if (strcmp(key, "trace") == 0)
-		return set_string(&cfg->trace, value);
-	field = policy_field(cfg, key);
-	if (field)
-		return set_string(field, value);
+	err = ims_config_values_set(cfg->values, key, value, where, log);
+	if (err != -ENOENT)
+		return err;
 	return ims_err(log, -EINVAL, "%s: unknown configuration key \"%s\"", where, key);
 bad:
 	/* A key with a fixed set of values has no "unset": empty is a mistake, not the default. */

@@ -57,6 +57,28 @@ int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t 
 int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_digest *out,
 		      unsigned int max, unsigned int *n_ret);
 
+/*
+ * The configuration (config.c) and the keys the built-in plugins declare (plugin_keys.c):
+ * config.c owns the core's keys and hands every other key to ims_config_values_set(),
+ * which returns -ENOENT for a key no plugin declares.
+ */
+const char *const *ims_config_core_keys(void);
+int ims_config_values_new(struct imastream_config_values **ret);
+void ims_config_values_free(struct imastream_config_values *t);
+int ims_config_values_set(struct imastream_config_values *t, const char *key, const char *value,
+			  const char *where, const struct imastream_log *log);
+
+/* Whether a caller's struct (one with a size member) is large enough to hold @member. */
+#define IMS_HAS_MEMBER(p, type, member) \
+	((p)->size >= offsetof(type, member) + sizeof(((type *)0)->member))
+
+/* The size of the first struct imastream_config and imastream_plugin_ops with a size. */
+#define IMS_CONFIG_SIZE_1 (offsetof(struct imastream_config, allow_weak_algos) + sizeof(bool))
+/* Members added after these: read and set only when IMS_HAS_MEMBER() says so. */
+#define IMS_PLUGIN_OPS_SIZE_1                                                       \
+	(offsetof(struct imastream_plugin_ops, file_conflict) +                     \
+	 sizeof(((struct imastream_plugin_ops *)0)->file_conflict))
+
 /* The chain's key (signer.c): loaded from @cfg, checked against cfg->trust. */
 struct imastream_signer;
 int ims_signer_load(const struct imastream_config *cfg, const struct imastream_log *log,

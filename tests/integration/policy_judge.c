@@ -72,7 +72,8 @@ int main(int argc, char **argv)
 	if (rpmReadConfigFiles(NULL, NULL) || imastream_config_init(&cfg))
 		return 99;
 	configure(&cfg, argv[1]);
-	if (ims_domains_load(cfg.trust_domains, "trust_domains", &out_log, &domains))
+	if (ims_domains_load(imastream_config_get(&cfg, "trust_domains"), "trust_domains", &out_log,
+			     &domains))
 		return 99;
 	ts = rpmtsCreate();
 	/* Our judgement only: rpm checks neither digests nor signatures here. */

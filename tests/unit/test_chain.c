@@ -124,6 +124,7 @@ static void veto_file_done(void *state, struct imastream_file *f, int res)
 }
 
 static const struct imastream_plugin_ops veto_ops = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "veto",
 	.rank = IMASTREAM_RANK_LABELS,
 	.init = veto_init,
@@ -144,6 +145,7 @@ static int failing_init(struct imastream_init_args *args, void **state_ret)
 }
 
 static const struct imastream_plugin_ops failing_ops = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "nokey",
 	.rank = IMASTREAM_RANK_EVM,
 	.init = failing_init,

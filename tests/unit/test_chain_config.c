@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The configuration keys: defaults, every value form, the file syntax, one line per error. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,115 @@ static void test_chain_from_config(void)
 		imastream_config_release(&cfg);
 	}
 	ASSERT_EQ(imastream_chain_from_config(NULL, &log_, &chain), -EINVAL);
+}
+
+/* The plugins' keys: declared in their ops, routed by imastream_config_set(), defaults. */
+static void test_plugin_keys(void)
+{
+	struct imastream_config cfg;
+	const struct imastream_plugin_ops *ops;
+	unsigned int n_plugin_keys = 0;
+
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+	/* Declared defaults, and NULL for a key without one, a core key, an unknown key. */
+	ASSERT(strcmp(imastream_config_get(&cfg, "trust_unknown"), "refuse") == 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "trust_privileged_rank"), "50") == 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "record_syslog"), "authpriv") == 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "smack_package_manifests"), "no") == 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "script_exec_context"), "auto") == 0);
+	ASSERT(strstr(imastream_config_get(&cfg, "seccomp_deny"), "kexec_load"));
+	ASSERT(imastream_config_get(&cfg, "record_log") == NULL);
+	ASSERT(imastream_config_get(&cfg, "file_contexts") == NULL);
+	ASSERT(imastream_config_get(&cfg, "mode") == NULL);
+	ASSERT(imastream_config_get(&cfg, "nosuch") == NULL);
+	ASSERT(imastream_config_get(NULL, "trust_unknown") == NULL);
+
+	/* Set, replaced, and unset by an empty value: the default again. */
+	ASSERT_EQ(set(&cfg, "record_log", "/var/log/a"), 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "record_log"), "/var/log/a") == 0);
+	ASSERT_EQ(set(&cfg, "trust_unknown", "allow"), 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "trust_unknown"), "allow") == 0);
+	ASSERT_EQ(set(&cfg, "trust_unknown", ""), 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "trust_unknown"), "refuse") == 0);
+	ASSERT_EQ(set(&cfg, "record_log", ""), 0);
+	ASSERT(imastream_config_get(&cfg, "record_log") == NULL);
+
+	/* A plugin's check: one line naming the source, key and value; the value kept. */
+	ASSERT_EQ(set(&cfg, "trust_privileged_rank", "10"), 0);
+	ASSERT_EQ(set(&cfg, "trust_privileged_rank", "high"), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strcmp(last, "test: trust_privileged_rank \"high\" is not 0..1000000") == 0);
+	ASSERT(strcmp(imastream_config_get(&cfg, "trust_privileged_rank"), "10") == 0);
+	ASSERT_EQ(set(&cfg, "trust_unknown", "maybe"), -EINVAL);
+	ASSERT(strcmp(last, "test: trust_unknown \"maybe\" is not refuse or allow") == 0);
+	ASSERT_EQ(set(&cfg, "record_syslog", "nosuch"), -EINVAL);
+	ASSERT(strcmp(last, "test: record_syslog \"nosuch\" is not a syslog facility or none") == 0);
+	ASSERT_EQ(set(&cfg, "record_syslog", "local3"), 0);
+	ASSERT_EQ(set(&cfg, "smack_package_manifests", "-1"), -EINVAL);
+	ASSERT_EQ(set(&cfg, "smack_package_manifests", "70"), 0);
+	/* Through the file too: the line is the source. */
+	{
+		char path[512], want[600];
+
+		ASSERT_EQ(load(&cfg, "record_log = /l\ntrust_unknown = sometimes\n", path,
+			       sizeof(path)), -EINVAL);
+		ASSERT_EQ(n_lines, 1);
+		snprintf(want, sizeof(want), "%s:2: trust_unknown \"sometimes\" is not refuse or allow",
+			 path);
+		ASSERT(strcmp(last, want) == 0);
+		ASSERT(strcmp(imastream_config_get(&cfg, "record_log"), "/l") == 0);
+	}
+	imastream_config_release(&cfg);
+	ASSERT(cfg.values == NULL);
+	imastream_config_release(&cfg); /* twice is harmless */
+
+	/* imastream_config_keys() names every plugin's keys, each once, after the core's. */
+	for (unsigned int i = 0; (ops = imastream_plugin_at(i)); i++) {
+		ASSERT(ops->size == sizeof(struct imastream_plugin_ops));
+		for (const struct imastream_plugin_key *k = ops->keys; k && k->name; k++) {
+			unsigned int seen = 0;
+
+			for (const char *const *key = imastream_config_keys(); *key; key++)
+				seen += strcmp(*key, k->name) == 0;
+			if (seen != 1) {
+				fprintf(stderr, "key %s of plugin %s listed %u times\n", k->name,
+					ops->name, seen);
+				ASSERT(0);
+			}
+			ASSERT(k->help && k->help[0]);
+			/* A default passes its own check. */
+			ASSERT(!k->def || !k->check || !k->check(k->def));
+			n_plugin_keys++;
+		}
+	}
+	ASSERT_EQ(n_plugin_keys, 12);
+	ASSERT(strcmp(imastream_config_keys()[0], "mode") == 0);
+}
+
+/* The sizes that leave room to grow: a struct without one is refused, not misread. */
+static void test_sizes(void)
+{
+	struct imastream_config cfg;
+	struct imastream_chain *chain;
+	struct imastream_plugin_ops unsized = *imastream_plugin_lookup("trace");
+
+	ASSERT_EQ(imastream_config_init_sized(&cfg, offsetof(struct imastream_config, mode)),
+		  -EINVAL);
+	ASSERT_EQ(imastream_config_init_sized(NULL, sizeof(cfg)), -EINVAL);
+	memset(&cfg, 0, sizeof(cfg));
+	ASSERT_EQ(imastream_chain_new(&cfg, &log_, &chain), -EINVAL);
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+	ASSERT_EQ(cfg.size, sizeof(cfg));
+	ASSERT_EQ(imastream_chain_new(&cfg, &log_, &chain), 0);
+	unsized.size = 0;
+	unsized.name = "unsized";
+	n_lines = 0;
+	ASSERT_EQ(imastream_chain_add(chain, &unsized), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strstr(last, "chain: plugin unsized: its ops have no size"));
+	ASSERT_EQ(imastream_chain_add(chain, imastream_plugin_lookup("trace")), 0);
+	imastream_chain_free(chain);
+	imastream_config_release(&cfg);
 }
 
 int main(void)
@@ -239,5 +349,7 @@ int main(void)
 		}
 	}
 	test_chain_from_config();
+	test_plugin_keys();
+	test_sizes();
 	return 0;
 }

@@ -319,6 +319,7 @@ static int conflict_file_conflict(void *state, const struct imastream_conflict *
 }
 
 const struct imastream_plugin_ops ims_conflict_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "conflict",
 	.rank = IMASTREAM_RANK_ANY,
 	.init = conflict_init,

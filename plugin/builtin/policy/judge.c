@@ -24,7 +24,8 @@ int ims_trust_load(const struct imastream_config *cfg, const struct imastream_lo
 
 	if (!t)
 		return -ENOMEM;
-	err = ims_domains_load(cfg->trust_domains, "trust_domains", log, &t->domains);
+	err = ims_domains_load(imastream_config_get(cfg, "trust_domains"), "trust_domains", log,
+			       &t->domains);
 	if (err) {
 		free(t);
 		return err;

@@ -77,7 +77,7 @@ int ims_header_judge(const struct ims_domains *d, void *rpm_keyring, void *heade
 int ims_domains_judge(const struct ims_domains *d, void *header, struct ims_verdict *v);
 
 /*
- * The chain's trust domains (judge.c): loaded once per chain from cfg->trust_domains, at
+ * The chain's trust domains (judge.c): loaded once per chain from the trust_domains key, at
  * the first call (a plugin's init: keys are read before any chroot), and one verdict per
  * package, judged at psm_pre before any plugin's psm_pre runs.  A failed load is said
  * once and returned to every later caller.

@@ -54,12 +54,8 @@ static const struct {
 	{ "local5", LOG_LOCAL5 }, { "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
 };
 
-static int parse_facility(const char *name, int *ret, const struct imastream_log *log)
+static int parse_facility(const char *name, int *ret)
 {
-	if (!name || strcmp(name, "authpriv") == 0) {
-		*ret = LOG_AUTHPRIV;
-		return 0;
-	}
 	if (strcmp(name, "none") == 0) {
 		*ret = -1;
 		return 0;
@@ -69,8 +65,14 @@ static int parse_facility(const char *name, int *ret, const struct imastream_log
 			*ret = facilities[i].facility;
 			return 0;
 		}
-	return ims_err(log, -EINVAL, "record: record_syslog \"%s\" is not a syslog facility or none",
-		       name);
+	return -EINVAL;
+}
+
+static const char *check_facility(const char *value)
+{
+	int facility;
+
+	return parse_facility(value, &facility) ? "is not a syslog facility or none" : NULL;
 }
 
 static void record_cleanup(void *state)
@@ -97,16 +99,17 @@ static int record_init(struct imastream_init_args *args, void **state_ret)
 	r->log = args->log;
 	r->chain = args->chain;
 	r->algo = cfg->hash_algo;
-	r->log_path = cfg->record_log;
-	err = parse_facility(cfg->record_syslog, &r->facility, r->log);
-	if (!err && !cfg->record_log)
+	r->log_path = imastream_config_get(cfg, "record_log");
+	/* Checked when set (check_facility), so the default parses too. */
+	err = parse_facility(imastream_config_get(cfg, "record_syslog"), &r->facility);
+	if (!err && !r->log_path)
 		err = ims_err(r->log, -EINVAL, "record: no record_log file configured");
 	if (!err) {
 		/* Opened here: file hooks run inside the chroot, the log lives outside it. */
-		r->fd = open(cfg->record_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+		r->fd = open(r->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 			     0640);
 		if (r->fd < 0)
-			err = ims_err(r->log, -errno, "record: cannot open %s: %s", cfg->record_log,
+			err = ims_err(r->log, -errno, "record: cannot open %s: %s", r->log_path,
 				      strerror(errno));
 	}
 	/* With trust domains configured, the record names the domain that verified. */
@@ -296,9 +299,18 @@ static void record_file_done(void *state, struct imastream_file *f, int res)
 	free(line);
 }
 
+static const struct imastream_plugin_key record_keys[] = {
+	{ .name = "record_log", .help = "file the record plugin appends one line per file to" },
+	{ .name = "record_syslog", .def = "authpriv", .check = check_facility,
+	  .help = "syslog facility of its per-transaction summary, or none" },
+	{ .name = NULL },
+};
+
 const struct imastream_plugin_ops ims_record_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "record",
 	.rank = IMASTREAM_RANK_ANY,
+	.keys = record_keys,
 	.init = record_init,
 	.cleanup = record_cleanup,
 	.tsm_pre = record_tsm_pre,

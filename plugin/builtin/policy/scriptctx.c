@@ -91,7 +91,7 @@ static int build_filter(struct scriptctx *s, const char *list)
 
 static int scriptctx_init(struct imastream_init_args *args, void **state_ret)
 {
-	const char *list = args->cfg->seccomp_deny ? args->cfg->seccomp_deny : DEFAULT_DENY;
+	const char *list = imastream_config_get(args->cfg, "seccomp_deny");
 	struct scriptctx *s;
 	int err;
 
@@ -99,7 +99,7 @@ static int scriptctx_init(struct imastream_init_args *args, void **state_ret)
 	if (!s)
 		return -ENOMEM;
 	s->log = args->log;
-	s->exec_context = args->cfg->script_exec_context;
+	s->exec_context = imastream_config_get(args->cfg, "script_exec_context");
 	s->selinux = &ims_libselinux_ops;
 	err = build_filter(s, list);
 	if (!err)
@@ -144,9 +144,20 @@ static int scriptctx_script_exec(void *state, const struct imastream_script *scr
 	return 0;
 }
 
+/* Both checked at init: the system calls and the contexts are the running system's. */
+static const struct imastream_plugin_key scriptctx_keys[] = {
+	{ .name = "seccomp_deny", .def = DEFAULT_DENY,
+	  .help = "syscalls scriptlets get EPERM for, comma-separated" },
+	{ .name = "script_exec_context", .def = "auto",
+	  .help = "auto | none | USER:ROLE:TYPE[:RANGE]: scriptlets' SELinux exec context" },
+	{ .name = NULL },
+};
+
 const struct imastream_plugin_ops ims_scriptctx_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "scriptctx",
 	.rank = IMASTREAM_RANK_ANY,
+	.keys = scriptctx_keys,
 	.init = scriptctx_init,
 	.cleanup = scriptctx_cleanup,
 	.tsm_pre = scriptctx_tsm_pre,

@@ -227,38 +227,57 @@ static int load_manifests(struct smack *s, const char *dir)
 	return err;
 }
 
-/* smack_package_manifests = no | yes | RANK; a rank needs trust_domains to judge by. */
-static int parse_own(struct smack *s, const struct imastream_config *cfg)
+/* smack_package_manifests = no | yes | RANK: -1, 0 or the rank; -EINVAL for anything else. */
+static int parse_own_min_rank(const char *v, int *ret)
 {
-	const char *v = cfg->smack_package_manifests;
 	char *end;
 	long rank;
 
-	s->own_min_rank = -1;
-	if (!v || strcmp(v, "no") == 0)
+	if (strcmp(v, "no") == 0) {
+		*ret = -1;
 		return 0;
+	}
 	if (strcmp(v, "yes") == 0) {
-		s->own_min_rank = 0;
+		*ret = 0;
 		return 0;
 	}
 	errno = 0;
 	rank = strtol(v, &end, 10);
 	if (errno || end == v || *end || rank < 0 || rank > 1000000)
-		return ims_err(s->log, -EINVAL,
-			       "smack: smack_package_manifests \"%s\" is not no, yes or a rank 0..1000000",
-			       v);
-	s->own_min_rank = (int)rank;
+		return -EINVAL;
+	*ret = (int)rank;
+	return 0;
+}
+
+static const char *check_own(const char *value)
+{
+	int rank;
+
+	return parse_own_min_rank(value, &rank) ? "is not no, yes or a rank 0..1000000" : NULL;
+}
+
+/* A rank needs trust_domains to judge packages by. */
+static int parse_own(struct smack *s, const struct imastream_config *cfg)
+{
+	const char *v = imastream_config_get(cfg, "smack_package_manifests");
+
+	/* Checked when set (check_own), so the default parses too. */
+	if (parse_own_min_rank(v, &s->own_min_rank) < 0)
+		return -EINVAL;
+	if (strcmp(v, "no") == 0 || strcmp(v, "yes") == 0)
+		return 0;
 	if (ims_chain_domains(s->chain, &s->domains))
 		return -EINVAL;
 	if (!ims_domains_count(s->domains))
 		return ims_err(s->log, -EINVAL,
-			       "smack: smack_package_manifests = %ld needs trust_domains to rank packages by",
-			       rank);
+			       "smack: smack_package_manifests = %d needs trust_domains to rank packages by",
+			       s->own_min_rank);
 	return 0;
 }
 
 static int smack_init(struct imastream_init_args *args, void **state_ret)
 {
+	const char *folder;
 	struct smack *s;
 	int err;
 
@@ -267,12 +286,13 @@ static int smack_init(struct imastream_init_args *args, void **state_ret)
 		return -ENOMEM;
 	s->log = args->log;
 	s->chain = args->chain;
+	folder = imastream_config_get(args->cfg, "smack_manifests");
 	err = parse_own(s, args->cfg);
-	if (!err && !args->cfg->smack_manifests && s->own_min_rank < 0)
+	if (!err && !folder && s->own_min_rank < 0)
 		err = ims_err(s->log, -EINVAL,
 			      "smack: no smack_manifests folder configured and smack_package_manifests is no");
-	else if (!err && args->cfg->smack_manifests)
-		err = load_manifests(s, args->cfg->smack_manifests);
+	else if (!err && folder)
+		err = load_manifests(s, folder);
 	if (err) {
 		smack_cleanup(s);
 		return err;
@@ -476,9 +496,19 @@ static int smack_file_closed(void *state, struct imastream_file *f)
 	return err;
 }
 
+static const struct imastream_plugin_key smack_keys[] = {
+	{ .name = "smack_manifests", .help = "folder of per-package Smack manifests NAME.manifest" },
+	{ .name = "smack_package_manifests", .def = "no", .check = check_own,
+	  .help = "no | yes | RANK: honour a manifest the package carries (RANK: only from "
+		  "trust domains ranked at least RANK)" },
+	{ .name = NULL },
+};
+
 const struct imastream_plugin_ops ims_smack_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "smack",
 	.rank = IMASTREAM_RANK_LABELS,
+	.keys = smack_keys,
 	.init = smack_init,
 	.cleanup = smack_cleanup,
 	.psm_pre = smack_psm_pre,

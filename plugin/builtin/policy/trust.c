@@ -18,8 +18,6 @@
 #include "plugin/builtin/plugins.h"
 #include "plugin/builtin/policy/policy.h"
 
-#define DEFAULT_PRIVILEGED_RANK 50
-
 struct trust {
 	const struct imastream_log *log;
 	struct imastream_chain *chain;
@@ -38,20 +36,30 @@ static void trust_cleanup(void *state)
 	free(t);
 }
 
-static int parse_rank(const char *text, int *rank, const struct imastream_log *log)
+static int parse_rank(const char *text, int *rank)
 {
 	char *end;
 	long v;
 
-	if (!text)
-		return 0;
 	errno = 0;
 	v = strtol(text, &end, 10);
 	if (errno || end == text || *end || v < 0 || v > 1000000)
-		return ims_err(log, -EINVAL, "trust: trust_privileged_rank \"%s\" is not 0..1000000",
-			       text);
+		return -EINVAL;
 	*rank = (int)v;
 	return 0;
+}
+
+static const char *check_rank(const char *value)
+{
+	int rank;
+
+	return parse_rank(value, &rank) ? "is not 0..1000000" : NULL;
+}
+
+static const char *check_unknown(const char *value)
+{
+	return strcmp(value, "refuse") == 0 || strcmp(value, "allow") == 0 ?
+		       NULL : "is not refuse or allow";
 }
 
 static int trust_init(struct imastream_init_args *args, void **state_ret)
@@ -65,17 +73,10 @@ static int trust_init(struct imastream_init_args *args, void **state_ret)
 		return -ENOMEM;
 	t->log = args->log;
 	t->chain = args->chain;
-	t->privileged_rank = DEFAULT_PRIVILEGED_RANK;
-	t->protected = cfg->trust_protected;
-	err = parse_rank(cfg->trust_privileged_rank, &t->privileged_rank, t->log);
-	if (!err && cfg->trust_unknown) {
-		if (strcmp(cfg->trust_unknown, "allow") == 0)
-			t->allow_unknown = true;
-		else if (strcmp(cfg->trust_unknown, "refuse") != 0)
-			err = ims_err(t->log, -EINVAL,
-				      "trust: trust_unknown \"%s\" is not refuse or allow",
-				      cfg->trust_unknown);
-	}
+	t->protected = imastream_config_get(cfg, "trust_protected");
+	/* Both checked when set (check_rank, check_unknown), so their defaults parse too. */
+	err = parse_rank(imastream_config_get(cfg, "trust_privileged_rank"), &t->privileged_rank);
+	t->allow_unknown = strcmp(imastream_config_get(cfg, "trust_unknown"), "allow") == 0;
 	if (!err)
 		err = ims_chain_domains(t->chain, &t->domains);
 	if (!err && !ims_domains_count(t->domains) && !t->allow_unknown)
@@ -198,9 +199,23 @@ static int trust_psm_pre(void *state, const struct imastream_pkg *pkg)
 	return check_files(t, pkg, pkg->rpm_header, domain, rank);
 }
 
+/* trust_domains is the chain's resource (judge.c), declared here as the trust plugin's. */
+static const struct imastream_plugin_key trust_keys[] = {
+	{ .name = "trust_domains",
+	  .help = "\"NAME=RANK:KEYFILE[:KEYFILE...]\" words: armored OpenPGP keys" },
+	{ .name = "trust_unknown", .def = "refuse", .check = check_unknown,
+	  .help = "refuse | allow: packages outside every domain" },
+	{ .name = "trust_privileged_rank", .def = "50", .check = check_rank,
+	  .help = "rank a domain needs for setuid/setgid, file capabilities and protected paths" },
+	{ .name = "trust_protected", .help = "path prefixes only a privileged domain may install to" },
+	{ .name = NULL },
+};
+
 const struct imastream_plugin_ops ims_trust_plugin = {
+	.size = sizeof(struct imastream_plugin_ops),
 	.name = "trust",
 	.rank = IMASTREAM_RANK_ANY,
+	.keys = trust_keys,
 	.init = trust_init,
 	.cleanup = trust_cleanup,
 	.psm_pre = trust_psm_pre,
