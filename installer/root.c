@@ -40,44 +40,6 @@ struct imastream_root_txn {
 	const struct imastream_log *log;
 };
 
-/*
- * Opens directory @rel below @rootfd one component at a time, never following a symlink;
- * missing components are created (0755) when @create.  Return: an fd or -errno.
- */
-static int open_dir_below(int rootfd, const char *rel, bool create, unsigned int *made)
-{
-	char buf[PATH_MAX];
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf)) {
-		if (fd >= 0)
-			close(fd);
-		return -ENAMETOOLONG;
-	}
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c && fd >= 0;
-	     c = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (next < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, c, 0755) && errno != EEXIST) {
-				next = -1;
-			} else {
-				if (made)
-					(*made)++;
-				next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			}
-		}
-		{
-			int err = errno;
-
-			close(fd);
-			errno = err;
-		}
-		fd = next;
-	}
-	return fd < 0 ? -errno : fd;
-}
-
 int imastream_root_lock_path(char *buf, size_t size)
 {
 	char *path;
@@ -114,7 +76,7 @@ static int open_lock_file(int rootfd, const char *root, const char *lock_path,
 		dir[0] = 0;
 		base = rel;
 	}
-	dfd = open_dir_below(rootfd, dir, true, NULL);
+	dfd = ims_open_dir_below(rootfd, dir, true, NULL);
 	if (dfd < 0)
 		return ims_err(log, dfd, "%s: cannot create the directory of rpm's lock %s: %s%s", root,
 			       lock_path, strerror(-dfd),
@@ -349,7 +311,7 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 		goto fail;
 	}
 	t->rootfd = rootfd;
-	t->statefd = open_dir_below(rootfd, STATE_DIR, true, &t->state_made);
+	t->statefd = ims_open_dir_below(rootfd, STATE_DIR, true, &t->state_made);
 	if (t->statefd < 0) {
 		err = ims_err(log, t->statefd, "%s: cannot create %s: %s", root, STATE_DIR,
 			      strerror(-t->statefd));
@@ -419,7 +381,7 @@ int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 	if (lockfd < 0)
 		return lockfd;
 	err = clean_temps(rootfd, log, st);
-	statefd = open_dir_below(rootfd, STATE_DIR, false, NULL);
+	statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
 	if (!err && statefd >= 0 && unlinkat(statefd, RUNNING_NAME, 0) == 0)
 		fsync(statefd);
 	if (statefd >= 0)
