@@ -197,7 +197,7 @@ static int split(char *line, char **field, int max)
 	for (char *p = line; ; ) {
 		char *blank = strchr(p, ' ');
 
-		if (n == max || !*p)
+		if (n == max || !*p || *p == ' ')
 			return -1; /* too many fields, or an empty one */
 		field[n++] = p;
 		if (!blank)
@@ -382,7 +382,8 @@ static bool is_dir_at(int dfd, const char *name)
 /* "ROOT/DIR/NAME" for messages ("/DIR/NAME" for the root "/"). */
 static void shown(char *buf, size_t size, const char *root, const char *dir, const char *name)
 {
-	snprintf(buf, size, "%s/%s%s%s", strcmp(root, "/") ? root : "", dir, *dir ? "/" : "", name);
+	snprintf(buf, size, "%s/%s%s%s", strcmp(root, "/") ? root : "", dir, *dir && *name ? "/" : "",
+		 name);
 }
 
 /* Checks every step before the first one is done: directories beneath the root, no directory moved. */
@@ -406,7 +407,8 @@ static int check_steps(int rootfd, const struct ims_journal *j, const char *root
 				err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
 					      IMS_JOURNAL_NAME " cannot be reached beneath the root (%s%s); nothing was changed",
 					      path, strerror(-dfd),
-					      dfd == -ELOOP || dfd == -EXDEV ? ": a symlink is never followed" : "");
+					      dfd == -ELOOP || dfd == -EXDEV || dfd == -ENOTDIR ?
+					      "; a symlink is never followed" : "");
 				break;
 			}
 		}

@@ -17,6 +17,7 @@
 
 #include "common/private.h"
 #include "imastream/installer.h"
+#include "installer/journal.h"
 #include "installer/private.h"
 
 /*
@@ -29,7 +30,7 @@
 #define RPMLOCK_FALLBACK "/var/lib/rpm/.rpm.lock"
 
 /* Marks a transaction under way: its presence at the next lock means one was interrupted. */
-#define STATE_DIR "var/lib/imastream"
+#define STATE_DIR IMS_STATE_DIR
 #define RUNNING_NAME "running"
 
 struct imastream_root_txn {
@@ -286,6 +287,36 @@ static int mark_running(struct imastream_root_txn *t)
 	return 0;
 }
 
+/* Completes the package an intent journal describes (journal.c), counted in @st. */
+static int complete_journal(int rootfd, int statefd, const char *root,
+			    const struct imastream_log *log, struct imastream_recover_stats *st)
+{
+	struct ims_journal_outcome out;
+	int err = ims_journal_recover(rootfd, statefd, root, log, &out);
+
+	if (!err && out.found) {
+		st->journals++;
+		st->completed += out.renamed + out.removed;
+	}
+	return err;
+}
+
+int imastream_root_interrupted(int rootfd)
+{
+	int statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
+	struct stat sb;
+	int ret;
+
+	if (statefd == -ENOENT)
+		return 0;
+	if (statefd < 0)
+		return statefd;
+	ret = !fstatat(statefd, IMS_JOURNAL_NAME, &sb, AT_SYMLINK_NOFOLLOW) ? 1 :
+	      errno == ENOENT ? 0 : -errno;
+	close(statefd);
+	return ret;
+}
+
 int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 			     const struct imastream_log *log, struct imastream_recover_stats *st,
 			     struct imastream_root_txn **ret)
@@ -317,8 +348,12 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 			      strerror(-t->statefd));
 		goto fail;
 	}
-	/* We hold the lock: a marker left is a transaction that died, whose temp files
-	 * are nobody's any more. */
+	/* We hold the lock: a journal left is a package whose renames a kill cut short,
+	 * completed first (its temp files are what it renames); a marker left is a
+	 * transaction that died, whose temp files are nobody's any more. */
+	err = complete_journal(rootfd, t->statefd, root, log, st);
+	if (err)
+		goto fail;
 	if (!fstatat(t->statefd, RUNNING_NAME, &sb, AT_SYMLINK_NOFOLLOW)) {
 		err = clean_temps(rootfd, log, st);
 		if (err)
@@ -380,8 +415,11 @@ int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 	lockfd = take_lock(rootfd, root, flags, log);
 	if (lockfd < 0)
 		return lockfd;
-	err = clean_temps(rootfd, log, st);
 	statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
+	/* The journal first: the temp files it names are the ones it renames. */
+	err = statefd >= 0 ? complete_journal(rootfd, statefd, root, log, st) : 0;
+	if (!err)
+		err = clean_temps(rootfd, log, st);
 	if (!err && statefd >= 0 && unlinkat(statefd, RUNNING_NAME, 0) == 0)
 		fsync(statefd);
 	if (statefd >= 0)
