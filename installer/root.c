@@ -38,6 +38,7 @@ struct imastream_root_txn {
 	int rootfd;
 	int statefd; /* ROOT/var/lib/imastream, or -1 */
 	unsigned int state_made; /* how many of its last components we created */
+	bool marked; /* the marker is ours (a failed start leaves a killed run's in place) */
 	const struct imastream_log *log;
 };
 
@@ -365,6 +366,7 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 	err = mark_running(t);
 	if (err)
 		goto fail;
+	t->marked = true;
 	*ret = t;
 	return 0;
 fail:
@@ -380,8 +382,10 @@ void imastream_root_txn_end(struct imastream_root_txn *t, int status)
 	if (t->statefd >= 0) {
 		char dir[] = STATE_DIR;
 
-		unlinkat(t->statefd, RUNNING_NAME, 0);
-		fsync(t->statefd);
+		if (t->marked) {
+			unlinkat(t->statefd, RUNNING_NAME, 0);
+			fsync(t->statefd);
+		}
 		close(t->statefd);
 		/* The directories made only for the marker go too (a failed package leaves
 		 * the root as it was); with a record in them, they stay. */

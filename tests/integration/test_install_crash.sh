@@ -128,6 +128,7 @@ journal=$root/var/lib/imastream/journal
 record=$root/var/lib/imastream/packages/imscrash.record
 : >"$root/opt/crash/.imastream-tmp-$dead-1"
 printf 'imastream-journal 1\npackage imscrash\npid 1\nrename /opt/crash .imastream-tmp-1-0 big1\n' >"$journal"
+printf 'imastream-running 1\npid 1\n' >"$root/var/lib/imastream/running" # as a killed run leaves it
 for cmd in recover install; do
 	if [ $cmd = recover ]; then
 		"$IMASTREAM" recover --root "$root" 2>"$work/corrupt.err" && fail "recover took a corrupt journal"
@@ -136,7 +137,8 @@ for cmd in recover install; do
 	fi
 	[ "$(wc -l <"$work/corrupt.err")" = 1 ] && grep -q "$root/var/lib/imastream/journal: corrupt intent journal (line 4: cut short.*nothing was changed" "$work/corrupt.err" ||
 		fail "$cmd on a corrupt journal said: $(cat "$work/corrupt.err")"
-	[ -e "$root/opt/crash/.imastream-tmp-$dead-1" ] && [ -e "$journal" ] || fail "$cmd touched the root"
+	[ -e "$root/opt/crash/.imastream-tmp-$dead-1" ] && [ -e "$journal" ] && [ -e "$root/var/lib/imastream/running" ] ||
+		fail "$cmd touched the root"
 done
 "$IMASTREAM" verify --root "$root" >"$work/verify.out" 2>&1 && fail "verify passed with a journal"
 grep -q "interrupted transaction: run imastream recover" "$work/verify.out" || fail "verify said: $(cat "$work/verify.out")"
