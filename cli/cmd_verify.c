@@ -314,7 +314,10 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 	/* Files of a package half renamed, a record not yet: its files are not to blame. */
 	err = imastream_root_interrupted(job.rootfd);
 	if (err) {
-		if (err > 0)
+		if (err == 2)
+			cli_error("verify: %s: an install is renaming files into place: verify once it ends",
+				  root);
+		else if (err > 0)
 			cli_error("verify: %s: interrupted transaction: run imastream recover --root %s",
 				  root, root);
 		else

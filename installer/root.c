@@ -302,10 +302,32 @@ static int complete_journal(int rootfd, int statefd, const char *root,
 	return err;
 }
 
+/* The pid a journal names (its third line), or 0. */
+static pid_t journal_writer(int statefd)
+{
+	char text[256];
+	const char *p;
+	ssize_t n;
+	long v;
+	int fd = openat(statefd, IMS_JOURNAL_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	p = strstr(text, "\npid ");
+	v = p ? strtol(p + 5, NULL, 10) : 0;
+	return v > 0 && v <= INT_MAX ? (pid_t)v : 0;
+}
+
 int imastream_root_interrupted(int rootfd)
 {
 	int statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
 	struct stat sb;
+	pid_t writer;
 	int ret;
 
 	if (statefd == -ENOENT)
@@ -314,6 +336,10 @@ int imastream_root_interrupted(int rootfd)
 		return statefd;
 	ret = !fstatat(statefd, IMS_JOURNAL_NAME, &sb, AT_SYMLINK_NOFOLLOW) ? 1 :
 	      errno == ENOENT ? 0 : -errno;
+	/* An install renaming right now has its journal too: its writer is alive. */
+	if (ret == 1 && (writer = journal_writer(statefd)) && writer != getpid() &&
+	    (!kill(writer, 0) || errno == EPERM))
+		ret = 2;
 	close(statefd);
 	return ret;
 }

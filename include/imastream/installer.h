@@ -763,7 +763,9 @@ IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned 
 
 /**
  * imastream_root_interrupted - whether a transaction in @rootfd was cut short in its renames
- * Return: 1 when the root has an intent journal (recovery completes it), 0 when not, -errno.
+ * Return: 1 when the root has an intent journal whose writer is gone (recovery completes
+ * it), 2 when its writer is still running (an install is renaming right now), 0 when there
+ * is none, -errno.
  */
 IMASTREAM_API int imastream_root_interrupted(int rootfd);
 
