@@ -127,7 +127,8 @@ echo "== a corrupt intent journal is refused in one line, and nothing is touched
 journal=$root/var/lib/imastream/journal
 record=$root/var/lib/imastream/packages/imscrash.record
 : >"$root/opt/crash/.imastream-tmp-$dead-1"
-printf 'imastream-journal 1\npackage imscrash\npid 1\nrename /opt/crash .imastream-tmp-1-0 big1\n' >"$journal"
+# Its writer is dead ($dead, in hex in temp names): else verify would take it for an install under way.
+printf 'imastream-journal 1\npackage imscrash\npid %d\nrename /opt/crash .imastream-tmp-%s-0 big1\n' $((16#$dead)) "$dead" >"$journal"
 printf 'imastream-running 1\npid 1\n' >"$root/var/lib/imastream/running" # as a killed run leaves it
 for cmd in recover install; do
 	if [ $cmd = recover ]; then
@@ -145,14 +146,14 @@ grep -q "interrupted transaction: run imastream recover" "$work/verify.out" || f
 # A journal whose checksum is right but whose step leads out of the root through a symlink.
 mkdir -p "$work/outside"
 echo outside >"$work/outside/passwd"
-: >"$work/outside/.imastream-tmp-1-0"
+: >"$work/outside/.imastream-tmp-$dead-0"
 ln -s "$work/outside" "$root/escape"
-body=$(printf 'imastream-journal 1\npackage evil\npid 1\nrename /escape .imastream-tmp-1-0 passwd\n')
+body=$(printf 'imastream-journal 1\npackage evil\npid %d\nrename /escape .imastream-tmp-%s-0 passwd\n' $((16#$dead)) "$dead")
 printf '%s\nsha256 %s\n' "$body" "$(printf '%s\n' "$body" | sha256sum | cut -d' ' -f1)" >"$journal"
 "$IMASTREAM" recover --root "$root" 2>"$work/corrupt.err" && fail "recover followed a symlink out of the root"
 grep -q "escape: a step of the intent journal .* a symlink is never followed" "$work/corrupt.err" ||
 	fail "recover on a hostile journal said: $(cat "$work/corrupt.err")"
-[ "$(cat "$work/outside/passwd")" = outside ] && [ -e "$work/outside/.imastream-tmp-1-0" ] ||
+[ "$(cat "$work/outside/passwd")" = outside ] && [ -e "$work/outside/.imastream-tmp-$dead-0" ] ||
 	fail "a hostile journal changed a file outside the root"
 rm -f "$journal" "$root/escape"
 "$IMASTREAM" recover --root "$root" 2>"$work/recover.err" || fail "recover without the journal: $(cat "$work/recover.err")"
