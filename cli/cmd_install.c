@@ -289,7 +289,9 @@ int cmd_install(int argc, char **argv)
 	err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
 	if (err)
 		goto out;
-	err = imastream_extract_new(rootfd, extract_flags | sync_mode,
+	/* The journal lets the next run (or imastream recover) complete a package whose
+	 * renames a kill cut short: we hold the root's transaction. */
+	err = imastream_extract_new(rootfd, extract_flags | sync_mode | IMASTREAM_EXTRACT_JOURNAL,
 				    imastream_chain_sink_entry_sink(cs), &log, &x);
 	if (err)
 		goto out;

@@ -26,11 +26,15 @@ static const struct cli_spec recover_spec = {
 	"Usage: imastream recover --root DIR [--no-wait] [--quiet] [-v]\n"
 	"\n"
 	"Takes rpm's transaction lock for DIR (waiting while an rpm or imastream\n"
-	"transaction holds it), then removes every .imastream-tmp-* file below DIR\n"
-	"whose writer is no longer running: what an 'imastream install' killed or cut\n"
-	"off by a crash left. Files at their final names are never touched, nor the temp\n"
-	"files of a process still alive. 'imastream install' does the same by itself\n"
-	"when it finds that the last install into DIR did not end.\n",
+	"transaction holds it). If an install was killed while renaming a package's\n"
+	"files into place, completes that package from its intent journal\n"
+	"(DIR/var/lib/imastream/journal): its remaining files, then its record. Then\n"
+	"removes every .imastream-tmp-* file below DIR whose writer is no longer\n"
+	"running: what an 'imastream install' killed or cut off by a crash left. No other\n"
+	"file at a final name is touched, nor the temp files of a process still alive.\n"
+	"A journal that is corrupt is refused in one line, and nothing is changed.\n"
+	"'imastream install' does the same by itself when it finds that the last\n"
+	"install into DIR did not end.\n",
 	.uses = recover_options,
 	.epilog =
 	"Exit status: 0 when nothing is left to remove, 1 if a file could not be removed\n"

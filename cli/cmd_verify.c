@@ -90,9 +90,12 @@ static const struct cli_spec verify_spec = {
 	.shared = cli_walk_options,
 	.aliases = verify_aliases,
 	.epilog =
+	"With --root, a root whose last install was killed while renaming a package's\n"
+	"files into place gives one line, 'interrupted transaction: run imastream\n"
+	"recover', and no file is checked.\n"
 	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or\n"
-	"the record is malformed), 2 for a usage error or a trust store that cannot be\n"
-	"loaded.\n",
+	"the record is malformed, or a transaction was interrupted), 2 for a usage error\n"
+	"or a trust store that cannot be loaded.\n",
 };
 
 static void verify_item(void *ctx, unsigned int worker, struct cli_item *it)
@@ -307,6 +310,19 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 	if (job.rootfd < 0) {
 		cli_error("verify: %s: %s", root, strerror(errno));
 		return CLI_USAGE;
+	}
+	/* Files of a package half renamed, a record not yet: its files are not to blame. */
+	err = imastream_root_interrupted(job.rootfd);
+	if (err) {
+		if (err == 2)
+			cli_error("verify: %s: an install is renaming files into place: verify once it ends",
+				  root);
+		else if (err > 0)
+			cli_error("verify: %s: interrupted transaction: run imastream recover --root %s",
+				  root, root);
+		else
+			cli_error("verify: %s: %s", root, strerror(-err));
+		goto out;
 	}
 	if (imastream_verifier_new(trust, &cli_log, &job.verifier))
 		goto out;

@@ -16,7 +16,7 @@ static const struct cli_command commands[] = {
 	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
 	{ "install", cmd_install, "install rpm packages into a root, writing IMA/EVM in the same pass" },
 	{ "relabel", cmd_relabel, "label the files of an installed root from its rpm database" },
-	{ "recover", cmd_recover, "remove what an interrupted 'imastream install' left in a root" },
+	{ "recover", cmd_recover, "complete or clean up what an interrupted 'imastream install' left" },
 	{ "policy", cmd_policy, "write a keylime runtime policy of what a root has installed" },
 	{ "attest", cmd_attest, "check an IMA measurement list against a keylime runtime policy" },
 };

@@ -503,6 +503,20 @@ static int cs_commit_package(void *arg)
 	return cs->rpkg ? ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg) : 0;
 }
 
+/* The record's rename, done at end_package: the intent journal lists it last. */
+static int cs_journal(void *arg, int (*add)(void *ctx, const char *dir, const char *tmp,
+					    const char *name),
+		      void *ctx)
+{
+	struct imastream_chain_sink *cs = arg;
+	const char *dir, *tmp;
+	char name[NAME_MAX + 1];
+
+	if (!cs->rpkg || ims_record_pkg_pending(cs->rpkg, &dir, &tmp, name, sizeof(name)))
+		return 0;
+	return add(ctx, dir, tmp, name);
+}
+
 static void cs_end_package(void *arg, int status)
 {
 	struct imastream_chain_sink *cs = arg;
@@ -622,6 +636,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		.entry_abort = cs_entry_abort,
 		.commit_package = cs_commit_package,
 		.end_package = cs_end_package,
+		.journal = cs_journal,
 	};
 	*ret = cs;
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -15,6 +16,7 @@
 #include "common/private.h"
 #include "imastream/hash.h"
 #include "imastream/installer.h"
+#include "installer/journal.h"
 #include "installer/private.h"
 
 /* A directory the package touched: created (and so removed on abort) or already there. */
@@ -41,6 +43,9 @@ struct imastream_extract {
 	const struct imastream_log *log;
 	struct imastream_extract_stats stats;
 	unsigned int tmp_seq;
+	/* Tests only (IMASTREAM_TEST_RENAME_DELAY_MS): a pause between two renames, so that a
+	 * kill lands in the rename phase. */
+	unsigned int test_rename_delay_ms;
 
 	/* The open package. */
 	bool open;
@@ -76,7 +81,7 @@ int imastream_extract_new(int rootfd, unsigned int flags, const struct imastream
 	struct stat st;
 
 	if (flags & ~(IMASTREAM_EXTRACT_NO_CHOWN | IMASTREAM_EXTRACT_NO_CAPS | IMASTREAM_EXTRACT_FSYNC |
-		      IMASTREAM_EXTRACT_SYNCFS))
+		      IMASTREAM_EXTRACT_SYNCFS | IMASTREAM_EXTRACT_JOURNAL))
 		return ims_err(log, -EINVAL, "extract: unknown flags 0x%x", flags);
 	if (fstat(rootfd, &st))
 		return ims_err(log, -errno, "extract: root fd %d: %m", rootfd);
@@ -98,6 +103,12 @@ int imastream_extract_new(int rootfd, unsigned int flags, const struct imastream
 		x->sink = *sink;
 	x->log = log;
 	x->cur_fd = -1;
+	{
+		const char *delay = getenv("IMASTREAM_TEST_RENAME_DELAY_MS");
+
+		if (delay)
+			x->test_rename_delay_ms = (unsigned int)strtoul(delay, NULL, 10) % 10000;
+	}
 	*ret = x;
 	return 0;
 }
@@ -886,10 +897,70 @@ static int sync_filesystems(struct imastream_extract *x)
 	return 0;
 }
 
+static int journal_add_sink_rename(void *ctx, const char *dir, const char *tmp, const char *name)
+{
+	const char *why;
+
+	return ims_journal_add(ctx, IMS_JOURNAL_RENAME, dir, tmp, name, &why);
+}
+
+/*
+ * Writes the intent journal of the package: its renames in the order commit does them,
+ * then the sink's (its record).  Every temp file is complete (and synced, with FSYNC or
+ * SYNCFS) at this point.  Return: the state directory's fd (the journal is there), -1
+ * when there was nothing to journal, or -errno (said).
+ */
+static int write_journal(struct imastream_extract *x)
+{
+	struct ims_journal j;
+	const char *why = NULL;
+	int statefd, err;
+
+	err = ims_journal_init(&j, x->pkg, getpid());
+	for (size_t i = 0; i < x->npend && !err; i++)
+		err = ims_journal_add(&j, IMS_JOURNAL_RENAME, x->dirs[x->pend[i].dir].rel,
+				      x->pend[i].tmp, x->pend[i].base, &why);
+	if (!err && x->sink.journal)
+		err = x->sink.journal(x->sink.arg, journal_add_sink_rename, &j);
+	if (err) {
+		ims_journal_clear(&j);
+		return ims_err(x->log, err, "%s: cannot journal its renames: %s", x->pkg,
+			       why ? why : strerror(-err));
+	}
+	if (!j.nops) {
+		ims_journal_clear(&j);
+		return -1;
+	}
+	statefd = ims_open_dir_below(x->rootfd, IMS_STATE_DIR, true, NULL);
+	if (statefd < 0) {
+		ims_journal_clear(&j);
+		return ims_err(x->log, statefd, "%s: cannot create " IMS_STATE_DIR ": %s", x->pkg,
+			       strerror(-statefd));
+	}
+	err = ims_journal_write(statefd, &j, x->flags & (IMASTREAM_EXTRACT_FSYNC | IMASTREAM_EXTRACT_SYNCFS),
+				x->log);
+	ims_journal_clear(&j);
+	if (err) {
+		close(statefd);
+		return err;
+	}
+	return statefd;
+}
+
+/* The test hook's pause (see test_rename_delay_ms). */
+static void test_rename_delay(const struct imastream_extract *x)
+{
+	struct timespec ts = { .tv_sec = x->test_rename_delay_ms / 1000,
+			       .tv_nsec = (long)(x->test_rename_delay_ms % 1000) * 1000000L };
+
+	if (x->test_rename_delay_ms)
+		nanosleep(&ts, NULL);
+}
+
 int imastream_extract_commit(struct imastream_extract *x)
 {
 	size_t i;
-	int err = 0;
+	int err = 0, statefd = -1;
 
 	if (!x->open || x->in_entry)
 		return ims_err(x->log, -EINVAL, "%s: commit with %s",
@@ -911,11 +982,23 @@ int imastream_extract_commit(struct imastream_extract *x)
 			goto out;
 		}
 	}
-	/* Every object is complete with its attributes before the first rename. */
+	/* Every object is complete with its attributes (and synced) before the journal that
+	 * says they are to be renamed, and the journal is durable before the first rename. */
+	if (x->flags & IMASTREAM_EXTRACT_JOURNAL) {
+		statefd = write_journal(x);
+		if (statefd < -1) {
+			err = statefd;
+			statefd = -1;
+			remove_all(x);
+			goto out;
+		}
+	}
 	for (i = 0; i < x->npend; i++) {
 		struct pending *p = &x->pend[i];
 		int dfd;
 
+		if (i)
+			test_rename_delay(x);
 		evict_dir_fds(x);
 		dfd = dir_fd(x, p->dir);
 		if (dfd < 0 || renameat(dfd, p->tmp, dfd, p->base)) {
@@ -950,6 +1033,14 @@ int imastream_extract_commit(struct imastream_extract *x)
 out:
 	if (x->sink.end_package)
 		x->sink.end_package(x->sink.arg, err);
+	if (statefd >= 0) {
+		/* The sink's renames are done too (or, after a failure, its temps removed):
+		 * the renames reach the disk before the journal that asks for them goes. */
+		if ((x->flags & IMASTREAM_EXTRACT_SYNCFS) && syncfs(statefd))
+			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: syncfs: %m", x->pkg);
+		ims_journal_remove(statefd);
+		close(statefd);
+	}
 	reset_package(x);
 	return err;
 }

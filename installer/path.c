@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Package paths made relative to the root, refusing anything that could leave it. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "installer/private.h"
 
@@ -51,4 +55,38 @@ int ims_path_relative(const char *path, const char **rel_ret, const char **why_r
 			break;
 	}
 	return 0;
+}
+
+int ims_open_dir_below(int rootfd, const char *rel, bool create, unsigned int *made)
+{
+	char buf[PATH_MAX];
+	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf)) {
+		if (fd >= 0)
+			close(fd);
+		return -ENAMETOOLONG;
+	}
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c && fd >= 0;
+	     c = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, c, 0755) && errno != EEXIST) {
+				next = -1;
+			} else {
+				if (made)
+					(*made)++;
+				next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			}
+		}
+		{
+			int err = errno;
+
+			close(fd);
+			errno = err;
+		}
+		fd = next;
+	}
+	return fd < 0 ? -errno : fd;
 }

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "imastream/common.h"
@@ -23,6 +24,13 @@
  * Return: 0 or -EINVAL.
  */
 int ims_path_relative(const char *path, const char **rel_ret, const char **why_ret);
+
+/*
+ * Opens directory @rel (relative) below @rootfd one component at a time, never following
+ * a symlink; missing components are created (0755) when @create, and counted in *@made
+ * (may be NULL).  Return: an fd or -errno.
+ */
+int ims_open_dir_below(int rootfd, const char *rel, bool create, unsigned int *made);
 
 /* An open-addressing table from strings (copied) to ints; grows as needed. */
 struct ims_strmap {
@@ -86,6 +94,13 @@ const struct imastream_log *ims_extract_log(const struct imastream_extract *x);
 /* The sink the extractor was created with (its package_header hook is the reader's to call). */
 const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extract *x);
 
+/*
+ * One blank-free field of the record and the journal: every byte outside '!'..'~', and
+ * '%', percent-encoded; "" is "%00".  Decoding is in place; false for a bad escape.
+ */
+void ims_field_put(FILE *f, const char *s);
+bool ims_field_decode(char *s);
+
 /* The install record (installer/record.c): who owns which path, and writing one package's. */
 struct ims_record;
 struct ims_record_pkg;
@@ -107,6 +122,13 @@ const struct imastream_record_file *ims_record_pkg_find(struct ims_record_pkg *p
 int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_pkg *p);
 /* Renames it into place (replacing the same name's) and updates @rec's owners. */
 int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p);
+/*
+ * The rename ims_record_pkg_commit() will do, for the intent journal: the record
+ * directory relative to the root, the temp name written, the final name (in @name).
+ * Return: 0, -ENOENT when no record was written.
+ */
+int ims_record_pkg_pending(const struct ims_record_pkg *p, const char **dir, const char **tmp,
+			   char *name, size_t name_size);
 /* Removes a temp record not committed, then frees. */
 void ims_record_pkg_free(struct ims_record_pkg *p);
 

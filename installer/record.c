@@ -86,7 +86,7 @@ static void rpkg_release(struct rpkg *p)
 }
 
 /* Percent-encodes @s as one field: every byte outside '!'..'~', and '%'. */
-static void put_field(FILE *f, const char *s)
+void ims_field_put(FILE *f, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
@@ -106,7 +106,7 @@ static void put_field(FILE *f, const char *s)
 }
 
 /* Decodes a field in place; false for a bad escape (a %00 in the middle is one too). */
-static bool decode_field(char *s)
+bool ims_field_decode(char *s)
 {
 	char *o = s;
 
@@ -308,7 +308,7 @@ static int parse_file_line(char *line, struct rfile *out)
 				return -EBADMSG;
 		}
 	}
-	if (!decode_field(field[7]) || (n > 8 && !decode_field(field[8])))
+	if (!ims_field_decode(field[7]) || (n > 8 && !ims_field_decode(field[8])))
 		return -EBADMSG;
 	out->path = canonical(field[7]);
 	if (!out->path)
@@ -388,7 +388,7 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 				continue;
 			}
 			if (slot) {
-				if (*slot || !decode_field(val) || !(*slot = strdup(val))) {
+				if (*slot || !ims_field_decode(val) || !(*slot = strdup(val))) {
 					err = -EBADMSG;
 					break;
 				}
@@ -706,16 +706,16 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 		goto out;
 	}
 	fputs(RECORD_MAGIC "\npackage ", f);
-	put_field(f, p->meta.name);
+	ims_field_put(f, p->meta.name);
 	fputs("\nnevra ", f);
-	put_field(f, p->meta.nevra);
+	ims_field_put(f, p->meta.nevra);
 	if (p->meta.ima) {
 		fputs("\nima ", f);
-		put_field(f, p->meta.ima);
+		ims_field_put(f, p->meta.ima);
 	}
 	if (p->meta.evm) {
 		fputs("\nevm ", f);
-		put_field(f, p->meta.evm);
+		ims_field_put(f, p->meta.evm);
 	}
 	p->meta.serial = rec->max_serial + 1;
 	fprintf(f, "\nserial %lu\n", p->meta.serial);
@@ -732,10 +732,10 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 			(rf->f.xattrs & IMASTREAM_RECORD_EVM) && (rf->f.xattrs & IMASTREAM_RECORD_LABEL) ? "+" : "",
 			rf->f.xattrs & IMASTREAM_RECORD_LABEL ? "label" : "",
 			rf->f.xattrs ? "" : "-");
-		put_field(f, rf->path);
+		ims_field_put(f, rf->path);
 		if (rf->target) {
 			putc(' ', f);
-			put_field(f, rf->target);
+			ims_field_put(f, rf->target);
 		} else if (S_ISCHR(rf->f.mode) || S_ISBLK(rf->f.mode)) {
 			fprintf(f, " %u:%u", major(rf->f.rdev), minor(rf->f.rdev));
 		}
@@ -753,6 +753,17 @@ out:
 		p->tmp[0] = 0;
 	}
 	return err;
+}
+
+int ims_record_pkg_pending(const struct ims_record_pkg *p, const char **dir, const char **tmp,
+			   char *name, size_t name_size)
+{
+	if (!p->tmp[0])
+		return -ENOENT;
+	*dir = RECORD_DIR;
+	*tmp = p->tmp;
+	record_name(p->meta.name, name, name_size);
+	return 0;
 }
 
 int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p)

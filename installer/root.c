@@ -17,6 +17,7 @@
 
 #include "common/private.h"
 #include "imastream/installer.h"
+#include "installer/journal.h"
 #include "installer/private.h"
 
 /*
@@ -29,7 +30,7 @@
 #define RPMLOCK_FALLBACK "/var/lib/rpm/.rpm.lock"
 
 /* Marks a transaction under way: its presence at the next lock means one was interrupted. */
-#define STATE_DIR "var/lib/imastream"
+#define STATE_DIR IMS_STATE_DIR
 #define RUNNING_NAME "running"
 
 struct imastream_root_txn {
@@ -37,46 +38,9 @@ struct imastream_root_txn {
 	int rootfd;
 	int statefd; /* ROOT/var/lib/imastream, or -1 */
 	unsigned int state_made; /* how many of its last components we created */
+	bool marked; /* the marker is ours (a failed start leaves a killed run's in place) */
 	const struct imastream_log *log;
 };
-
-/*
- * Opens directory @rel below @rootfd one component at a time, never following a symlink;
- * missing components are created (0755) when @create.  Return: an fd or -errno.
- */
-static int open_dir_below(int rootfd, const char *rel, bool create, unsigned int *made)
-{
-	char buf[PATH_MAX];
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf)) {
-		if (fd >= 0)
-			close(fd);
-		return -ENAMETOOLONG;
-	}
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c && fd >= 0;
-	     c = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (next < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, c, 0755) && errno != EEXIST) {
-				next = -1;
-			} else {
-				if (made)
-					(*made)++;
-				next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			}
-		}
-		{
-			int err = errno;
-
-			close(fd);
-			errno = err;
-		}
-		fd = next;
-	}
-	return fd < 0 ? -errno : fd;
-}
 
 int imastream_root_lock_path(char *buf, size_t size)
 {
@@ -114,7 +78,7 @@ static int open_lock_file(int rootfd, const char *root, const char *lock_path,
 		dir[0] = 0;
 		base = rel;
 	}
-	dfd = open_dir_below(rootfd, dir, true, NULL);
+	dfd = ims_open_dir_below(rootfd, dir, true, NULL);
 	if (dfd < 0)
 		return ims_err(log, dfd, "%s: cannot create the directory of rpm's lock %s: %s%s", root,
 			       lock_path, strerror(-dfd),
@@ -324,6 +288,62 @@ static int mark_running(struct imastream_root_txn *t)
 	return 0;
 }
 
+/* Completes the package an intent journal describes (journal.c), counted in @st. */
+static int complete_journal(int rootfd, int statefd, const char *root,
+			    const struct imastream_log *log, struct imastream_recover_stats *st)
+{
+	struct ims_journal_outcome out;
+	int err = ims_journal_recover(rootfd, statefd, root, log, &out);
+
+	if (!err && out.found) {
+		st->journals++;
+		st->completed += out.renamed + out.removed;
+	}
+	return err;
+}
+
+/* The pid a journal names (its third line), or 0. */
+static pid_t journal_writer(int statefd)
+{
+	char text[256];
+	const char *p;
+	ssize_t n;
+	long v;
+	int fd = openat(statefd, IMS_JOURNAL_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	p = strstr(text, "\npid ");
+	v = p ? strtol(p + 5, NULL, 10) : 0;
+	return v > 0 && v <= INT_MAX ? (pid_t)v : 0;
+}
+
+int imastream_root_interrupted(int rootfd)
+{
+	int statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
+	struct stat sb;
+	pid_t writer;
+	int ret;
+
+	if (statefd == -ENOENT)
+		return 0;
+	if (statefd < 0)
+		return statefd;
+	ret = !fstatat(statefd, IMS_JOURNAL_NAME, &sb, AT_SYMLINK_NOFOLLOW) ? 1 :
+	      errno == ENOENT ? 0 : -errno;
+	/* An install renaming right now has its journal too: its writer is alive. */
+	if (ret == 1 && (writer = journal_writer(statefd)) && writer != getpid() &&
+	    (!kill(writer, 0) || errno == EPERM))
+		ret = 2;
+	close(statefd);
+	return ret;
+}
+
 int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 			     const struct imastream_log *log, struct imastream_recover_stats *st,
 			     struct imastream_root_txn **ret)
@@ -349,14 +369,18 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 		goto fail;
 	}
 	t->rootfd = rootfd;
-	t->statefd = open_dir_below(rootfd, STATE_DIR, true, &t->state_made);
+	t->statefd = ims_open_dir_below(rootfd, STATE_DIR, true, &t->state_made);
 	if (t->statefd < 0) {
 		err = ims_err(log, t->statefd, "%s: cannot create %s: %s", root, STATE_DIR,
 			      strerror(-t->statefd));
 		goto fail;
 	}
-	/* We hold the lock: a marker left is a transaction that died, whose temp files
-	 * are nobody's any more. */
+	/* We hold the lock: a journal left is a package whose renames a kill cut short,
+	 * completed first (its temp files are what it renames); a marker left is a
+	 * transaction that died, whose temp files are nobody's any more. */
+	err = complete_journal(rootfd, t->statefd, root, log, st);
+	if (err)
+		goto fail;
 	if (!fstatat(t->statefd, RUNNING_NAME, &sb, AT_SYMLINK_NOFOLLOW)) {
 		err = clean_temps(rootfd, log, st);
 		if (err)
@@ -368,6 +392,7 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 	err = mark_running(t);
 	if (err)
 		goto fail;
+	t->marked = true;
 	*ret = t;
 	return 0;
 fail:
@@ -383,8 +408,10 @@ void imastream_root_txn_end(struct imastream_root_txn *t, int status)
 	if (t->statefd >= 0) {
 		char dir[] = STATE_DIR;
 
-		unlinkat(t->statefd, RUNNING_NAME, 0);
-		fsync(t->statefd);
+		if (t->marked) {
+			unlinkat(t->statefd, RUNNING_NAME, 0);
+			fsync(t->statefd);
+		}
 		close(t->statefd);
 		/* The directories made only for the marker go too (a failed package leaves
 		 * the root as it was); with a record in them, they stay. */
@@ -418,8 +445,11 @@ int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 	lockfd = take_lock(rootfd, root, flags, log);
 	if (lockfd < 0)
 		return lockfd;
-	err = clean_temps(rootfd, log, st);
-	statefd = open_dir_below(rootfd, STATE_DIR, false, NULL);
+	statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
+	/* The journal first: the temp files it names are the ones it renames. */
+	err = statefd >= 0 ? complete_journal(rootfd, statefd, root, log, st) : 0;
+	if (!err)
+		err = clean_temps(rootfd, log, st);
 	if (!err && statefd >= 0 && unlinkat(statefd, RUNNING_NAME, 0) == 0)
 		fsync(statefd);
 	if (statefd >= 0)

@@ -149,6 +149,11 @@ struct imastream_entry {
  * @commit_package: every entry ended well and commit() is about to give the objects
  *	their final names: the last point where the sink can still refuse the package (an
  *	error aborts it) and prepare what it writes at end_package (a record).
+ * @journal: only with IMASTREAM_EXTRACT_JOURNAL, after commit_package: the renames the
+ *	sink does at end_package to complete the package (its record), each told through
+ *	@add(@ctx, DIR, TEMP, NAME): DIR relative to the root, TEMP a temp name of this
+ *	process (IMASTREAM_TEMP_PREFIX, our pid) in it, NAME its final name there.  The
+ *	intent journal lists them after the package's own, so that recovery completes them.
  */
 struct imastream_entry_sink {
 	void *arg;
@@ -161,6 +166,9 @@ struct imastream_entry_sink {
 	void (*end_package)(void *arg, int status);
 	int (*package_header)(void *arg, const char *name, void *rpm_header);
 	int (*commit_package)(void *arg);
+	int (*journal)(void *arg, int (*add)(void *ctx, const char *dir, const char *tmp,
+					     const char *name),
+		       void *ctx);
 };
 
 /* Extractor options (imastream_extract_new flags). */
@@ -175,6 +183,12 @@ enum imastream_extract_flag {
 	 * complete and before the first rename: a final name never points at content or
 	 * attributes that a power loss can take back. */
 	IMASTREAM_EXTRACT_SYNCFS = 1u << 3,
+	/* Before the first rename, write the intent journal ROOT/var/lib/imastream/journal:
+	 * every rename of the package (and the sink's, see @journal), synced with
+	 * FSYNC or SYNCFS; removed once they are all done.  A kill in between leaves it for
+	 * imastream_root_txn_begin() or imastream_root_recover() to complete the package.
+	 * Hold the root's transaction (imastream_root_txn_begin()) while using it. */
+	IMASTREAM_EXTRACT_JOURNAL = 1u << 4,
 };
 
 struct imastream_extract;
@@ -693,7 +707,14 @@ IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, in
  * at the next imastream_root_txn_begin() (which holds the lock, so its writer is gone),
  * it means a transaction was interrupted: every temp object of a dead writer in the root
  * is removed before anything else is written.  imastream_root_recover() does the same
- * without the marker.  Only names of IMASTREAM_TEMP_PREFIX + a dead writer's pid are
+ * without the marker.
+ *
+ * Before that, both complete the package whose renames a kill cut short: its intent
+ * journal ROOT/var/lib/imastream/journal (IMASTREAM_EXTRACT_JOURNAL) lists them, and
+ * every rename whose temp file is still there is done, the record's last (its temp files
+ * were complete, labelled and synced before the journal was written: recovery rolls
+ * forward, never back).  A journal that does not parse (truncated, rotten, hostile) is
+ * refused in one line naming it, and nothing at all is changed or removed.  Only names of IMASTREAM_TEMP_PREFIX + a dead writer's pid are
  * removed (never a directory, never a temp of a live process: a writer in another pid
  * namespace whose pid is alive here keeps its files).
  */
@@ -708,6 +729,8 @@ struct imastream_recover_stats {
 	unsigned long removed; /* temp objects of dead writers, removed */
 	unsigned long kept;    /* temp objects whose writer still runs, kept */
 	uint64_t bytes;        /* the space the removed files took */
+	unsigned long journals; /* interrupted transactions completed from their journal */
+	unsigned long completed; /* the renames and removals they still had to do */
 };
 
 struct imastream_root_txn;
@@ -737,6 +760,14 @@ IMASTREAM_API void imastream_root_txn_end(struct imastream_root_txn *t, int stat
 IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 					 const struct imastream_log *log,
 					 struct imastream_recover_stats *st);
+
+/**
+ * imastream_root_interrupted - whether a transaction in @rootfd was cut short in its renames
+ * Return: 1 when the root has an intent journal whose writer is gone (recovery completes
+ * it), 2 when its writer is still running (an install is renaming right now), 0 when there
+ * is none, -errno.
+ */
+IMASTREAM_API int imastream_root_interrupted(int rootfd);
 
 /* The absolute lock path rpm uses below a root: %{_rpmlock_path}. Return: 0, -errno. */
 IMASTREAM_API int imastream_root_lock_path(char *buf, size_t size);

@@ -106,13 +106,15 @@ for i in $(seq "$kills"); do
 	if [ $((i % 3)) = 0 ]; then
 		# The next run of imastream install finds the marker and cleans up first.
 		inst "$pkg" 2>"$work/rerun.err" || fail "kill $i: the rerun failed: $(cat "$work/rerun.err")"
-		[ "$left" = 0 ] || grep -q "temp files an interrupted install left" "$work/rerun.err" ||
+		[ "$left" = 0 ] || grep -qE "temp files an interrupted install left|completed the interrupted transaction" "$work/rerun.err" ||
 			fail "kill $i: the rerun did not say it cleaned up: $(cat "$work/rerun.err")"
 	else
 		"$IMASTREAM" recover --root "$root" 2>"$work/recover.err" ||
 			fail "kill $i: recover failed: $(cat "$work/recover.err")"
-		grep -q "removed $left temp files" "$work/recover.err" ||
-			fail "kill $i: recover removed not the $left left: $(cat "$work/recover.err")"
+		# A kill in the renames: the journal's temp files are renamed, not removed.
+		completed=$(sed -n 's/.*completed the interrupted transaction of .* (\([0-9]*\) of its.*/\1/p' "$work/recover.err")
+		grep -q "removed $((left - ${completed:-0})) temp files" "$work/recover.err" ||
+			fail "kill $i: recover removed not the $left left (${completed:-0} renamed): $(cat "$work/recover.err")"
 		[ ! -e "$root/var/lib/imastream/running" ] || fail "kill $i: recover left the marker"
 		[ "$(temps)" = 0 ] || fail "kill $i: recover left temp files: $(find "$root" -name '.imastream-tmp-*' | head -3)"
 		inst "$pkg" 2>"$work/rerun.err" || fail "kill $i: the install after recover failed: $(cat "$work/rerun.err")"
@@ -121,4 +123,90 @@ for i in $(seq "$kills"); do
 	verified "kill $i"
 	[ ! -e "$root/var/lib/imastream/running" ] || fail "kill $i: the marker stayed after a full run"
 done
-echo "PASS: $kills kills, $interrupted of them left temp files, all cleaned up"
+echo "== a corrupt intent journal is refused in one line, and nothing is touched"
+journal=$root/var/lib/imastream/journal
+record=$root/var/lib/imastream/packages/imscrash.record
+: >"$root/opt/crash/.imastream-tmp-$dead-1"
+# Its writer is dead ($dead, in hex in temp names): else verify would take it for an install under way.
+printf 'imastream-journal 1\npackage imscrash\npid %d\nrename /opt/crash .imastream-tmp-%s-0 big1\n' $((16#$dead)) "$dead" >"$journal"
+printf 'imastream-running 1\npid 1\n' >"$root/var/lib/imastream/running" # as a killed run leaves it
+for cmd in recover install; do
+	if [ $cmd = recover ]; then
+		"$IMASTREAM" recover --root "$root" 2>"$work/corrupt.err" && fail "recover took a corrupt journal"
+	else
+		inst "$v1" 2>"$work/corrupt.err" && fail "install took a corrupt journal"
+	fi
+	[ "$(wc -l <"$work/corrupt.err")" = 1 ] && grep -q "$root/var/lib/imastream/journal: corrupt intent journal (line 4: cut short.*nothing was changed" "$work/corrupt.err" ||
+		fail "$cmd on a corrupt journal said: $(cat "$work/corrupt.err")"
+	[ -e "$root/opt/crash/.imastream-tmp-$dead-1" ] && [ -e "$journal" ] && [ -e "$root/var/lib/imastream/running" ] ||
+		fail "$cmd touched the root"
+done
+"$IMASTREAM" verify --root "$root" >"$work/verify.out" 2>&1 && fail "verify passed with a journal"
+grep -q "interrupted transaction: run imastream recover" "$work/verify.out" || fail "verify said: $(cat "$work/verify.out")"
+# A journal whose checksum is right but whose step leads out of the root through a symlink.
+mkdir -p "$work/outside"
+echo outside >"$work/outside/passwd"
+: >"$work/outside/.imastream-tmp-$dead-0"
+ln -s "$work/outside" "$root/escape"
+body=$(printf 'imastream-journal 1\npackage evil\npid %d\nrename /escape .imastream-tmp-%s-0 passwd\n' $((16#$dead)) "$dead")
+printf '%s\nsha256 %s\n' "$body" "$(printf '%s\n' "$body" | sha256sum | cut -d' ' -f1)" >"$journal"
+"$IMASTREAM" recover --root "$root" 2>"$work/corrupt.err" && fail "recover followed a symlink out of the root"
+grep -q "escape: a step of the intent journal .* a symlink is never followed" "$work/corrupt.err" ||
+	fail "recover on a hostile journal said: $(cat "$work/corrupt.err")"
+[ "$(cat "$work/outside/passwd")" = outside ] && [ -e "$work/outside/.imastream-tmp-$dead-0" ] ||
+	fail "a hostile journal changed a file outside the root"
+rm -f "$journal" "$root/escape"
+"$IMASTREAM" recover --root "$root" 2>"$work/recover.err" || fail "recover without the journal: $(cat "$work/recover.err")"
+verified "after the corrupt journals"
+
+# In the rename phase: IMASTREAM_TEST_RENAME_DELAY_MS (a test-only hook of the library) pauses
+# between two renames, so that 1002 renames take seconds and a kill lands among them.
+echo "== kills during the renames of fresh installs and upgrades: verify blames nobody, recovery completes the package"
+landed=0
+for i in 1 2 3 4; do
+	pkg=$v1 ver=1.0 how="a fresh install"
+	[ $((i % 2)) = 0 ] && pkg=$v2 ver=2.0 how="an upgrade from 1.0"
+	[ $((i % 2)) = 1 ] && rm -rf "$root/opt/crash" "$root/var/lib/imastream/packages"
+	[ $((i % 2)) = 0 ] && { inst "$v1" || fail "rename kill $i: installing 1.0 failed"; }
+	IMASTREAM_TEST_RENAME_DELAY_MS=3 "$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$pkg" 2>"$work/killed.err" &
+	pid=$!
+	for _ in $(seq 3000); do
+		if [ -e "$journal" ] || ! kill -0 "$pid" 2>/dev/null; then break; fi
+		sleep 0.01
+	done
+	ms=$((RANDOM % 2500))
+	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	if [ ! -e "$journal" ]; then
+		# The install ended (or never reached its renames) before the kill: nothing to see.
+		echo "rename kill $i ($how): missed the rename phase"
+		"$IMASTREAM" recover --root "$root" --quiet 2>/dev/null || true
+		continue
+	fi
+	landed=$((landed + 1))
+	new=$(grep -rlx --exclude=".imastream-tmp-*" "$ver [0-9]* [0-9]*" "$root/opt/crash" 2>/dev/null | wc -l)
+	echo "rename kill $i ($how) ${ms} ms into the renames: $new of 1000 small files renamed"
+	"$IMASTREAM" verify --root "$root" >"$work/verify.out" 2>&1 && fail "rename kill $i: verify passed with a journal"
+	[ "$(wc -l <"$work/verify.out")" = 1 ] && grep -q "interrupted transaction: run imastream recover" "$work/verify.out" ||
+		fail "rename kill $i: verify said: $(head -3 "$work/verify.out")"
+	if [ $((i % 3)) = 0 ]; then
+		# The next install finds the journal under the lock and completes the package first.
+		inst "$pkg" 2>"$work/rerun.err" || fail "rename kill $i: the next install failed: $(cat "$work/rerun.err")"
+		grep -q "completed the interrupted transaction of $pkg" "$work/rerun.err" ||
+			fail "rename kill $i: the next install did not complete it: $(cat "$work/rerun.err")"
+	else
+		"$IMASTREAM" recover --root "$root" 2>"$work/recover.err" ||
+			fail "rename kill $i: recover failed: $(cat "$work/recover.err")"
+		grep -q "completed the interrupted transaction of $pkg" "$work/recover.err" ||
+			fail "rename kill $i: recover did not complete it: $(cat "$work/recover.err")"
+	fi
+	[ ! -e "$journal" ] || fail "rename kill $i: the journal stayed"
+	no_leftovers "$root" "rename kill $i"
+	grep -qx "nevra imscrash-$ver-1.noarch" "$record" || fail "rename kill $i: the record says $(grep nevra "$record")"
+	stale=$(grep -rLx "$ver [0-9]* [0-9]*" "$root"/opt/crash/d* | head -3)
+	[ -z "$stale" ] || fail "rename kill $i: files of the other version: $stale"
+	verified "rename kill $i"
+done
+[ "$landed" -gt 0 ] || fail "no kill landed in the rename phase"
+echo "PASS: $kills kills, $interrupted of them left temp files, all cleaned up; $landed kills in the renames completed"

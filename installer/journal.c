@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The intent journal: a package's renames and removals, durable before the first, completed after a crash. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/private.h"
+#include "imastream/hash.h"
+#include "imastream/installer.h"
+#include "installer/journal.h"
+#include "installer/private.h"
+
+/*
+ * ROOT/var/lib/imastream/journal, in lines of blank-separated fields (percent-encoded as
+ * in the record):
+ *
+ *	imastream-journal 1
+ *	package NAME
+ *	pid PID
+ *	rename DIR TEMP NAME
+ *	remove DIR NAME
+ *	sha256 HEX
+ *
+ * DIR is "/" or "/a/b"; the last line is the SHA-256 of every byte before it, so that a
+ * journal cut short or rotten is refused as a whole.
+ *
+ * Why recovery rolls forward and never back: the journal is written after the last temp
+ * file of the package is complete (content, owner, mode, security.ima, security.evm,
+ * labels) and, with --sync fs or file, on disk, and after the package's record was
+ * written under its temp name.  From then on everything the transaction needs exists, so
+ * finishing it is always possible, while undoing it is not: a rename over an old file
+ * destroyed that file (there is no copy to put back).  So a journal means "these renames
+ * are due", and a temp still present is one not done yet.
+ */
+
+#define MAGIC "imastream-journal 1"
+
+int ims_journal_init(struct ims_journal *j, const char *package, pid_t pid)
+{
+	memset(j, 0, sizeof(*j));
+	j->pid = pid;
+	j->package = strdup(package ? package : "");
+	return j->package ? 0 : -ENOMEM;
+}
+
+void ims_journal_clear(struct ims_journal *j)
+{
+	for (size_t i = 0; i < j->nops; i++) {
+		free(j->ops[i].dir);
+		free(j->ops[i].tmp);
+		free(j->ops[i].name);
+	}
+	free(j->ops);
+	free(j->package);
+	memset(j, 0, sizeof(*j));
+}
+
+/* One component: no '/', not "." or "..", not empty, at most NAME_MAX bytes. */
+static bool one_component(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len && len <= NAME_MAX && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+/* A temp name of writer @pid: ".imastream-tmp-PID-…". */
+static bool writers_temp(const char *s, pid_t pid)
+{
+	char prefix[64];
+	int n = snprintf(prefix, sizeof(prefix), IMASTREAM_TEMP_PREFIX "%x-", (unsigned int)pid);
+
+	return one_component(s) && !strncmp(s, prefix, (size_t)n) && s[n];
+}
+
+int ims_journal_add(struct ims_journal *j, int kind, const char *dir, const char *tmp,
+		    const char *name, const char **why)
+{
+	struct ims_journal_op op = { .kind = kind };
+	const char *rel = "";
+
+	if (kind != IMS_JOURNAL_RENAME && kind != IMS_JOURNAL_REMOVE) {
+		*why = "unknown step";
+		return -EINVAL;
+	}
+	while (dir && *dir == '/')
+		dir++;
+	if (!dir || (*dir && ims_path_relative(dir, &rel, why)))
+		return -EINVAL;
+	if (!name || !one_component(name)) {
+		*why = "a name that is not one path component";
+		return -EINVAL;
+	}
+	if (kind == IMS_JOURNAL_RENAME && (!tmp || !writers_temp(tmp, j->pid))) {
+		*why = "a temp name that is not the writer's";
+		return -EINVAL;
+	}
+	if (kind == IMS_JOURNAL_REMOVE && tmp) {
+		*why = "a removal with a temp name";
+		return -EINVAL;
+	}
+	if (j->nops == j->aops) {
+		size_t n = j->aops ? 2 * j->aops : 64;
+		struct ims_journal_op *p = realloc(j->ops, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		j->ops = p;
+		j->aops = n;
+	}
+	op.dir = strdup(rel);
+	op.tmp = tmp ? strdup(tmp) : NULL;
+	op.name = strdup(name);
+	if (!op.dir || (tmp && !op.tmp) || !op.name) {
+		free(op.dir);
+		free(op.tmp);
+		free(op.name);
+		return -ENOMEM;
+	}
+	j->ops[j->nops++] = op;
+	return 0;
+}
+
+/* SHA-256 of @len bytes of @buf, in lower-case hex (65 bytes with the NUL). */
+static int sha256_hex(const void *buf, size_t len, char hex[65])
+{
+	struct imastream_hasher *h = NULL;
+	const uint8_t *d;
+	int err = imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), NULL, &h);
+
+	if (!err)
+		err = imastream_hasher_update(h, buf, len);
+	if (!err)
+		err = imastream_hasher_final(h);
+	if (!err)
+		err = imastream_hasher_digest(h, IMASTREAM_HASH_SHA256, &d, NULL);
+	if (!err)
+		for (int i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	imastream_hasher_free(h);
+	return err;
+}
+
+int ims_journal_format(const struct ims_journal *j, char **text, size_t *len)
+{
+	char *buf = NULL, hex[65];
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	fputs(MAGIC "\npackage ", f);
+	ims_field_put(f, j->package);
+	fprintf(f, "\npid %d\n", (int)j->pid);
+	for (size_t i = 0; i < j->nops; i++) {
+		const struct ims_journal_op *op = &j->ops[i];
+		char dir[PATH_MAX + 1];
+
+		snprintf(dir, sizeof(dir), "/%s", op->dir);
+		fputs(op->kind == IMS_JOURNAL_RENAME ? "rename " : "remove ", f);
+		ims_field_put(f, dir);
+		if (op->tmp) {
+			putc(' ', f);
+			ims_field_put(f, op->tmp);
+		}
+		putc(' ', f);
+		ims_field_put(f, op->name);
+		putc('\n', f);
+	}
+	if (fflush(f) == EOF || ferror(f)) {
+		fclose(f);
+		free(buf);
+		return -EIO;
+	}
+	err = sha256_hex(buf, size, hex);
+	if (!err)
+		fprintf(f, "sha256 %s\n", hex);
+	if (fclose(f) || err) {
+		free(buf);
+		return err ? err : -ENOMEM;
+	}
+	*text = buf;
+	*len = size;
+	return 0;
+}
+
+/* Splits @line in place at single blanks into at most @max fields.  Return: their number, or -1. */
+static int split(char *line, char **field, int max)
+{
+	int n = 0;
+
+	for (char *p = line; ; ) {
+		char *blank = strchr(p, ' ');
+
+		if (n == max || !*p || *p == ' ')
+			return -1; /* too many fields, or an empty one */
+		field[n++] = p;
+		if (!blank)
+			return n;
+		*blank = 0;
+		p = blank + 1;
+	}
+}
+
+static int parse_line(struct ims_journal *j, char *line, unsigned int lineno, const char **why)
+{
+	char *field[4], *end;
+	int n = split(line, field, 4), err = -EBADMSG;
+	long v;
+
+	*why = "malformed line";
+	if (n < 0)
+		return -EBADMSG;
+	switch (lineno) {
+	case 1:
+		*why = "not an imastream journal";
+		return n == 2 && !strcmp(field[0], "imastream-journal") && !strcmp(field[1], "1") ?
+		       0 : -EBADMSG;
+	case 2:
+		if (n != 2 || strcmp(field[0], "package") || !ims_field_decode(field[1]))
+			return -EBADMSG;
+		free(j->package);
+		j->package = strdup(field[1]);
+		return j->package ? 0 : -ENOMEM;
+	case 3:
+		if (n != 2 || strcmp(field[0], "pid"))
+			return -EBADMSG;
+		errno = 0;
+		v = strtol(field[1], &end, 10);
+		if (errno || *end || end == field[1] || v <= 0 || v > INT_MAX) {
+			*why = "a bad pid";
+			return -EBADMSG;
+		}
+		j->pid = (pid_t)v;
+		return 0;
+	}
+	for (int i = 1; i < n; i++)
+		if (!ims_field_decode(field[i])) {
+			*why = "a bad percent escape";
+			return -EBADMSG;
+		}
+	if (!strcmp(field[0], "rename") && n == 4)
+		err = ims_journal_add(j, IMS_JOURNAL_RENAME, field[1], field[2], field[3], why);
+	else if (!strcmp(field[0], "remove") && n == 3)
+		err = ims_journal_add(j, IMS_JOURNAL_REMOVE, field[1], NULL, field[2], why);
+	else
+		*why = "an unknown step";
+	return err == -EINVAL ? -EBADMSG : err;
+}
+
+int ims_journal_parse(const char *text, size_t len, struct ims_journal *j, unsigned int *line,
+		      const char **why)
+{
+	const char *last, *sum;
+	char hex[65], *copy = NULL;
+	unsigned int lineno = 0;
+	size_t body;
+	int err;
+
+	*line = 0;
+	err = ims_journal_init(j, "", 0);
+	if (err)
+		return err;
+	*why = "empty";
+	if (!len)
+		goto bad;
+	*why = "cut short (no newline at its end)";
+	if (text[len - 1] != '\n')
+		goto bad;
+	*why = "a NUL byte in it";
+	if (memchr(text, 0, len))
+		goto bad;
+	/* The last line is the checksum of the body before it. */
+	for (last = text + len - 1; last > text && last[-1] != '\n'; last--)
+		;
+	body = (size_t)(last - text);
+	copy = malloc(body + 1);
+	if (!copy) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	memcpy(copy, text, body);
+	copy[body] = 0;
+	for (char *p = copy, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		*nl = 0;
+		lineno++;
+		err = parse_line(j, p, lineno, why);
+		if (err == -EBADMSG) {
+			*line = lineno;
+			goto fail;
+		}
+		if (err)
+			goto fail;
+	}
+	*why = "cut short (no package and pid lines)";
+	if (lineno < 3)
+		goto bad;
+	*line = lineno + 1;
+	*why = "cut short (no sha256 line at its end)";
+	sum = last;
+	if (len - body != 7 + 64 + 1 || strncmp(sum, "sha256 ", 7))
+		goto bad;
+	err = sha256_hex(text, body, hex);
+	if (err)
+		goto fail;
+	*why = "its sha256 does not match its content";
+	if (memcmp(sum + 7, hex, 64))
+		goto bad;
+	free(copy);
+	*line = 0;
+	*why = NULL;
+	return 0;
+bad:
+	err = -EBADMSG;
+fail:
+	free(copy);
+	ims_journal_clear(j);
+	return err;
+}
+
+int ims_journal_write(int statefd, const struct ims_journal *j, bool sync,
+		      const struct imastream_log *log)
+{
+	char tmp[64], *text = NULL;
+	size_t len = 0;
+	int fd, err;
+
+	err = ims_journal_format(j, &text, &len);
+	if (err)
+		return ims_err(log, err, "%s: cannot write the intent journal: %s", j->package,
+			       strerror(-err));
+	/* Our pid in its name: recovery removes it if we die before the rename. */
+	snprintf(tmp, sizeof(tmp), IMASTREAM_TEMP_PREFIX "%x-journal", (unsigned int)getpid());
+	fd = openat(statefd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		err = ims_write_full(fd, text, len);
+		if (!err && sync && fsync(fd))
+			err = -errno;
+		if (close(fd) && !err)
+			err = -errno;
+	}
+	free(text);
+	if (!err && renameat(statefd, tmp, statefd, IMS_JOURNAL_NAME))
+		err = -errno;
+	if (!err && sync && fsync(statefd))
+		err = -errno;
+	if (err) {
+		unlinkat(statefd, tmp, 0);
+		return ims_err(log, err, "%s: cannot write the intent journal " IMS_STATE_DIR "/"
+			       IMS_JOURNAL_NAME ": %s", j->package, strerror(-err));
+	}
+	return 0;
+}
+
+void ims_journal_remove(int statefd)
+{
+	unlinkat(statefd, IMS_JOURNAL_NAME, 0);
+}
+
+/* Opens a step's directory beneath the root; -ENOENT when it is not there. */
+static int open_step_dir(int rootfd, const struct ims_journal_op *op)
+{
+	return imastream_open_beneath(rootfd, *op->dir ? op->dir : ".", O_RDONLY | O_DIRECTORY);
+}
+
+/* Whether @name in @dfd is a directory (which no step may rename or remove). */
+static bool is_dir_at(int dfd, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+}
+
+/* "ROOT/DIR/NAME" for messages ("/DIR/NAME" for the root "/"). */
+static void shown(char *buf, size_t size, const char *root, const char *dir, const char *name)
+{
+	snprintf(buf, size, "%s/%s%s%s", strcmp(root, "/") ? root : "", dir, *dir && *name ? "/" : "",
+		 name);
+}
+
+/* Checks every step before the first one is done: directories beneath the root, no directory moved. */
+static int check_steps(int rootfd, const struct ims_journal *j, const char *root,
+		       const struct imastream_log *log)
+{
+	char path[2 * PATH_MAX];
+	int dfd = -1, err = 0;
+
+	for (size_t i = 0; i < j->nops && !err; i++) {
+		const struct ims_journal_op *op = &j->ops[i];
+
+		if (i == 0 || strcmp(op->dir, j->ops[i - 1].dir)) {
+			if (dfd >= 0)
+				close(dfd);
+			dfd = open_step_dir(rootfd, op);
+			if (dfd == -ENOENT)
+				continue; /* nothing of the package is there: nothing to do */
+			if (dfd < 0) {
+				shown(path, sizeof(path), root, op->dir, "");
+				err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
+					      IMS_JOURNAL_NAME " cannot be reached beneath the root (%s%s); nothing was changed",
+					      path, strerror(-dfd),
+					      dfd == -ELOOP || dfd == -EXDEV || dfd == -ENOTDIR ?
+					      "; a symlink is never followed" : "");
+				break;
+			}
+		}
+		if (dfd < 0)
+			continue;
+		if ((op->tmp && is_dir_at(dfd, op->tmp)) || is_dir_at(dfd, op->name)) {
+			shown(path, sizeof(path), root, op->dir, op->tmp && is_dir_at(dfd, op->tmp) ? op->tmp : op->name);
+			err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
+				      IMS_JOURNAL_NAME " would %s a directory; nothing was changed", path,
+				      op->kind == IMS_JOURNAL_RENAME ? "rename over or move" : "remove");
+		}
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return err;
+}
+
+int ims_journal_replay(int rootfd, const struct ims_journal *j, const char *root,
+		       const struct imastream_log *log, struct ims_journal_outcome *out)
+{
+	char path[2 * PATH_MAX];
+	int dfd = -1, err;
+
+	out->steps = j->nops;
+	err = check_steps(rootfd, j, root, log);
+	for (size_t i = 0; i < j->nops && !err; i++) {
+		const struct ims_journal_op *op = &j->ops[i];
+		const char *gone = op->kind == IMS_JOURNAL_RENAME ? op->tmp : op->name;
+		struct stat st;
+
+		if (i == 0 || strcmp(op->dir, j->ops[i - 1].dir)) {
+			if (dfd >= 0)
+				close(dfd);
+			dfd = open_step_dir(rootfd, op);
+		}
+		if (dfd < 0 || fstatat(dfd, gone, &st, AT_SYMLINK_NOFOLLOW))
+			continue; /* done before the interruption */
+		shown(path, sizeof(path), root, op->dir, op->name);
+		if (op->kind == IMS_JOURNAL_RENAME ? renameat(dfd, op->tmp, dfd, op->name) :
+		    unlinkat(dfd, op->name, 0)) {
+			err = ims_err(log, -errno, "%s: cannot complete the interrupted transaction of %s: %m",
+				      path, j->package);
+			break;
+		}
+		ims_logf(log, IMASTREAM_LOG_DEBUG, "%s: %s (completing the transaction of %s)", path,
+			 op->kind == IMS_JOURNAL_RENAME ? "renamed into place" : "removed", j->package);
+		if (op->kind == IMS_JOURNAL_RENAME)
+			out->renamed++;
+		else
+			out->removed++;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return err;
+}
+
+/* Reads the whole journal file @fd (a regular file, not too large). */
+static int read_journal(int fd, char **text, size_t *len)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > IMS_JOURNAL_MAX_SIZE)
+		return -EBADMSG;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EBADMSG;
+
+			free(buf);
+			return err;
+		}
+		got += (size_t)n;
+	}
+	*text = buf;
+	*len = got;
+	return 0;
+}
+
+int ims_journal_recover(int rootfd, int statefd, const char *root, const struct imastream_log *log,
+			struct ims_journal_outcome *out)
+{
+	const char *shown_root = strcmp(root, "/") ? root : "";
+	struct ims_journal j = { 0 };
+	unsigned int line = 0;
+	const char *why = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int fd, err;
+
+	memset(out, 0, sizeof(*out));
+	fd = openat(statefd, IMS_JOURNAL_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	out->found = true;
+	if (fd < 0)
+		return ims_err(log, -errno, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
+			       ": cannot open the intent journal: %m", shown_root);
+	err = read_journal(fd, &text, &len);
+	close(fd);
+	if (err == -EBADMSG)
+		why = "not a regular file, or larger than any journal";
+	else if (err)
+		return ims_err(log, err, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
+			       ": cannot read the intent journal: %s", shown_root, strerror(-err));
+	else
+		err = ims_journal_parse(text, len, &j, &line, &why);
+	free(text);
+	if (err == -EBADMSG) {
+		char where[32] = "";
+
+		if (line)
+			snprintf(where, sizeof(where), "line %u: ", line);
+		return ims_err(log, err, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
+			       ": corrupt intent journal (%s%s); nothing was changed: look at it, remove it, then reinstall its package",
+			       shown_root, where, why);
+	}
+	if (err)
+		return ims_err(log, err, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME ": %s", shown_root,
+			       strerror(-err));
+	err = ims_journal_replay(rootfd, &j, root, log, out);
+	/* The completed renames are durable before the journal that asks for them goes. */
+	if (!err && syncfs(rootfd))
+		err = ims_err(log, -errno, "%s: syncfs: %m", root);
+	if (!err) {
+		ims_journal_remove(statefd);
+		fsync(statefd);
+		ims_logf(log, IMASTREAM_LOG_NOTICE, "%s: completed the interrupted transaction of %s (%lu of its %lu steps were left)",
+			 root, j.package, out->renamed + out->removed, out->steps);
+	}
+	ims_journal_clear(&j);
+	return err;
+}
