@@ -25,6 +25,7 @@ int cmd_keys(int argc, char **argv);
 int cmd_sign(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_sign_package(int argc, char **argv);
+int cmd_sign_digests(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_relabel(int argc, char **argv);
 int cmd_recover(int argc, char **argv);

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/pkglist.h"
+#include "cli/replace.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
@@ -39,6 +40,11 @@ static const struct cli_use sign_package_options[] = {
 	{ CLI_OPT_EXPORT_DIGESTS, "sign nothing, need no key: write each package's\n"
 	  "identity and file digests, a digest manifest for a\n"
 	  "signing host, to FILE (- for standard output)" },
+	{ CLI_OPT_IMPORT_SIGNATURES, "sign nothing, need no key: store each package's\n"
+	  "signatures from SIGS (made by 'imastream sign-digests'\n"
+	  "from its exported digests), each checked first: made\n"
+	  "for this very package (NEVRA and header SHA-256), one\n"
+	  "per file, and valid with --cert (required)" },
 	{ CLI_OPT_JOBS, "sign N packages at a time (1 to 64; default: one per\n"
 	  "CPU), the key loaded once; messages keep the order of\n"
 	  "the packages, as with -j 1" },
@@ -63,6 +69,8 @@ static const struct cli_spec sign_package_spec = {
 	"                              [--keyid HEX] [-a ALGO] [--outdir DIR] [-j N]\n"
 	"                              [--progress | --quiet] [-v] PKG.rpm|DIR...\n"
 	"       imastream sign-package --export-digests FILE PKG.rpm|DIR...\n"
+	"       imastream sign-package --import-signatures SIGS --cert CERT\n"
+	"                              [--outdir DIR] [-j N] PKG.rpm|DIR...\n"
 	"\n"
 	"Signs the digest of every file in each rpm package with KEY and stores the IMA\n"
 	"signatures (security.ima values) in the package's signature header, where rpm\n"
@@ -102,6 +110,9 @@ struct pkg_run {
 	size_t n;
 	struct pkg_outcome *out;
 	struct imastream_signpkg_opts opts; /* the signer is set per worker */
+	/* --import-signatures: no signer; the signatures and the certificate they need. */
+	const struct imastream_signpkg_manifest *sigs;
+	const struct imastream_trust *trust;
 	unsigned int jobs;
 	struct pkg_worker workers[CLI_MAX_JOBS];
 	/* A key that cannot be shared between threads (pkcs11): one signer, taken in turn. */
@@ -139,6 +150,9 @@ static void sign_one_package(struct pkg_worker *w, size_t i)
 	if (o->clash) {
 		cli_error("%s: same file name as %s: both would be written into %s; not signed",
 			  run->paths[i], run->paths[o->clash - 1], opts.outdir);
+	} else if (run->sigs) {
+		o->ok = imastream_signpkg_import_signatures(run->paths[i], run->sigs, run->trust,
+							    &opts, &o->res) == 0;
 	} else {
 		opts.signer = &w->ps;
 		o->ok = imastream_sign_package(run->paths[i], &opts, &o->res) == 0;
@@ -194,6 +208,29 @@ static int make_workers(struct pkg_run *run, const struct imastream_key_opts *ke
 		w->ps = (struct imastream_signpkg_signer){
 			keys_sign, w, imastream_signer_keyid(run->workers[0].signer) };
 	}
+	return 0;
+}
+
+/*
+ * --import-signatures: the signatures file (untrusted: strictly parsed) and the
+ * certificate, loaded once for every worker; nothing signs.
+ */
+static int load_import(struct pkg_run *run, const char *file, const char *cert,
+		       struct imastream_signpkg_manifest **sigs, struct imastream_trust **trust)
+{
+	int err = imastream_trust_new(&cli_log, trust);
+
+	if (!err)
+		err = imastream_trust_add_path(*trust, cert);
+	if (!err)
+		err = imastream_signpkg_manifest_load(file, IMASTREAM_SIGNPKG_SIGNATURES, &cli_log,
+						      sigs);
+	if (err)
+		return err;
+	run->sigs = *sigs;
+	run->trust = *trust;
+	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
+		run->workers[i].run = run;
 	return 0;
 }
 
@@ -275,7 +312,12 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 	} else {
 		t->files += res->files;
 		t->signatures += res->signed_files;
-		if (verbose)
+		if (verbose && run->sigs)
+			cli_error("%s: %u of %u files given their imported signatures (%s)%s",
+				  run->paths[i], res->signed_files, res->files,
+				  imastream_hash_by_algo(res->algo)->name,
+				  res->replaced ? ", previous file signatures replaced" : "");
+		else if (verbose)
 			cli_error("%s: %u of %u files signed (%s, key id %08x)%s%s", run->paths[i],
 				  res->signed_files, res->files,
 				  imastream_hash_by_algo(res->algo)->name, run->workers[0].ps.keyid,
@@ -343,53 +385,25 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
  */
 static int export_digests(const struct cli_pkglist *list, const char *file, unsigned long *failed)
 {
-	char tmp[PATH_MAX];
-	FILE *out = stdout;
-	int fd = -1, err;
+	struct cli_replace r;
+	int err;
 
-	if (strcmp(file, "-")) {
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.imastream-tmp-XXXXXX", file) >= sizeof(tmp)) {
-			cli_say("sign-package", "%s: path too long", file);
-			return -ENAMETOOLONG;
-		}
-		fd = mkstemp(tmp);
-		out = fd < 0 ? NULL : fdopen(fd, "w");
-		if (!out) {
-			err = -errno;
-			cli_say("sign-package", "%s: cannot create a file beside it: %s", file,
-				strerror(-err));
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
-			return err;
-		}
-	}
-	err = imastream_signpkg_manifest_start(out);
+	err = cli_replace_open(&r, "sign-package", file);
+	if (err)
+		return err;
+	err = imastream_signpkg_manifest_start(r.out);
 	for (size_t i = 0; i < list->n && !err; i++) {
-		int e = imastream_signpkg_export_digests(list->paths[i], out, &cli_log);
+		int e = imastream_signpkg_export_digests(list->paths[i], r.out, &cli_log);
 
 		if (e == -EIO)
 			err = e;
 		else if (e)
 			(*failed)++;
 	}
-	if (fflush(out) == EOF && !err)
-		err = -errno;
-	if (fd >= 0) {
-		if (!err && (fchmod(fd, 0644) || fsync(fd)))
-			err = -errno;
-		if (fclose(out) && !err)
-			err = -errno;
-		if (!err && rename(tmp, file))
-			err = -errno;
-		if (err)
-			unlink(tmp);
-	}
 	if (err)
-		cli_say("sign-package", "%s: cannot write: %s", fd >= 0 ? file : "standard output",
-			strerror(-err));
-	return err;
+		cli_say("sign-package", "%s: cannot write: %s", strcmp(file, "-") ? file :
+			"standard output", strerror(-err));
+	return cli_replace_close(&r, "sign-package", err);
 }
 
 int cmd_sign_package(int argc, char **argv)
@@ -400,7 +414,9 @@ int cmd_sign_package(int argc, char **argv)
 	struct pkg_totals t = { 0 };
 	const struct imastream_hash_info *hi;
 	struct cli_parser p;
-	const char *export_file = NULL;
+	const char *export_file = NULL, *import_file = NULL;
+	struct imastream_signpkg_manifest *sigs = NULL;
+	struct imastream_trust *trust = NULL;
 	unsigned long export_failed = 0;
 	bool prompt = false, allow_weak = false, many;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -443,6 +459,9 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_EXPORT_DIGESTS:
 			export_file = p.arg;
 			break;
+		case CLI_OPT_IMPORT_SIGNATURES:
+			import_file = p.arg;
+			break;
 		case CLI_OPT_JOBS:
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
@@ -465,6 +484,11 @@ int cmd_sign_package(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
+	if (import_file && (key.key || export_file || run.opts.algo))
+		return cli_usage_error("sign-package", "--import-signatures signs nothing: it takes no %s",
+				       key.key ? "--key" : export_file ? "--export-digests" : "--hash-algo");
+	if (import_file && !key.cert)
+		return cli_usage_error("sign-package", "--import-signatures needs --cert: each signature is checked with it before it is stored");
 	if (export_file && (key.key || run.opts.outdir))
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
 				       key.key ? "--key" : "--outdir");
@@ -480,7 +504,7 @@ int cmd_sign_package(int argc, char **argv)
 		cli_pkglist_free(&list);
 		return err ? CLI_FAILED : CLI_OK;
 	}
-	if (!key.key)
+	if (!key.key && !import_file)
 		return cli_usage_error("sign-package", "no --key given");
 	if (run.opts.algo && cli_check_weak_algo("sign-package", run.opts.algo, allow_weak) != CLI_OK)
 		return CLI_USAGE;
@@ -488,7 +512,7 @@ int cmd_sign_package(int argc, char **argv)
 		return cli_usage_error("sign-package", "no package given");
 	if (prompt + !!key.pass_file + !!key.pass_env > 1)
 		return cli_usage_error("sign-package", "give one of -p, --pass-file and --pass-env");
-	if (prompt) {
+	if (prompt && !import_file) {
 		err = cli_pass_prompt("sign-package", key.key, &key.pass_env);
 		if (err)
 			return err;
@@ -502,10 +526,13 @@ int cmd_sign_package(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/* The key is loaded once, before any package is read: a bad key fails early. */
-	err = make_workers(&run, &key);
+	err = import_file ? load_import(&run, import_file, key.cert, &sigs, &trust) :
+	      make_workers(&run, &key);
 	cli_pass_forget();
 	if (err) {
 		free_workers(&run);
+		imastream_signpkg_manifest_free(sigs);
+		imastream_trust_free(trust);
 		return CLI_FAILED;
 	}
 	/* The whole list first: its order is the output's, whatever the number of jobs. */
@@ -539,6 +566,8 @@ int cmd_sign_package(int argc, char **argv)
 		err = err ? err : -ENOENT;
 	free(run.out);
 	free_workers(&run);
+	imastream_signpkg_manifest_free(sigs);
+	imastream_trust_free(trust);
 	cli_pkglist_free(&list);
 	return err || t.failures ? CLI_FAILED : CLI_OK;
 }

@@ -14,6 +14,7 @@ static const struct cli_command commands[] = {
 	{ "verify", cmd_verify, "check security.ima and security.evm against trusted certificates" },
 	{ "keys", cmd_keys, "import certificates into keyrings, list keyrings, print key ids" },
 	{ "sign-package", cmd_sign_package, "add IMA file signatures to rpm packages" },
+	{ "sign-digests", cmd_sign_digests, "sign a digest manifest on the signing host, without the packages" },
 	{ "install", cmd_install, "install rpm packages into a root, writing IMA/EVM in the same pass" },
 	{ "relabel", cmd_relabel, "label the files of an installed root from its rpm database" },
 	{ "recover", cmd_recover, "complete or clean up what an interrupted 'imastream install' left" },

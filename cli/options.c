@@ -97,6 +97,8 @@ static const struct cli_option vocabulary[] = {
 	  "accept md5, a weak digest (refused\notherwise)" },
 	{ CLI_OPT_EXPORT_DIGESTS, 0, "export-digests", required_argument, "FILE",
 	  "write the packages' digest manifest to FILE (- for\nstandard output) instead of signing" },
+	{ CLI_OPT_IMPORT_SIGNATURES, 0, "import-signatures", required_argument, "SIGS",
+	  "store the signatures of a signatures file (from\nsign-digests) instead of signing" },
 	{ CLI_OPT_VERITY, 0, "verity", no_argument, NULL,
 	  "the fs-verity file digest (SHA-256, 4 KiB blocks, no\nsalt) instead of the file's plain digest" },
 	{ CLI_OPT_FORMAT, 0, "format", required_argument, "FORMAT",

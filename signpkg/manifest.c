@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "common/private.h"
+#include "imastream/xattr.h"
 #include "signpkg/manifest.h"
 
 /* Where the parser is: the line, for messages, and the package being filled. */
 struct parser {
 	const struct imastream_log *log;
 	struct manifest *m;
+	const char *what; /* "digest manifest" or "signatures file", for messages */
 	size_t line_no;
 	size_t cap_pkgs, cap_files;
 	bool in_pkg;
@@ -19,7 +21,7 @@ struct parser {
 
 static int bad(struct parser *ps, int err, const char *what)
 {
-	return ims_err(ps->log, err, "digest manifest, line %zu: %s", ps->line_no, what);
+	return ims_err(ps->log, err, "%s, line %zu: %s", ps->what, ps->line_no, what);
 }
 
 static bool nevra_char(char c)
@@ -164,6 +166,27 @@ static int package_line(struct parser *ps, const char *line, size_t len)
 	return 0;
 }
 
+/* VALUE of a sig line: a signature v2 over @algo, nothing before or after it. */
+static int value_field(struct parser *ps, struct manifest_file *mf, const char *f, size_t n)
+{
+	struct imastream_xattr_info info;
+
+	if (n % 2 || n < 2 * (IMASTREAM_SIG_HDR_SIZE + 1) || n > 2 * SIGNATURES_MAX_VALUE)
+		return bad(ps, -EINVAL, "a signature value that is not 10 to 2057 bytes of hex");
+	mf->value = malloc(n / 2);
+	if (!mf->value)
+		return bad(ps, -ENOMEM, "out of memory");
+	if (!lower_hex(f, n, mf->value, n / 2))
+		return bad(ps, -EINVAL, "a signature value that is not lowercase hex");
+	mf->value_len = n / 2;
+	if (imastream_xattr_decode(mf->value, mf->value_len, &info, NULL) ||
+	    info.type != IMASTREAM_XATTR_DIGSIG || info.version != IMASTREAM_SIG_V2)
+		return bad(ps, -EINVAL, "a signature value that is not an IMA signature (03 02 header)");
+	if (info.algo != mf->algo->algo)
+		return bad(ps, -EINVAL, "a signature value over another hash algorithm than the line's");
+	return 0;
+}
+
 static int file_line(struct parser *ps, const char *line, size_t len)
 {
 	struct manifest_pkg *p;
@@ -187,7 +210,8 @@ static int file_line(struct parser *ps, const char *line, size_t len)
 		ps->cap_files = cap;
 	}
 	mf = &p->files[p->n_files];
-	next_field(line, len, &pos, &f, &n); /* "file" */
+	*mf = (struct manifest_file){ 0 };
+	next_field(line, len, &pos, &f, &n); /* "file" or "sig" */
 	if (!next_field(line, len, &pos, &f, &n) || n >= sizeof(name))
 		return bad(ps, -EINVAL, "a file line needs a hash algorithm");
 	memcpy(name, f, n);
@@ -199,12 +223,27 @@ static int file_line(struct parser *ps, const char *line, size_t len)
 	if (!next_field(line, len, &pos, &f, &n) ||
 	    !lower_hex(f, n, mf->digest, mf->algo->digest_size))
 		return bad(ps, -EINVAL, "a digest that is not lowercase hex of the algorithm's size");
+	if (ps->m->kind == MANIFEST_SIGNATURES) {
+		int err = next_field(line, len, &pos, &f, &n) ? value_field(ps, mf, f, n) :
+			  bad(ps, -EINVAL, "a sig line needs the signature value after the digest");
+
+		if (err) {
+			free(mf->value);
+			return err;
+		}
+	}
 	/* The path is the rest of the line: it has no spaces (they are %20). */
-	if (!next_field(line, len, &pos, &f, &n) || pos < len)
-		return bad(ps, -EINVAL, "a file line needs one path after the digest");
+	if (!next_field(line, len, &pos, &f, &n) || pos < len) {
+		free(mf->value);
+		return bad(ps, -EINVAL, ps->m->kind == MANIFEST_SIGNATURES ?
+			   "a sig line needs one path after the signature value" :
+			   "a file line needs one path after the digest");
+	}
 	mf->path = decode_path(f, n, &why);
-	if (!mf->path)
+	if (!mf->path) {
+		free(mf->value);
 		return why ? bad(ps, -EINVAL, why) : bad(ps, -ENOMEM, "out of memory");
+	}
 	p->n_files++;
 	return 0;
 }
@@ -240,16 +279,19 @@ static bool starts(const char *line, size_t len, const char *word)
 	return len > n && !memcmp(line, word, n) && line[n] == ' ';
 }
 
-int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
-		   struct manifest *m)
+static int parse(const char *buf, size_t len, enum manifest_kind kind,
+		 const struct imastream_log *log, struct manifest *m)
 {
-	struct parser ps = { .log = log, .m = m };
-	size_t pos = 0;
+	bool sigs = kind == MANIFEST_SIGNATURES;
+	struct parser ps = { .log = log, .m = m, .what = sigs ? "signatures file" : "digest manifest" };
+	const char *magic = sigs ? SIGNATURES_MAGIC : MANIFEST_MAGIC;
+	const char *record = sigs ? "sig" : "file";
+	size_t pos = 0, max_line = sigs ? SIGNATURES_MAX_LINE : MANIFEST_MAX_LINE;
 	int err = 0;
 
-	*m = (struct manifest){ 0 };
+	*m = (struct manifest){ .kind = kind };
 	if (len > MANIFEST_MAX_BYTES)
-		return ims_err(log, -E2BIG, "digest manifest: larger than 512 MiB");
+		return ims_err(log, -E2BIG, "%s: larger than 512 MiB", ps.what);
 	while (pos < len && !err) {
 		const char *line = buf + pos, *lf = memchr(line, '\n', len - pos);
 		size_t n = lf ? (size_t)(lf - line) : len - pos;
@@ -257,26 +299,29 @@ int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
 		ps.line_no++;
 		if (!lf)
 			err = bad(&ps, -EINVAL, "the last line does not end with a newline");
-		else if (n > MANIFEST_MAX_LINE)
-			err = bad(&ps, -E2BIG, "a line longer than 16384 bytes");
+		else if (n > max_line)
+			err = bad(&ps, -E2BIG, sigs ? "a line longer than 20480 bytes" :
+				  "a line longer than 16384 bytes");
 		else if (memchr(line, '\0', n))
 			/* No field may hide one: C strings would end there (fuzzer's find). */
 			err = bad(&ps, -EINVAL, "a NUL byte");
 		else if (ps.line_no == 1)
-			err = n == strlen(MANIFEST_MAGIC) && !memcmp(line, MANIFEST_MAGIC, n) ? 0 :
-			      bad(&ps, -EINVAL, "not a digest manifest (version 1)");
+			err = n == strlen(magic) && !memcmp(line, magic, n) ? 0 :
+			      bad(&ps, -EINVAL, sigs ? "not a signatures file (version 1)" :
+				  "not a digest manifest (version 1)");
 		else if (starts(line, n, "package"))
 			err = package_line(&ps, line, n);
-		else if (starts(line, n, "file"))
+		else if (starts(line, n, record))
 			err = file_line(&ps, line, n);
 		else if (starts(line, n, "end"))
 			err = end_line(&ps, line, n);
 		else
-			err = bad(&ps, -EINVAL, "not a package, file or end record");
+			err = bad(&ps, -EINVAL, sigs ? "not a package, sig or end record" :
+				  "not a package, file or end record");
 		pos += n + 1;
 	}
 	if (!err && !ps.line_no)
-		err = ims_err(log, -EINVAL, "digest manifest: empty");
+		err = ims_err(log, -EINVAL, "%s: empty", ps.what);
 	else if (!err && ps.in_pkg)
 		err = bad(&ps, -EINVAL, "the last package has no end line");
 	if (err)
@@ -284,11 +329,25 @@ int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
 	return err;
 }
 
+int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
+		   struct manifest *m)
+{
+	return parse(buf, len, MANIFEST_DIGESTS, log, m);
+}
+
+int signatures_parse(const char *buf, size_t len, const struct imastream_log *log,
+		     struct manifest *m)
+{
+	return parse(buf, len, MANIFEST_SIGNATURES, log, m);
+}
+
 void manifest_free(struct manifest *m)
 {
 	for (size_t i = 0; i < m->n_pkgs; i++) {
-		for (size_t j = 0; j < m->pkgs[i].n_files; j++)
+		for (size_t j = 0; j < m->pkgs[i].n_files; j++) {
 			free(m->pkgs[i].files[j].path);
+			free(m->pkgs[i].files[j].value);
+		}
 		free(m->pkgs[i].files);
 		free(m->pkgs[i].nevra);
 	}
@@ -301,13 +360,25 @@ int manifest_write_start(FILE *out)
 	return fputs(MANIFEST_MAGIC "\n", out) == EOF ? -EIO : 0;
 }
 
+/* One fwrite per value: a signatures file holds millions of them. */
 static void put_hex(FILE *out, const uint8_t *v, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		fprintf(out, "%02x", v[i]);
+	static const char digits[] = "0123456789abcdef";
+	char buf[2 * SIGNATURES_MAX_VALUE];
+
+	for (size_t i = 0; i < len; i++) {
+		buf[2 * i] = digits[v[i] >> 4];
+		buf[2 * i + 1] = digits[v[i] & 15];
+	}
+	fwrite(buf, 1, 2 * len, out);
 }
 
-int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
+int signatures_write_start(FILE *out)
+{
+	return fputs(SIGNATURES_MAGIC "\n", out) == EOF ? -EIO : 0;
+}
+
+static int write_pkg(FILE *out, const struct manifest_pkg *p, bool sigs)
 {
 	size_t n = strlen(p->nevra);
 
@@ -319,7 +390,8 @@ int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
 			return -EINVAL;
 	for (size_t i = 0; i < p->n_files; i++)
 		if (!p->files[i].algo || p->files[i].path[0] != '/' ||
-		    strlen(p->files[i].path) > MANIFEST_MAX_PATH)
+		    strlen(p->files[i].path) > MANIFEST_MAX_PATH ||
+		    (sigs && (!p->files[i].value || p->files[i].value_len > SIGNATURES_MAX_VALUE)))
 			return -EINVAL;
 	fprintf(out, "package %s ", p->nevra);
 	put_hex(out, p->header_sha256, 32);
@@ -327,9 +399,13 @@ int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
 	for (size_t i = 0; i < p->n_files; i++) {
 		const struct manifest_file *mf = &p->files[i];
 
-		fprintf(out, "file %s ", mf->algo->name);
+		fprintf(out, "%s %s ", sigs ? "sig" : "file", mf->algo->name);
 		put_hex(out, mf->digest, mf->algo->digest_size);
 		fputc(' ', out);
+		if (sigs) {
+			put_hex(out, mf->value, mf->value_len);
+			fputc(' ', out);
+		}
 		for (const unsigned char *c = (const unsigned char *)mf->path; *c; c++) {
 			if (plain_path_byte(*c))
 				fputc(*c, out);
@@ -340,4 +416,14 @@ int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
 	}
 	fprintf(out, "end %zu\n", p->n_files);
 	return ferror(out) ? -EIO : 0;
+}
+
+int manifest_write_pkg(FILE *out, const struct manifest_pkg *p)
+{
+	return write_pkg(out, p, false);
+}
+
+int signatures_write_pkg(FILE *out, const struct manifest_pkg *p)
+{
+	return write_pkg(out, p, true);
 }

@@ -41,10 +41,38 @@
 #define MANIFEST_MAX_FILES (1u << 20)     /* per package */
 #define MANIFEST_MAX_PACKAGES (1u << 20)
 
+/*
+ * A signatures file, version 1: what the signing host sends back for a manifest.  The
+ * same records, in the same order and form, except the magic and the file lines:
+ *
+ *   imastream-signatures 1
+ *   package NEVRA HEADER-SHA256
+ *   sig ALGO DIGEST VALUE PATH
+ *   ...
+ *   end N
+ *
+ * VALUE is the complete security.ima value in lowercase hex, as rpm stores it in
+ * RPMSIGTAG_FILESIGNATURES: a signature v2 header (03 02 algo keyid size) over ALGO and
+ * exactly its size of signature, at most SIGNATURES_MAX_VALUE bytes.  The digest is
+ * repeated so that an importer can tell "signed for another content" from "the
+ * signature does not verify".  A line may be longer, to hold VALUE.
+ */
+#define SIGNATURES_MAGIC "imastream-signatures 1"
+#define SIGNATURES_MAX_LINE 20480u
+/* The 9-byte header and an RSA-16384 signature: what sign-package itself can make. */
+#define SIGNATURES_MAX_VALUE (9u + 2048u)
+
+enum manifest_kind {
+	MANIFEST_DIGESTS,    /* imastream-digests 1: file lines */
+	MANIFEST_SIGNATURES, /* imastream-signatures 1: sig lines */
+};
+
 struct manifest_file {
 	const struct imastream_hash_info *algo;
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 	char *path; /* decoded, NUL-free */
+	uint8_t *value; /* signatures: the security.ima value; NULL in a digest manifest */
+	size_t value_len;
 };
 
 struct manifest_pkg {
@@ -57,6 +85,7 @@ struct manifest_pkg {
 struct manifest {
 	struct manifest_pkg *pkgs;
 	size_t n_pkgs;
+	enum manifest_kind kind;
 };
 
 /*
@@ -66,11 +95,37 @@ struct manifest {
  */
 int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
 		   struct manifest *m);
+/* The same for a signatures file (SIGNATURES_MAGIC); messages name it so. */
+int signatures_parse(const char *buf, size_t len, const struct imastream_log *log,
+		     struct manifest *m);
 void manifest_free(struct manifest *m);
 
 /* Writes the magic line: once, at the start of a manifest.  Return: 0 or -EIO. */
 int manifest_write_start(FILE *out);
 /* Writes @p's records in the one accepted form.  Return: 0, -EINVAL (a bad field), -EIO. */
 int manifest_write_pkg(FILE *out, const struct manifest_pkg *p);
+/* The same two for a signatures file: every file of @p must have its value. */
+int signatures_write_start(FILE *out);
+int signatures_write_pkg(FILE *out, const struct manifest_pkg *p);
+
+/* A loaded manifest or signatures file, as the public API hands it out. */
+struct manifest_entry {
+	struct manifest_pkg *pkg;
+	struct manifest_file *file;
+};
+
+struct imastream_signpkg_manifest {
+	struct manifest m;
+	struct manifest_entry *entries; /* every file entry, across packages, in order */
+	size_t n_entries;
+	struct manifest_pkg **by_header; /* signatures: sorted by header SHA-256 */
+};
+
+/* The block of a signatures file for the header SHA-256 @sha, or NULL. */
+const struct manifest_pkg *manifest_find(const struct imastream_signpkg_manifest *sm,
+					 const uint8_t sha[32]);
+/* The first block for NEVRA @nevra, or NULL (for a message only: linear). */
+const struct manifest_pkg *manifest_find_nevra(const struct imastream_signpkg_manifest *sm,
+					       const char *nevra);
 
 #endif /* IMASTREAM_SIGNPKG_MANIFEST_H */

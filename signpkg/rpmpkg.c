@@ -52,6 +52,16 @@ int rpmpkg_unhex(const char *hex, uint8_t *out, size_t len)
 	return 0;
 }
 
+/* rpm's default when a package does not say (RPMTAG_FILEDIGESTALGO absent): MD5. */
+#define RPM_DEFAULT_FILEDIGESTALGO 1
+
+const struct imastream_hash_info *rpmpkg_file_digest_algo(const struct rpmpkg *pkg)
+{
+	int rpm_id = (int)headerGetNumber(pkg->h, RPMTAG_FILEDIGESTALGO);
+
+	return imastream_hash_by_rpm_id(rpm_id ? rpm_id : RPM_DEFAULT_FILEDIGESTALGO);
+}
+
 /* Reads exactly @len bytes; a short file is -ENODATA so callers can say "truncated". */
 static int read_full(int fd, void *buf, size_t len)
 {

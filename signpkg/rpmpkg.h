@@ -71,9 +71,35 @@ int rpmpkg_rehash(struct rpmpkg *pkg, const struct imastream_hash_info *own,
 		  const struct imastream_log *log);
 void rpmpkg_digests_free(struct rpmpkg_digests *d);
 
+/* The package's file digest algorithm (rpm's MD5 when it does not say), or NULL if unknown. */
+const struct imastream_hash_info *rpmpkg_file_digest_algo(const struct rpmpkg *pkg);
+
 /* Lowercase hex of @len bytes into @out (2 * @len + 1 bytes). */
 void rpmpkg_hex(const uint8_t *in, size_t len, char *out);
 /* Parses exactly @len bytes of hex; returns 0 or -EINVAL. */
 int rpmpkg_unhex(const char *hex, uint8_t *out, size_t len);
+
+/* Shared by sign.c and import.c: what a signed package's signature header carries. */
+struct file_sigs {
+	char **hex;      /* one string per file: "" or the hex security.ima value */
+	unsigned int n;
+	unsigned int signed_files;
+	unsigned int max_len;
+};
+void file_sigs_free(struct file_sigs *fs);
+
+/* Refuses, in one line, what rpm itself would not let file signatures be added to. */
+int signpkg_check_signable(const struct rpmpkg *pkg, const struct imastream_log *log);
+/* The new signature header blob (magic included, padding not) with @fs in it. */
+int signpkg_build_sig_header(const struct rpmpkg *pkg, const struct file_sigs *fs,
+			     uint8_t **blob_ret, size_t *len_ret, const struct imastream_log *log);
+/* Where the package goes: @path itself, or OUTDIR/basename(@path). */
+int signpkg_dest_path(const char *path, const char *outdir, char **ret);
+/*
+ * Writes lead, @sig and the verified header and payload to a temp file beside @dest and
+ * renames it into place; on any failure the temp file is removed, @dest untouched.
+ */
+int signpkg_write_package(struct rpmpkg *pkg, const uint8_t *sig, size_t sig_len,
+			  const char *dest, const struct imastream_log *log);
 
 #endif /* IMASTREAM_SIGNPKG_RPMPKG_H */

@@ -26,14 +26,7 @@
 /* Room for one raw signature: RSA-16384 or any ECDSA signature fits. */
 #define RAW_SIG_MAX 2048
 
-struct file_sigs {
-	char **hex;      /* one string per file: "" or the hex security.ima value */
-	unsigned int n;
-	unsigned int signed_files;
-	unsigned int max_len;
-};
-
-static void file_sigs_free(struct file_sigs *fs)
+void file_sigs_free(struct file_sigs *fs)
 {
 	for (unsigned int i = 0; fs->hex && i < fs->n; i++)
 		free(fs->hex[i]);
@@ -50,7 +43,7 @@ static int is_all_zero(const uint8_t *p, size_t len)
 }
 
 /* Refuses what rpm itself would not let a file signature be added to. */
-static int check_signable(const struct rpmpkg *pkg, const struct imastream_log *log)
+int signpkg_check_signable(const struct rpmpkg *pkg, const struct imastream_log *log)
 {
 	if (headerIsSource(pkg->h))
 		return ims_err(log, -EINVAL, "%s: source package: file signatures apply to binary packages only",
@@ -288,8 +281,8 @@ static int adjust_reserved_space(Header nh, size_t orig_size)
 }
 
 /* The new signature header blob (magic included, padding not). */
-static int build_sig_header(const struct rpmpkg *pkg, const struct file_sigs *fs,
-			    uint8_t **blob_ret, size_t *len_ret, const struct imastream_log *log)
+int signpkg_build_sig_header(const struct rpmpkg *pkg, const struct file_sigs *fs,
+			     uint8_t **blob_ret, size_t *len_ret, const struct imastream_log *log)
 {
 	/* The copy drops the old immutable region; headerReload() makes a new one. */
 	Header nh = headerCopy(pkg->sigh);
@@ -363,7 +356,7 @@ out:
 }
 
 /* Destination path: the input itself, or OUTDIR/basename(input). */
-static int dest_path(const char *path, const char *outdir, char **ret)
+int signpkg_dest_path(const char *path, const char *outdir, char **ret)
 {
 	char *copy = strdup(path), *s = NULL;
 	int n;
@@ -408,8 +401,8 @@ out:
 	return ret;
 }
 
-static int write_package(struct rpmpkg *pkg, const uint8_t *sig, size_t sig_len, const char *dest,
-			 const struct imastream_log *log)
+int signpkg_write_package(struct rpmpkg *pkg, const uint8_t *sig, size_t sig_len,
+			  const char *dest, const struct imastream_log *log)
 {
 	static const uint8_t zeros[8];
 	char *tmp = NULL;
@@ -474,7 +467,7 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	ret = rpmpkg_open(&pkg, path, log);
 	if (ret)
 		return ret;
-	ret = check_signable(&pkg, log);
+	ret = signpkg_check_signable(&pkg, log);
 	if (!ret)
 		ret = pick_algo(&pkg, opts->algo, &own, &hi, log);
 	if (!ret && hi != own) {
@@ -485,10 +478,10 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	if (!ret)
 		ret = sign_files(&pkg, opts->signer, own, hi, rehashed, &fs, log);
 	if (!ret)
-		ret = build_sig_header(&pkg, &fs, &sig, &sig_len, log);
+		ret = signpkg_build_sig_header(&pkg, &fs, &sig, &sig_len, log);
 	if (ret)
 		goto out;
-	ret = dest_path(path, opts->outdir, &dest);
+	ret = signpkg_dest_path(path, opts->outdir, &dest);
 	if (ret) {
 		ims_err(log, ret, "%s: out of memory", path);
 		goto out;
@@ -502,7 +495,7 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	res.openpgp = headerIsEntry(pkg.sigh, RPMSIGTAG_RSA) || headerIsEntry(pkg.sigh, RPMSIGTAG_DSA) ||
 		      headerIsEntry(pkg.sigh, RPMSIGTAG_PGP) || headerIsEntry(pkg.sigh, RPMSIGTAG_GPG) ||
 		      headerIsEntry(pkg.sigh, RPMSIGTAG_OPENPGP_COMPAT);
-	ret = write_package(&pkg, sig, sig_len, dest, log);
+	ret = signpkg_write_package(&pkg, sig, sig_len, dest, log);
 	if (!ret && result_ret)
 		*result_ret = res;
 out:

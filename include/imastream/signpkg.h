@@ -142,6 +142,93 @@ IMASTREAM_API int imastream_signpkg_manifest_start(FILE *out);
 IMASTREAM_API int imastream_signpkg_export_digests(const char *path, FILE *out,
 						   const struct imastream_log *log);
 
+/*
+ * The signing host's side, and the way back.  A digest manifest (from
+ * imastream_signpkg_export_digests()) is loaded and signed there, and becomes a
+ * signatures file: the same records with each file's security.ima value added
+ * (imastream-sign-digests(1) describes both formats).  The build host then loads the
+ * signatures file and imports each package's block into that package.
+ */
+struct imastream_trust;
+
+/* A loaded digest manifest or signatures file. */
+struct imastream_signpkg_manifest;
+
+enum imastream_signpkg_manifest_kind {
+	IMASTREAM_SIGNPKG_DIGESTS = 0,    /* "imastream-digests 1" */
+	IMASTREAM_SIGNPKG_SIGNATURES = 1, /* "imastream-signatures 1" */
+};
+
+/**
+ * imastream_signpkg_manifest_load - read and strictly parse a manifest or signatures file
+ * @path: the file, or "-" for standard input
+ * @kind: enum imastream_signpkg_manifest_kind: what @path must be
+ * @log: one line naming the file (and the line) on failure (may be NULL)
+ * @ret: the result, freed with imastream_signpkg_manifest_free()
+ *
+ * The input is untrusted: anything but the one accepted form, anything over the format's
+ * limits (512 MiB, 16 KiB lines, 1 Mi packages or files per package) is refused.  A
+ * signatures file must also name each package (header SHA-256) once, and every value
+ * must be an IMA signature (v2) over the line's algorithm.
+ * Return: 0; -EINVAL for a malformed file; -E2BIG over a limit; -ENOMEM; -errno of
+ * open or read.
+ */
+IMASTREAM_API int imastream_signpkg_manifest_load(const char *path, int kind,
+						  const struct imastream_log *log,
+						  struct imastream_signpkg_manifest **ret);
+IMASTREAM_API void imastream_signpkg_manifest_free(struct imastream_signpkg_manifest *m);
+/* How many packages and file entries @m holds (either may be NULL). */
+IMASTREAM_API void imastream_signpkg_manifest_count(const struct imastream_signpkg_manifest *m,
+						    size_t *packages_ret, size_t *files_ret);
+/* IMASTREAM_HASH_BIT() of every digest algorithm that @m's file entries use. */
+IMASTREAM_API unsigned int imastream_signpkg_manifest_algos(const struct imastream_signpkg_manifest *m);
+
+/**
+ * imastream_signpkg_manifest_sign - sign file entries @first .. @first + @count - 1
+ * @m: a loaded digest manifest; entries are numbered across packages, in file order
+ * @signer: as for imastream_sign_package()
+ *
+ * Threads may sign disjoint ranges of one @m at the same time, each with its own signer.
+ * Return: 0; -EINVAL for a range outside @m or a signatures file; what @signer returns
+ * (one line naming the package and the file).
+ */
+IMASTREAM_API int imastream_signpkg_manifest_sign(struct imastream_signpkg_manifest *m,
+						  size_t first, size_t count,
+						  const struct imastream_signpkg_signer *signer,
+						  const struct imastream_log *log);
+
+/**
+ * imastream_signpkg_manifest_write_signatures - write @m, every entry signed, as a signatures file
+ * Return: 0; -EINVAL when an entry has no signature yet; -EIO for a write error.
+ */
+IMASTREAM_API int imastream_signpkg_manifest_write_signatures(const struct imastream_signpkg_manifest *m,
+							      FILE *out);
+
+/**
+ * imastream_signpkg_import_signatures - store a signatures file's signatures into a package
+ * @path: the package the signatures were made for
+ * @sigs: a loaded signatures file (IMASTREAM_SIGNPKG_SIGNATURES)
+ * @trust: the certificate(s) the signatures must verify with
+ * @opts: @outdir and @log as for imastream_sign_package(); @signer and @algo are unused
+ * @result_ret: what was done (may be NULL); written only on success
+ *
+ * The block for this package is the one whose header SHA-256 is the SHA-256 of the
+ * package's main header (which signing never changes), and its NEVRA must be the
+ * package's.  It must hold exactly one entry per file that sign-package would sign, in
+ * header order, with the package's own path, algorithm and digest; and every signature
+ * must verify over that digest with @trust.  Only then is the package written, as
+ * imastream_sign_package() writes it (checked, temp file, rename).
+ * Return: 0; -ENOENT when @sigs has no block for this package; -EINVAL for a block that
+ * does not match the package (a file missing, added, renamed or of another digest);
+ * -ENOKEY or -EBADMSG for a signature made with another key or that does not verify;
+ * otherwise as imastream_sign_package().  One line naming the package goes to the log.
+ */
+IMASTREAM_API int imastream_signpkg_import_signatures(const char *path,
+						      const struct imastream_signpkg_manifest *sigs,
+						      const struct imastream_trust *trust,
+						      const struct imastream_signpkg_opts *opts,
+						      struct imastream_signpkg_result *result_ret);
+
 #ifdef __cplusplus
 }
 #endif

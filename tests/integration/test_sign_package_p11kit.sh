@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# sign-package -j 3 with a remote key: p11-kit server exports a SoftHSM2 token on a unix socket, p11-kit-client.so signs; a killed server fails only the unfinished packages.
+# sign-package -j 3 and sign-digests -j 2 with a remote key: p11-kit server exports a SoftHSM2 token on a unix socket, p11-kit-client.so signs; a killed server fails only the unfinished packages.
 set -euo pipefail
 : "${top_builddir:?}" "${top_srcdir:?}"
 IMASTREAM="$top_builddir/imastream"
@@ -78,6 +78,19 @@ for n in 1 2 3 4 5 6; do
 	cmp -s "$tmp/remote/$p" "$tmp/local/$p" && ok || fail "$p: not the bytes the key file signs"
 	got=$(spkg_evmctl_verify "$tmp/remote/$p" "$tmp/rsa.der")
 	[ "$got" = $((n + 1)) ] && ok || fail "$p: $got signatures verified by evmctl, expected $((n + 1))"
+done
+
+# --- sign-digests through the same socket, two threads: the manifest path gives the same bytes.
+"$IMASTREAM" sign-package --export-digests "$tmp/manifest" "$tmp/src"
+"$IMASTREAM" sign-digests -j 2 --quiet --pass-file "$tmp/pin" --cert "$tmp/rsa.pem" --key "$uri" \
+	"$tmp/manifest" -o "$tmp/sigs" 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok ||
+	fail "sign-digests through p11-kit server: $(cat "$tmp/err")"
+cp -a "$tmp/src" "$tmp/imported"
+"$IMASTREAM" sign-package --quiet --import-signatures "$tmp/sigs" --cert "$tmp/rsa.pem" "$tmp/imported" ||
+	fail "importing the signatures made through p11-kit server"
+for n in 1 2 3 4 5 6; do
+	p=remote$n-1.0-1.noarch.rpm
+	cmp -s "$tmp/imported/$p" "$tmp/local/$p" && ok || fail "$p: imported, not the bytes the key file signs"
 done
 
 # --- The server killed in the middle of a run: the packages it did not finish stay as

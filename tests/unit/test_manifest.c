@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Digest manifests: a known manifest parses to known values and writes back byte for byte; every malformed form is refused with one line. */
+/* Digest manifests and signatures files: known ones parse to known values and write back byte for byte; every malformed form is refused with one line. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +166,114 @@ static int test_limits(void)
 	return bad;
 }
 
+/*
+ * A signatures file: the value is a signature v2 header (03 02, sha256 = kernel id 4,
+ * key id 11223344, size 3) and three bytes; the parser checks form, not cryptography.
+ */
+#define VAL "030204112233440003aabbcc"
+#define SMAGIC "imastream-signatures 1\n"
+
+static const char good_sigs[] =
+	SMAGIC
+	"package hello-2:1.0-1.fc40.x86_64 " HDR "\n"
+	"sig sha256 " D256 " " VAL " /usr/bin/a%20b\n"
+	"end 1\n";
+
+static int test_signatures_known_answer(void)
+{
+	static const unsigned char want[] = { 0x03, 0x02, 0x04, 0x11, 0x22, 0x33, 0x44, 0x00, 0x03,
+					      0xaa, 0xbb, 0xcc };
+	struct manifest m;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *out;
+
+	ASSERT_EQ(signatures_parse(good_sigs, strlen(good_sigs), &test_log, &m), 0);
+	ASSERT_EQ(m.kind, MANIFEST_SIGNATURES);
+	ASSERT_EQ(m.n_pkgs, 1);
+	ASSERT_EQ(m.pkgs[0].n_files, 1);
+	ASSERT(!strcmp(m.pkgs[0].files[0].path, "/usr/bin/a b"));
+	ASSERT_EQ(m.pkgs[0].files[0].value_len, sizeof(want));
+	ASSERT_MEM_EQ(m.pkgs[0].files[0].value, want, sizeof(want));
+	out = open_memstream(&text, &text_len);
+	ASSERT(out);
+	ASSERT_EQ(signatures_write_start(out), 0);
+	ASSERT_EQ(signatures_write_pkg(out, &m.pkgs[0]), 0);
+	fclose(out);
+	ASSERT_EQ(text_len, strlen(good_sigs));
+	ASSERT(!memcmp(text, good_sigs, text_len));
+	free(text);
+	/* A manifest's writer refuses nothing here, but the signatures writer needs values. */
+	free(m.pkgs[0].files[0].value);
+	m.pkgs[0].files[0].value = NULL;
+	out = open_memstream(&text, &text_len);
+	ASSERT(out);
+	ASSERT_EQ(signatures_write_pkg(out, &m.pkgs[0]), -EINVAL);
+	fclose(out);
+	ASSERT_EQ(text_len, 0);
+	free(text);
+	manifest_free(&m);
+	/* Neither kind is the other. */
+	ASSERT_EQ(manifest_parse(good_sigs, strlen(good_sigs), NULL, &m), -EINVAL);
+	ASSERT_EQ(signatures_parse(good, strlen(good), NULL, &m), -EINVAL);
+	return 0;
+}
+
+static int sigs_refused(const char *text, int err, const char *needle)
+{
+	struct manifest m;
+	int got;
+
+	n_msgs = 0;
+	last_msg[0] = 0;
+	got = signatures_parse(text, strlen(text), &test_log, &m);
+	if (got != err || n_msgs != 1 || !strstr(last_msg, needle) || m.n_pkgs || m.pkgs) {
+		fprintf(stderr, "  signatures %.60s...: %d, %d lines, '%s' (expected %d, '%s')\n",
+			text, got, n_msgs, last_msg, err, needle);
+		return 1;
+	}
+	return 0;
+}
+
+#define SIG "sig sha256 " D256 " "
+
+static int test_signatures_refusals(void)
+{
+	char *text;
+	int bad = 0;
+
+	bad += sigs_refused(MAGIC PKG "end 0\n", -EINVAL, "signatures file, line 1: not a signatures file");
+	bad += sigs_refused(SMAGIC PKG "file sha256 " D256 " /a\nend 1\n", -EINVAL, "line 3: not a package, sig or end");
+	bad += sigs_refused(SMAGIC PKG SIG "/a\nend 1\n", -EINVAL, "10 to 2057 bytes");
+	bad += sigs_refused(SMAGIC PKG SIG VAL "\nend 1\n", -EINVAL, "one path after the signature");
+	bad += sigs_refused(SMAGIC PKG SIG VAL "0 /a\nend 1\n", -EINVAL, "10 to 2057 bytes");
+	bad += sigs_refused(SMAGIC PKG SIG "030204112233440003AABBCC /a\nend 1\n", -EINVAL, "lowercase hex");
+	/* The header's size says 4, three bytes follow. */
+	bad += sigs_refused(SMAGIC PKG SIG "030204112233440004aabbcc /a\nend 1\n", -EINVAL, "not an IMA signature");
+	/* A digest value (04 algo digest), an EVM portable signature (05): not IMA signatures. */
+	bad += sigs_refused(SMAGIC PKG SIG "0404" D256 " /a\nend 1\n", -EINVAL, "not an IMA signature");
+	bad += sigs_refused(SMAGIC PKG SIG "050204112233440003aabbcc /a\nend 1\n", -EINVAL, "not an IMA signature");
+	/* Signed over sha1 (kernel id 2), on a sha256 line. */
+	bad += sigs_refused(SMAGIC PKG SIG "030202112233440003aabbcc /a\nend 1\n", -EINVAL, "another hash algorithm");
+	/* Longest value + 1. */
+	text = malloc(2 * (SIGNATURES_MAX_VALUE + 1) + 512);
+	ASSERT(text);
+	strcpy(text, SMAGIC PKG SIG);
+	memset(text + strlen(text), 'a', 2 * (SIGNATURES_MAX_VALUE + 1));
+	strcpy(text + strlen(SMAGIC PKG SIG) + 2 * (SIGNATURES_MAX_VALUE + 1), " /a\nend 1\n");
+	bad += sigs_refused(text, -EINVAL, "10 to 2057 bytes");
+	free(text);
+	/* A line of 20481 bytes. */
+	text = malloc(21000);
+	ASSERT(text);
+	strcpy(text, SMAGIC PKG SIG VAL " /");
+	memset(text + strlen(text), 'a', 20481);
+	strcpy(text + strlen(SMAGIC PKG SIG VAL " /") + 20481, "\nend 1\n");
+	bad += sigs_refused(text, -E2BIG, "line 3: a line longer than 20480");
+	free(text);
+	return bad;
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -173,6 +281,8 @@ int main(void)
 	failed += test_known_answer();
 	failed += test_refusals();
 	failed += test_limits();
+	failed += test_signatures_known_answer();
+	failed += test_signatures_refusals();
 	printf("%s: test_manifest\n", failed ? "FAIL" : "PASS");
 	return failed ? 1 : 0;
 }

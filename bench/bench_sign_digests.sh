@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# sign-digests on a signing host: signatures per second and per core (CPU second) with a local P-256 key, against evmctl sign_hash and openssl speed in the same run; manifest and signatures bytes against package bytes.
+# Usage: bench_sign_digests.sh [PACKAGES [FILES [REPS]]]   (default 500 packages of 40
+# files, the bench-sign-packages tree; ours best of 3, evmctl once; top_builddir from the environment,
+# default .; BENCH_CSV for bench/plot.sh)
+set -eu
+packages=${1:-500}
+files=${2:-40}
+reps=${3:-3}
+IMASTREAM="${top_builddir:-.}/imastream"
+for tool in rpmbuild rpm evmctl openssl; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "bench-sign-digests: $tool is missing" >&2; exit 1; }
+done
+work=$(mktemp -d /tmp/bench_sign_digests.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+here=$(dirname "$0")
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
+# shellcheck source=bench/bench-csv.sh
+. "$here/bench-csv.sh"
+
+# The packages of bench-sign-packages: four distinct ones of $files files, copied under
+# $packages names (a manifest block per copy, as a release has one per package).
+mkdir -p "$work/top/SPECS" "$work/tree"
+for k in 0 1 2 3; do
+	cat >"$work/top/SPECS/b$k.spec" <<SPEC
+Name: bench$k
+Version: 1
+Release: 1
+Summary: b
+License: MIT
+BuildArch: noarch
+%description
+b
+%install
+mkdir -p %{buildroot}/b$k
+i=0; while [ \$i -lt $files ]; do echo "package $k file \$i" > %{buildroot}/b$k/f\$i; i=\$((i + 1)); done
+%files
+/b$k
+SPEC
+	rpmbuild -bb --quiet --define "_topdir $work/top" "$work/top/SPECS/b$k.spec" >/dev/null 2>&1
+done
+for ((i = 0; i < packages; i++)); do
+	cp "$work/top/RPMS/noarch/bench$((i % 4))-1-1.noarch.rpm" "$(printf '%s/tree/p%05d-1-1.noarch.rpm' "$work" $i)"
+done
+pkg_bytes=$(cat "$work"/tree/*.rpm | wc -c)
+"$IMASTREAM" sign-package --export-digests "$work/manifest" "$work/tree"
+sigs=$(grep -c '^file ' "$work/manifest")
+manifest_bytes=$(wc -c <"$work/manifest")
+grep '^file ' "$work/manifest" | cut -d' ' -f3 >"$work/digests"
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/k.key" \
+	-out "$work/k.pem" -subj /CN=bench -days 1 -addext subjectKeyIdentifier=hash >/dev/null 2>&1
+chmod 600 "$work/k.key"
+
+# best CMD...: "WALL CPU" of the fastest of $reps runs (by wall time), and in $best_phase
+# the best signing-phase rate that sign-digests reports (signatures per CPU second).
+best() {
+	local r out best_out="" w phase
+	best_phase=0
+	for ((r = 0; r < reps; r++)); do
+		out=$(bench_elapsed "$@")
+		w=${out% *}
+		if [ -z "$best_out" ] || awk -v a="$w" -v b="${best_out% *}" 'BEGIN { exit !(a < b) }'; then
+			best_out=$out
+		fi
+		phase=$(sed -n 's/.* \([0-9]*\) per CPU second$/\1/p' "$work/stderr")
+		[ "${phase:-0}" -le "$best_phase" ] || best_phase=$phase
+	done
+	echo "$best_out"
+}
+cpus=$(nproc)
+# The same process as a release run: its start, the key, the manifest's parse and the
+# signatures file's write are in the whole-run figures; the summary's rate is signing only.
+best "$IMASTREAM" sign-digests -j 1 --key "$work/k.key" --cert "$work/k.pem" \
+	"$work/manifest" -o "$work/sigs" >"$work/one"
+one=$(cat "$work/one")
+phase_one=$best_phase
+best "$IMASTREAM" sign-digests -j "$cpus" --key "$work/k.key" --cert "$work/k.pem" \
+	"$work/manifest" -o "$work/sigs" >"$work/all"
+all=$(cat "$work/all")
+phase_all=$best_phase
+sigs_bytes=$(wc -c <"$work/sigs")
+# evmctl loads the key for every signature: one run is long enough to measure.
+reps_ours=$reps reps=1
+evm=$(best sh -c 'evmctl sign_hash -a sha256 --key "$1" <"$2"' sh "$work/k.key" "$work/digests")
+reps=$reps_ours
+# OpenSSL's own ceiling for one core: ECDSA P-256 signs per CPU second, nothing else.
+ossl=$(openssl speed -seconds 2 ecdsap256 2>/dev/null | awk '/nistp256/ { print $(NF - 1) }')
+
+awk -v p="$packages" -v f="$files" -v s="$sigs" -v one="$one" -v all="$all" -v e="$evm" \
+	-v o="$ossl" -v c="$cpus" -v p1="$phase_one" -v pa="$phase_all" -v pb="$pkg_bytes" -v mb="$manifest_bytes" -v sb="$sigs_bytes" '
+function wall(x) { split(x, a, " "); return a[1] }
+function cpu(x) { split(x, a, " "); return a[2] }
+BEGIN {
+	printf "%d packages x %d files: %d signatures, ECDSA P-256 key file, %d CPUs online, load %s\n",
+		p, f, s, c, "'"$(cut -d' ' -f1 /proc/loadavg)"'"
+	printf "sign-digests -j 1: %.3f s, %.0f signatures/s; per core: %.0f signatures per CPU second (whole run), %.0f (signing)\n",
+		wall(one), s / wall(one), s / cpu(one), p1
+	printf "sign-digests -j %d: %.3f s, %.0f signatures/s; per core: %.0f signatures per CPU second (whole run), %.0f (signing)\n",
+		c, wall(all), s / wall(all), s / cpu(all), pa
+	printf "evmctl sign_hash over the same digests: %.3f s, %.0f signatures/s; per core: %.0f signatures per CPU second\n",
+		wall(e), s / wall(e), s / cpu(e)
+	printf "openssl speed ecdsap256 (raw signs, one core): %.0f signatures per CPU second\n", o
+	printf "ratio sign-digests -j 1 vs evmctl sign_hash, per core (whole runs): x%.2f; signing vs openssl speed: %.0f%%\n",
+		(s / cpu(one)) / (s / cpu(e)), 100 * p1 / o
+	printf "manifest %.0f bytes per package, signatures file %.0f, package %.0f: %.1f%% and %.1f%% of the package bytes\n",
+		mb / p, sb / p, pb / p, 100 * mb / pb, 100 * sb / pb
+}'
+bench_csv "per core" 1 "imastream sign-digests -j 1" "$(echo "$one" | cut -d' ' -f2)" "$sigs" signatures/s
+bench_csv "per core" 1 "evmctl sign_hash" "$(echo "$evm" | cut -d' ' -f2)" "$sigs" signatures/s \
+	"$(echo "$one" | cut -d' ' -f2)"
+bench_csv "wall" "$cpus" "imastream sign-digests -j $cpus" "$(echo "$all" | cut -d' ' -f1)" "$sigs" signatures/s

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* imastream sign-digests: on the signing host, signs a digest manifest's digests into a signatures file, never seeing a package. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "cli/replace.h"
+#include "imastream/hash.h"
+#include "imastream/keys.h"
+#include "imastream/signpkg.h"
+
+static const struct cli_use sign_digests_options[] = {
+	{ CLI_OPT_KEY },
+	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
+	  "its subject key identifier (the kernel's rule)" },
+	{ CLI_OPT_PASS },
+	{ CLI_OPT_PASS_FILE },
+	{ CLI_OPT_PASS_ENV },
+	{ CLI_OPT_KEYID },
+	{ CLI_OPT_OUTPUT, "write the signatures file to FILE (- for standard\n"
+	  "output), replaced whole or left as it was (required)" },
+	{ CLI_OPT_ALLOW_WEAK, "sign md5 digests too (refused otherwise)" },
+	{ CLI_OPT_JOBS, "sign with N threads (1 to 64; default: one per CPU),\n"
+	  "the key loaded once; a pkcs11 key signs from one at a\n"
+	  "time" },
+	{ CLI_OPT_QUIET, "no summary line" },
+	{ CLI_OPT_VERBOSE },
+	{ CLI_OPT_HELP },
+	{ 0 },
+};
+
+/* The spelling, -o SIGS; elsewhere -o is --set, which this command does not take. */
+static const struct cli_alias sign_digests_aliases[] = {
+	{ CLI_OPT_OUTPUT, 'o', NULL, "--output (elsewhere -o is --set)" },
+	{ 0 },
+};
+
+static const struct cli_spec sign_digests_spec = {
+	.cmd = "sign-digests",
+	.synopsis =
+	"Usage: imastream sign-digests --key KEY [--cert CERT]\n"
+	"                              [-p | --pass-file FILE | --pass-env VAR]\n"
+	"                              [--keyid HEX] [-j N] [--quiet]\n"
+	"                              --output SIGS MANIFEST\n"
+	"\n"
+	"On the signing host: signs every file digest of MANIFEST (made by 'imastream\n"
+	"sign-package --export-digests'; - for standard input) with KEY, and writes the\n"
+	"signatures file SIGS for 'imastream sign-package --import-signatures'. No\n"
+	"package is needed. MANIFEST is untrusted input: anything but the one accepted\n"
+	"form, or over the format's limits, is refused in one line and nothing is\n"
+	"written. The key is loaded once; signatures are made by N threads.\n",
+	.uses = sign_digests_options,
+	.aliases = sign_digests_aliases,
+	.epilog =
+	"Exit status: 0 if every digest was signed and SIGS written, 1 if MANIFEST is\n"
+	"refused, the key cannot be loaded, a signature cannot be made or SIGS cannot be\n"
+	"written (one line; SIGS is then left as it was), 2 for a usage error.\n",
+};
+
+/* Work is handed out in runs of this many digests: few lock round trips, even spread. */
+#define CHUNK 512
+
+struct digest_run;
+
+struct digest_worker {
+	struct digest_run *run;
+	struct imastream_signer *signer;
+	struct imastream_signpkg_signer ps;
+	struct cli_capture msgs; /* what its failure said */
+	pthread_t thread;
+	int err;
+};
+
+struct digest_run {
+	struct imastream_signpkg_manifest *m;
+	size_t n_files;
+	unsigned int jobs;
+	struct digest_worker workers[CLI_MAX_JOBS];
+	bool shared_signer; /* a pkcs11 engine key: one signer, taken in turn */
+	pthread_mutex_t sign_lock;
+	pthread_mutex_t lock; /* next, failed */
+	size_t next;
+	bool failed;
+};
+
+static int worker_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len,
+		       uint8_t *sig, size_t sig_size, size_t *sig_len_ret)
+{
+	struct digest_worker *w = arg;
+	int err;
+
+	if (!w->run->shared_signer)
+		return imastream_signer_sign(w->signer, algo, digest, digest_len, sig, sig_size,
+					     sig_len_ret);
+	pthread_mutex_lock(&w->run->sign_lock);
+	err = imastream_signer_sign(w->run->workers[0].signer, algo, digest, digest_len, sig,
+				    sig_size, sig_len_ret);
+	pthread_mutex_unlock(&w->run->sign_lock);
+	return err;
+}
+
+/* Takes runs of digests until none is left or a worker failed: the first failure ends it. */
+static void *worker_main(void *arg)
+{
+	struct digest_worker *w = arg;
+	struct digest_run *run = w->run;
+
+	cli_capture_begin(&w->msgs);
+	for (;;) {
+		size_t first;
+
+		pthread_mutex_lock(&run->lock);
+		first = run->failed ? run->n_files : run->next;
+		if (first < run->n_files)
+			run->next += CHUNK;
+		pthread_mutex_unlock(&run->lock);
+		if (first >= run->n_files)
+			break;
+		w->err = imastream_signpkg_manifest_sign(run->m, first,
+							 run->n_files - first < CHUNK ?
+							 run->n_files - first : CHUNK,
+							 &w->ps, &cli_log);
+		if (w->err) {
+			pthread_mutex_lock(&run->lock);
+			run->failed = true;
+			pthread_mutex_unlock(&run->lock);
+			break;
+		}
+	}
+	cli_capture_end();
+	return NULL;
+}
+
+/* The key loaded once, a handle per worker (as sign-package -j has them). */
+static int make_workers(struct digest_run *run, const struct imastream_key_opts *key)
+{
+	int err = imastream_signer_new(key, &cli_log, &run->workers[0].signer);
+
+	if (err)
+		return err;
+	for (unsigned int i = 0; i < run->jobs; i++) {
+		struct digest_worker *w = &run->workers[i];
+
+		if (i && !run->shared_signer) {
+			err = imastream_signer_dup(run->workers[0].signer, &w->signer);
+			if (err == -EOPNOTSUPP)
+				run->shared_signer = true;
+			else if (err)
+				return err;
+		}
+		w->run = run;
+		w->ps = (struct imastream_signpkg_signer){
+			worker_sign, w, imastream_signer_keyid(run->workers[0].signer) };
+	}
+	return 0;
+}
+
+/* Signs every digest; on failure prints the first failing worker's line.  Return: 0 or -1. */
+static int sign_all(struct digest_run *run)
+{
+	unsigned int started = 0;
+	int err = 0;
+
+	pthread_mutex_init(&run->lock, NULL);
+	pthread_mutex_init(&run->sign_lock, NULL);
+	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
+		int e = pthread_create(&run->workers[i].thread, NULL, worker_main, &run->workers[i]);
+
+		if (e) {
+			cli_error("cannot start thread %u: %s", i + 1, strerror(e));
+			break;
+		}
+		started++;
+	}
+	if (!started)
+		worker_main(&run->workers[0]);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(run->workers[i].thread, NULL);
+	for (unsigned int i = 0; i < (started ? started : 1); i++) {
+		if (run->workers[i].err && !err) {
+			cli_capture_flush(&run->workers[i].msgs, true);
+			err = -1;
+		}
+		cli_capture_free(&run->workers[i].msgs);
+	}
+	pthread_mutex_destroy(&run->sign_lock);
+	pthread_mutex_destroy(&run->lock);
+	return err;
+}
+
+/* Every weak algorithm the manifest uses must be allowed. */
+static int check_algos(const struct imastream_signpkg_manifest *m, bool allow_weak)
+{
+	unsigned int mask = imastream_signpkg_manifest_algos(m);
+
+	for (int algo = 0; mask; algo++, mask >>= 1)
+		if ((mask & 1) && cli_check_weak_algo("sign-digests", algo, allow_weak) != CLI_OK)
+			return CLI_USAGE;
+	return CLI_OK;
+}
+
+static double seconds_since(clockid_t clock, const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(clock, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int cmd_sign_digests(int argc, char **argv)
+{
+	static struct digest_run run; /* the workers array is large; one run per process */
+	struct imastream_key_opts key = { 0 };
+	const char *output = NULL, *manifest;
+	struct cli_replace out;
+	struct timespec t0, cpu0;
+	struct cli_parser p;
+	bool prompt = false, allow_weak = false, quiet = false;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n_pkgs = 0;
+	double secs, cpu_secs;
+	int c, verbose = 0, err, rc = CLI_FAILED;
+
+	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
+	cli_parse_start(&p, &sign_digests_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+		switch (c) {
+		case CLI_OPT_KEY:
+			key.key = p.arg;
+			break;
+		case CLI_OPT_CERT:
+			key.cert = p.arg;
+			break;
+		case CLI_OPT_PASS:
+			prompt = true;
+			break;
+		case CLI_OPT_PASS_FILE:
+			key.pass_file = p.arg;
+			break;
+		case CLI_OPT_PASS_ENV:
+			key.pass_env = p.arg;
+			break;
+		case CLI_OPT_KEYID:
+			if (!cli_parse_keyid(&p, &key.keyid))
+				return CLI_USAGE;
+			key.has_keyid = true;
+			break;
+		case CLI_OPT_OUTPUT:
+			output = p.arg;
+			break;
+		case CLI_OPT_ALLOW_WEAK:
+			allow_weak = true;
+			break;
+		case CLI_OPT_JOBS:
+			if (!cli_parse_jobs(&p, &run.jobs))
+				return CLI_USAGE;
+			break;
+		case CLI_OPT_QUIET:
+			quiet = true;
+			break;
+		case CLI_OPT_VERBOSE:
+			verbose++;
+			break;
+		case CLI_OPT_HELP:
+			return CLI_OK;
+		default:
+			return CLI_USAGE;
+		}
+	}
+	if (!key.key)
+		return cli_usage_error("sign-digests", "no --key given");
+	if (!output)
+		return cli_usage_error("sign-digests", "no --output given");
+	if (cli_parse_operands(&p) != argc - 1)
+		return cli_usage_error("sign-digests", "give one MANIFEST");
+	if (prompt + !!key.pass_file + !!key.pass_env > 1)
+		return cli_usage_error("sign-digests", "give one of -p, --pass-file and --pass-env");
+	manifest = argv[argc - 1];
+	if (!strcmp(manifest, "-") && prompt)
+		return cli_usage_error("sign-digests", "-p asks on the terminal: give the manifest as a file, or use --pass-file or --pass-env");
+	cli_set_verbose(verbose);
+	/* The untrusted input first: a refused manifest never gets as far as the key. */
+	if (imastream_signpkg_manifest_load(manifest, IMASTREAM_SIGNPKG_DIGESTS, &cli_log, &run.m))
+		return CLI_FAILED;
+	imastream_signpkg_manifest_count(run.m, &n_pkgs, &run.n_files);
+	if (check_algos(run.m, allow_weak) != CLI_OK) {
+		rc = CLI_USAGE;
+		goto out;
+	}
+	if (prompt && cli_pass_prompt("sign-digests", key.key, &key.pass_env))
+		goto out;
+	/* A remote key (p11-kit's client) writes to a socket: a lost server fails, not kills. */
+	signal(SIGPIPE, SIG_IGN);
+	if (run.jobs > (run.n_files + CHUNK - 1) / CHUNK)
+		run.jobs = run.n_files > CHUNK ? (unsigned int)((run.n_files + CHUNK - 1) / CHUNK) : 1;
+	err = make_workers(&run, &key);
+	cli_pass_forget();
+	if (err)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+	if (sign_all(&run))
+		goto out;
+	secs = seconds_since(CLOCK_MONOTONIC, &t0);
+	/* All threads' CPU time: signatures per CPU second is the per-core rate, load or not. */
+	cpu_secs = seconds_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+	if (cli_replace_open(&out, "sign-digests", output))
+		goto out;
+	err = imastream_signpkg_manifest_write_signatures(run.m, out.out);
+	if (err)
+		cli_say("sign-digests", "%s: cannot write: %s", strcmp(output, "-") ? output :
+			"standard output", strerror(-err));
+	if (cli_replace_close(&out, "sign-digests", err))
+		goto out;
+	if (!quiet)
+		cli_say("sign-digests", "%zu package%s, %zu signatures, %u thread%s, %.3f s, %.0f signatures/s, %.0f per CPU second",
+			n_pkgs, n_pkgs == 1 ? "" : "s", run.n_files, run.jobs,
+			run.jobs == 1 ? "" : "s", secs, secs > 0 ? (double)run.n_files / secs : 0.0,
+			cpu_secs > 0 ? (double)run.n_files / cpu_secs : 0.0);
+	rc = CLI_OK;
+out:
+	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
+		imastream_signer_free(run.workers[i].signer);
+	imastream_signpkg_manifest_free(run.m);
+	return rc;
+}

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Output files that a reader sees old or new, never half-written: a temp file beside them, renamed over. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/replace.h"
+
+int cli_replace_open(struct cli_replace *r, const char *cmd, const char *file)
+{
+	int fd, err;
+
+	r->file = file;
+	r->tmp[0] = '\0';
+	if (!strcmp(file, "-")) {
+		r->out = stdout;
+		return 0;
+	}
+	if ((size_t)snprintf(r->tmp, sizeof(r->tmp), "%s.imastream-tmp-XXXXXX", file) >= sizeof(r->tmp)) {
+		r->tmp[0] = '\0';
+		cli_say(cmd, "%s: path too long", file);
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(r->tmp);
+	r->out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!r->out) {
+		err = -errno;
+		cli_say(cmd, "%s: cannot create a file beside it: %s", file, strerror(-err));
+		if (fd >= 0) {
+			close(fd);
+			unlink(r->tmp);
+		}
+		r->tmp[0] = '\0';
+		return err;
+	}
+	return 0;
+}
+
+int cli_replace_close(struct cli_replace *r, const char *cmd, int err)
+{
+	int werr = 0;
+
+	if (fflush(r->out) == EOF)
+		werr = -errno;
+	if (r->tmp[0]) {
+		int fd = fileno(r->out);
+
+		if (!err && !werr && (fchmod(fd, 0644) || fsync(fd)))
+			werr = -errno;
+		if (fclose(r->out) && !werr)
+			werr = -errno;
+		if (!err && !werr && rename(r->tmp, r->file))
+			werr = -errno;
+		if (err || werr)
+			unlink(r->tmp);
+	}
+	if (werr && !err)
+		cli_say(cmd, "%s: cannot write: %s", r->tmp[0] ? r->file : "standard output",
+			strerror(-werr));
+	r->out = NULL;
+	return err ? err : werr;
+}

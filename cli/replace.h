@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* An output file replaced whole or not at all: written beside it, renamed over it when complete. */
+#ifndef IMASTREAM_CLI_REPLACE_H
+#define IMASTREAM_CLI_REPLACE_H
+
+#include <limits.h>
+#include <stdio.h>
+
+struct cli_replace {
+	FILE *out;          /* where to write */
+	const char *file;   /* the destination, or "-" for standard output */
+	char tmp[PATH_MAX]; /* the temp file beside it ("" for standard output) */
+};
+
+/*
+ * Opens @file for writing through a temp file beside it; "-" is standard output.
+ * Return: 0, or -errno after one line "imastream CMD: FILE: ...".
+ */
+int cli_replace_open(struct cli_replace *r, const char *cmd, const char *file);
+/*
+ * With @err 0: flushes, syncs and renames the temp file over @file (mode 0644); else, or
+ * when that fails, removes it and leaves @file as it was.  A write error is said in one
+ * line.  Return: @err, or the -errno of finishing.
+ */
+int cli_replace_close(struct cli_replace *r, const char *cmd, int err);
+
+#endif /* IMASTREAM_CLI_REPLACE_H */
