@@ -46,7 +46,10 @@ struct attest_policy;
 
 int attest_policy_new(const char *log_hash_alg, struct attest_policy **ret);
 void attest_policy_free(struct attest_policy *p);
-/* Allows @digest for @path (duplicates are kept once). Return: 0 or -ENOMEM. */
+/*
+ * Allows @digest for @path (duplicates are kept once, when written).
+ * Return: 0; -EILSEQ if @path is not well-formed UTF-8 (JSON cannot spell it); -ENOMEM.
+ */
 int attest_policy_add_digest(struct attest_policy *p, const char *path,
 			     const uint8_t *digest, size_t len);
 /* Adds an exclude (a regular expression matched at the start of a path). Return: 0, -EINVAL. */

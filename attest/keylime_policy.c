@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include "attest/attest.h"
+#include "attest/json_out.h"
 #include "attest/policy-private.h"
 #include "imastream/keys.h"
 
@@ -67,48 +68,48 @@ void attest_policy_free(struct attest_policy *p)
 		free(p->excludes[i].text);
 	}
 	free(p->excludes);
+	free(p->built.arena);
+	free(p->built.at);
 	imastream_trust_free(p->trust);
 	free(p);
 }
 
-static bool list_has(json_object *list, const char *hex)
+static int grow(void **buf, size_t *cap, size_t want, size_t size)
 {
-	size_t n = json_object_array_length(list);
+	size_t cap2 = *cap ? *cap : 4096 / size;
+	void *n;
 
-	for (size_t i = 0; i < n; i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(list, i));
-
-		if (s && !strcmp(s, hex))
-			return true;
-	}
-	return false;
+	if (want <= *cap)
+		return 0;
+	while (cap2 < want)
+		cap2 *= 2;
+	n = realloc(*buf, cap2 * size);
+	if (!n)
+		return -ENOMEM;
+	*buf = n;
+	*cap = cap2;
+	return 0;
 }
 
 int attest_policy_add_digest(struct attest_policy *p, const char *path, const uint8_t *digest,
 			     size_t len)
 {
-	char hex[2 * IMASTREAM_HASH_MAX_DIGEST + 1];
-	json_object *list, *s;
+	struct built_digests *b = &p->built;
+	size_t plen = strlen(path), need = 1 + len + plen + 1;
 
 	if (len > IMASTREAM_HASH_MAX_DIGEST)
 		return -EINVAL;
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-	hex[2 * len] = '\0';
-	if (!json_object_object_get_ex(p->digests, path, &list)) {
-		list = json_object_new_array();
-		if (!list || json_object_object_add(p->digests, path, list)) {
-			json_object_put(list);
-			return -ENOMEM;
-		}
-	}
-	if (list_has(list, hex))
-		return 0;
-	s = json_object_new_string(hex);
-	if (!s || json_object_array_add(list, s)) {
-		json_object_put(s);
+	/* JSON text is Unicode: a path that is not UTF-8 has no faithful spelling in it. */
+	if (!json_utf8_valid(path, plen))
+		return -EILSEQ;
+	if (grow((void **)&b->arena, &b->cap, b->len + need, 1) ||
+	    grow((void **)&b->at, &b->n_cap, b->n + 1, sizeof(*b->at)))
 		return -ENOMEM;
-	}
+	b->at[b->n++] = b->len;
+	b->arena[b->len] = (uint8_t)len;
+	memcpy(b->arena + b->len + 1, digest, len);
+	memcpy(b->arena + b->len + 1 + len, path, plen + 1);
+	b->len += need;
 	return 0;
 }
 
@@ -171,43 +172,132 @@ int attest_policy_add_key(struct attest_policy *p, const uint8_t *der, size_t le
 	return 0;
 }
 
+/* One digest of one path, built or read, in the order they were given. */
+struct entry {
+	const char *path;
+	const uint8_t *digest;     /* built: the digest, written in hex */
+	const char *hex;           /* read: the hex text */
+	size_t len;                /* of digest or hex */
+	size_t seq;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Every digest of @p sorted by path (byte order, so equal roots give equal files), then as added. */
+static struct entry *sorted_entries(const struct attest_policy *p, size_t *n_out)
+{
+	const struct built_digests *b = &p->built;
+	size_t n = b->n + (p->digests ? (size_t)json_object_object_length(p->digests) : 0), i = 0;
+	struct entry *e;
+
+	if (p->digests) {
+		/* a read path lists any number of digests */
+		json_object_object_foreach(p->digests, key0, list0) {
+			(void)key0;
+			n += json_object_array_length(list0);
+		}
+	}
+	e = malloc((n ? n : 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	for (size_t k = 0; k < b->n; k++, i++) {
+		const uint8_t *r = b->arena + b->at[k];
+
+		e[i] = (struct entry){ .path = (const char *)r + 1 + r[0], .digest = r + 1, .len = r[0],
+				       .seq = i };
+	}
+	if (p->digests) {
+		json_object_object_foreach(p->digests, key, list) {
+			size_t m = json_object_array_length(list);
+
+			/* A path read with an empty list keeps its empty list. */
+			if (!m)
+				e[i] = (struct entry){ .path = key, .seq = i }, i++;
+			for (size_t k = 0; k < m; k++, i++) {
+				json_object *s = json_object_array_get_idx(list, k);
+
+				e[i] = (struct entry){ .path = key, .hex = json_object_get_string(s),
+						       .len = (size_t)json_object_get_string_len(s),
+						       .seq = i };
+			}
+		}
+	}
+	qsort(e, i, sizeof(*e), cmp_entry);
+	*n_out = i;
+	return e;
+}
+
+static bool same_digest(const struct entry *a, const struct entry *b)
+{
+	if (a->digest && b->digest)
+		return a->len == b->len && !memcmp(a->digest, b->digest, a->len);
+	if (a->hex && b->hex)
+		return a->len == b->len && !memcmp(a->hex, b->hex, a->len);
+	return false;
+}
+
 size_t attest_policy_paths(const struct attest_policy *p)
 {
-	return (size_t)json_object_object_length(p->digests);
+	size_t n, paths = 0;
+	struct entry *e;
+
+	if (!p->built.n)
+		return p->digests ? (size_t)json_object_object_length(p->digests) : 0;
+	e = sorted_entries(p, &n);
+	if (!e)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		paths += !i || strcmp(e[i].path, e[i - 1].path);
+	free(e);
+	return paths;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* "digests": one line per path, its digests once each in the order they were added. */
+static void write_digests(struct json_out *o, const struct entry *e, size_t n)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	json_out_lit(o, "  \"digests\": {");
+	for (size_t i = 0; i < n;) {
+		size_t first = i, end = i + 1, printed;
+
+		while (end < n && !strcmp(e[end].path, e[i].path))
+			end++;
+		json_out_lit(o, i ? ",\n    " : "\n    ");
+		json_out_str(o, e[i].path, strlen(e[i].path));
+		json_out_lit(o, ": [");
+		for (printed = 0; i < end; i++) {
+			bool dup = false;
+
+			for (size_t k = first; k < i && !dup; k++)
+				dup = same_digest(&e[k], &e[i]);
+			if (dup || (!e[i].digest && !e[i].hex))
+				continue;
+			json_out_lit(o, printed++ ? ", " : " ");
+			if (e[i].digest)
+				json_out_hex(o, e[i].digest, e[i].len);
+			else
+				json_out_str(o, e[i].hex, e[i].len);
+		}
+		json_out_lit(o, printed ? " ]" : "]");
+	}
+	json_out_lit(o, n ? "\n  },\n" : "},\n");
 }
 
-/* The digests object with its paths in byte order, so equal roots give equal files. */
-static json_object *sorted_digests(const struct attest_policy *p)
+/* A value json-c holds (read from another policy), on one line. */
+static void write_json_c(struct json_out *o, json_object *v)
 {
-	size_t n = attest_policy_paths(p), i = 0;
-	const char **paths = calloc(n ? n : 1, sizeof(*paths));
-	json_object *out = json_object_new_object();
+	const char *text = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_SPACED |
+							  JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	if (!paths || !out)
-		goto oom;
-	json_object_object_foreach(p->digests, key, val) {
-		(void)val;
-		paths[i++] = key;
-	}
-	qsort(paths, n, sizeof(*paths), cmp_str);
-	for (i = 0; i < n; i++) {
-		json_object *list;
-
-		json_object_object_get_ex(p->digests, paths[i], &list);
-		if (json_object_object_add(out, paths[i], json_object_get(list)))
-			goto oom;
-	}
-	free(paths);
-	return out;
-oom:
-	free(paths);
-	json_object_put(out);
-	return NULL;
+	json_out_lit(o, text ? text : "null");
 }
 
 /* keylime keeps the verification keys as a JSON document inside a string. */
@@ -231,51 +321,43 @@ static json_object *keys_string(const struct attest_policy *p)
 
 int attest_policy_write(const struct attest_policy *p, int fd, const struct imastream_log *log)
 {
-	json_object *root = json_object_new_object(), *meta = json_object_new_object();
-	json_object *ima = json_object_new_object(), *excl = json_object_new_array();
-	const char *text;
-	size_t len, off = 0;
+	struct json_out *o = malloc(sizeof(*o));
+	json_object *keys = NULL;
+	struct entry *e = NULL;
+	char version[32];
+	size_t n = 0;
 	int err = -ENOMEM;
 
-	if (!root || !meta || !ima || !excl)
+	if (!o || !(e = sorted_entries(p, &n)) || !(keys = keys_string(p)))
 		goto out;
-	for (size_t i = 0; i < p->nexcludes; i++)
-		json_object_array_add(excl, json_object_new_string(p->excludes[i].text));
-	json_object_object_add(meta, "version", json_object_new_int(KEYLIME_POLICY_VERSION));
-	json_object_object_add(ima, "ignored_keyrings", json_object_get(p->ignored_keyrings));
-	json_object_object_add(ima, "log_hash_alg", json_object_new_string(p->log_hash_alg));
-	json_object_object_add(ima, "dm_policy", NULL);
-	json_object_object_add(root, "meta", json_object_get(meta));
-	json_object_object_add(root, "release", json_object_new_int(0));
-	json_object_object_add(root, "digests", sorted_digests(p));
-	json_object_object_add(root, "excludes", json_object_get(excl));
-	json_object_object_add(root, "keyrings", json_object_get(p->keyrings));
-	json_object_object_add(root, "ima", json_object_get(ima));
-	json_object_object_add(root, "ima-buf", json_object_get(p->ima_buf));
-	json_object_object_add(root, "verification-keys", keys_string(p));
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text)
-		goto out;
-	len = strlen(text);
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = attest_say(log, n < 0 ? -errno : -EIO, "cannot write the policy: %s",
-				  strerror(n < 0 ? errno : EIO));
-			goto out;
-		}
-		off += (size_t)n;
+	json_out_init(o, fd);
+	snprintf(version, sizeof(version), "%d", KEYLIME_POLICY_VERSION);
+	json_out_lit(o, "{\n  \"meta\": { \"version\": ");
+	json_out_lit(o, version);
+	json_out_lit(o, " },\n  \"release\": 0,\n");
+	write_digests(o, e, n);
+	json_out_lit(o, "  \"excludes\": [");
+	for (size_t i = 0; i < p->nexcludes; i++) {
+		json_out_lit(o, i ? ", " : " ");
+		json_out_str(o, p->excludes[i].text, strlen(p->excludes[i].text));
 	}
-	err = write(fd, "\n", 1) == 1 ? 0 : attest_say(log, -errno, "cannot write the policy: %s",
-						   strerror(errno));
+	json_out_lit(o, p->nexcludes ? " ],\n  \"keyrings\": " : "],\n  \"keyrings\": ");
+	write_json_c(o, p->keyrings);
+	json_out_lit(o, ",\n  \"ima\": { \"ignored_keyrings\": ");
+	write_json_c(o, p->ignored_keyrings);
+	json_out_lit(o, ", \"log_hash_alg\": ");
+	json_out_str(o, p->log_hash_alg, strlen(p->log_hash_alg));
+	json_out_lit(o, ", \"dm_policy\": null },\n  \"ima-buf\": ");
+	write_json_c(o, p->ima_buf);
+	json_out_lit(o, ",\n  \"verification-keys\": ");
+	json_out_str(o, json_object_get_string(keys), (size_t)json_object_get_string_len(keys));
+	json_out_lit(o, "\n}\n");
+	err = json_out_flush(o);
+	if (err)
+		attest_say(log, err, "cannot write the policy: %s", strerror(-err));
 out:
-	json_object_put(root);
-	json_object_put(meta);
-	json_object_put(ima);
-	json_object_put(excl);
+	json_object_put(keys);
+	free(e);
+	free(o);
 	return err;
 }

@@ -17,8 +17,21 @@ struct exclude {
 	regex_t re;
 };
 
+/*
+ * The digests a policy is built from, kept flat so that adding one allocates nothing
+ * most of the time: records of [digest length][digest][path NUL] in one buffer,
+ * sorted and deduplicated only when written.
+ */
+struct built_digests {
+	uint8_t *arena;
+	size_t len, cap;
+	size_t *at;                 /* each record's offset, in the order added */
+	size_t n, n_cap;
+};
+
 struct attest_policy {
-	json_object *digests;       /* path → [hex, ...] */
+	json_object *digests;       /* path → [hex, ...], as read (never built) */
+	struct built_digests built; /* as built (never read) */
 	json_object *keyrings;      /* keyring name → [hex, ...] (read, never built) */
 	json_object *ima_buf;       /* buffer name → [hex, ...] (read, never built) */
 	json_object *ignored_keyrings;

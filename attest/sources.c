@@ -20,12 +20,19 @@
 static int add(struct attest_source *src, const char *path, const uint8_t *digest, size_t len)
 {
 	char full[PATH_MAX * 2];
+	int err;
 
 	if ((size_t)snprintf(full, sizeof(full), "%s%s", src->prefix ? src->prefix : "", path) >=
 	    sizeof(full))
 		return attest_say(src->log, -ENAMETOOLONG, "%s: path too long", path);
 	src->files++;
-	return attest_policy_add_digest(src->policy, full, digest, len);
+	err = attest_policy_add_digest(src->policy, full, digest, len);
+	if (err == -EILSEQ) {
+		src->unreadable++;
+		return attest_say(src->log, 0, "%s: not UTF-8, which a JSON policy cannot spell: left out",
+				  path);
+	}
+	return err;
 }
 
 /*

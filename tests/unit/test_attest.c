@@ -2,11 +2,13 @@
 /* Known-answer tests of the measurement-list parser, the policy writer and reader, and keylime's judging rules. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "attest/attest.h"
+#include "attest/json_out.h"
 #include "tests/unit/test.h"
 
 /* sha256("alpha\n") and sha256("beta\n"), as the kernel would measure those files. */
@@ -208,10 +210,71 @@ static void test_policy_read_errors(void)
 	ASSERT(strstr(last_msg, "exclude \"(\""));
 }
 
+/* @len bytes of @s through json_out_str, as text (a memory file is not a descriptor: a pipe). */
+static char *escaped(const char *s, size_t len)
+{
+	static char out[512];
+	struct json_out *o = malloc(sizeof(*o));
+	int fd[2];
+	ssize_t n;
+
+	ASSERT(o && !pipe(fd));
+	json_out_init(o, fd[1]);
+	json_out_str(o, s, len);
+	ASSERT_EQ(json_out_flush(o), 0);
+	close(fd[1]);
+	n = read(fd[0], out, sizeof(out) - 1);
+	ASSERT(n >= 0);
+	out[n] = '\0';
+	close(fd[0]);
+	free(o);
+	return out;
+}
+
+#define ESCAPES(lit, want) ASSERT(!strcmp(escaped(lit, sizeof(lit) - 1), want))
+
+/* RFC 8259, section 7: what must be escaped, and nothing more. */
+static void test_json_escape(void)
+{
+	ESCAPES("/usr/bin/a b", "\"/usr/bin/a b\""); /* no escape of '/' */
+	ESCAPES("q\"b\\", "\"q\\\"b\\\\\"");
+	ESCAPES("\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"");
+	ESCAPES("\x01\x1f\x7f", "\"\\u0001\\u001f\x7f\""); /* DEL needs no escape */
+	ESCAPES("a\0b", "\"a\\u0000b\"");
+	/* Well-formed UTF-8 as it is: é, €, U+10FFFF. */
+	ESCAPES("\xc3\xa9\xe2\x82\xac\xf4\x8f\xbf\xbf", "\"\xc3\xa9\xe2\x82\xac\xf4\x8f\xbf\xbf\"");
+	/* Not UTF-8: a lone continuation byte, Latin-1 é, an overlong '/', a surrogate,
+	 * above U+10FFFF, a sequence cut short: U+FFFD per bad byte. */
+	ESCAPES("\x80", "\"\\ufffd\"");
+	ESCAPES("caf\xe9", "\"caf\\ufffd\"");
+	ESCAPES("\xc0\xaf", "\"\\ufffd\\ufffd\"");
+	ESCAPES("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+	ESCAPES("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	ESCAPES("\xe2\x82", "\"\\ufffd\\ufffd\"");
+	ASSERT(json_utf8_valid("\xc3\xa9", 2));
+	ASSERT(!json_utf8_valid("\xc3", 1));
+	ASSERT(!json_utf8_valid("\xed\xbf\xbf", 3));
+}
+
+/* A path JSON cannot spell is refused, not written as a file Python's json rejects. */
+static void test_policy_not_utf8(void)
+{
+	struct attest_policy *p;
+	unsigned char a[32] = { 0 };
+
+	ASSERT_EQ(attest_policy_new("sha1", &p), 0);
+	ASSERT_EQ(attest_policy_add_digest(p, "/opt/caf\xe9", a, 32), -EILSEQ);
+	ASSERT_EQ(attest_policy_add_digest(p, "/opt/caf\xc3\xa9\n", a, 32), 0);
+	ASSERT_EQ(attest_policy_paths(p), 1);
+	attest_policy_free(p);
+}
+
 int main(void)
 {
 	test_parse();
 	test_policy();
+	test_json_escape();
+	test_policy_not_utf8();
 	test_policy_read_errors();
 	printf("PASS\n");
 	return 0;
