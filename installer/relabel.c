@@ -334,6 +334,8 @@ static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct ima
 	};
 	rf.f.pkg_sig = rpmfiFSignature(fi, &sig_len);
 	rf.f.pkg_sig_len = sig_len;
+	/* A rerun keeps the signatures that verify instead of signing again. */
+	rf.f.keep_trust = r->trust;
 	err = imastream_chain_file_opened(r->chain, &rf.f);
 	if (!err)
 		err = stream(r, &rf, in.fd, hi->algo, &digest);
