@@ -51,12 +51,12 @@ static const struct cli_spec relabel_spec = {
 	"imastream install and the rpm plugin would have at install, without\n"
 	"reinstalling: the packages come from DIR's rpm database (rpm's %_dbpath below\n"
 	"DIR). Each regular file is opened below DIR without following any symlink, its\n"
-	"type, mode, owner, size and content digest compared with the header; a file\n"
-	"that matches gets the chain's values (only those it does not have already,\n"
-	"security.evm last), a file that does not is left untouched and printed on\n"
-	"standard output as rpm -V prints it:\n"
-	"  SM5DLUGTP c PATH   S size, M mode, 5 digest, U owner, G group differ;\n"
-	"                     c marks a %config file\n"
+	"type, mode, owner, size, capabilities and content digest compared with the\n"
+	"header; a file that matches gets the chain's values (only those it does not\n"
+	"have already, security.evm last), a file that does not is left untouched and\n"
+	"printed on standard output as rpm -V prints it:\n"
+	"  SM5DLUGTP c PATH   S size, M mode, 5 digest, U owner, G group,\n"
+	"                     P capabilities differ; c marks a %config file\n"
 	"  missing     PATH\n"
 	"A progress line on a terminal, and a summary on stderr.\n",
 	.uses = relabel_options,

@@ -44,8 +44,8 @@ static const struct cli_use verify_options[] = {
 	  "written); --trust is only needed for signatures" },
 	{ CLI_OPT_RPMDB, "with --root: audit every regular file of the packages\n"
 	  "in DIR's rpm database (or of each PACKAGE): content\n"
-	  "against the header digest, type, mode, owner and size,\n"
-	  "then security.ima and security.evm as above" },
+	  "against the header digest, type, mode, owner, size and\n"
+	  "capabilities, then security.ima and security.evm as above" },
 	{ CLI_OPT_FORMAT, "with --rpmdb: text (the failures and a total) or json\n"
 	  "(one object per file)" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },

@@ -5,16 +5,45 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/capability.h>
 
 #include <rpm/rpmfi.h>
 
 #include "common/private.h"
 #include "installer/private.h"
 
-/* rpm -V's columns for what the inode has against the header. */
-static void compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, const char *nevra,
-		    const struct imastream_log *log)
+/*
+ * Whether the file's capabilities are the header's (rpm -V's P): both as libcap reads
+ * them, no capability at all when the header has none or the file no security.capability.
+ * Return: 1 they differ, 0 they do not, -errno.
+ */
+static int caps_differ(int fd, rpmfi fi)
 {
+	const char *text = rpmfiFCaps(fi);
+	cap_t want, have;
+	int err = 0, ret;
+
+	want = text && *text ? cap_from_text(text) : cap_init();
+	if (!want)
+		/* Text rpm itself could not parse: the file cannot match it. */
+		return errno == ENOMEM ? -ENOMEM : 1;
+	have = cap_get_fd(fd);
+	if (!have && (errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP))
+		have = cap_init();
+	if (!have)
+		err = -errno;
+	ret = err ? err : cap_compare(want, have) != 0;
+	cap_free(want);
+	cap_free(have);
+	return ret;
+}
+
+/* rpm -V's columns for what the inode has against the header. */
+static int compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, const char *nevra,
+		   const struct imastream_log *log)
+{
+	int err;
+
 	mode_t want = (mode_t)rpmfiFMode(fi);
 	uid_t uid = ims_ids_user(ids, rpmfiFUser(fi), nevra, log);
 	gid_t gid = ims_ids_group(ids, rpmfiFGroup(fi), nevra, log);
@@ -27,6 +56,13 @@ static void compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, con
 		in->letters[5] = 'U';
 	if (in->st.st_gid != gid)
 		in->letters[6] = 'G';
+	err = caps_differ(in->fd, fi);
+	if (err < 0)
+		return ims_err(log, err, "%s: cannot read its capabilities: %s", rpmfiFN(fi),
+			       strerror(-err));
+	if (err)
+		in->letters[8] = 'P';
+	return 0;
 }
 
 int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char *nevra,
@@ -76,7 +112,9 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 		in->why = "not a regular file";
 		return 0;
 	}
-	compare(in, fi, ids, nevra, log);
+	err = compare(in, fi, ids, nevra, log);
+	if (err)
+		return err;
 	in->state = strcmp(in->letters, ".........") ? IMS_INSTALLED_MODIFIED : IMS_INSTALLED_OPEN;
 	/* The only handle on the file by name that never follows a link in the root. */
 	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d/%s", in->dirfd, rpmfiBN(fi));

@@ -69,7 +69,7 @@ struct ims_installed {
 	int state;
 	int dirfd, fd;
 	struct stat st;
-	char letters[10];  /* rpm -V's "SM5DLUGTP": S, M, U, G filled here */
+	char letters[10];  /* rpm -V's "SM5DLUGTP": S, M, U, G, P filled here */
 	const char *why;   /* what the letters cannot say, or NULL */
 	bool config;
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];

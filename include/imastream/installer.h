@@ -556,8 +556,10 @@ enum imastream_relabel_status {
  * @path: the package path ("/usr/bin/ls")
  * @status: enum imastream_relabel_status
  * @letters: for MODIFIED, rpm -V's nine columns "SM5DLUGTP", each '.' when it matches:
- *           S size, M mode (and type), 5 content digest, U owner, G group; D, L, T and P
- *           are not checked here (T is not covered by EVM)
+ *           S size, M mode (and type), 5 content digest, U owner, G group, P
+ *           capabilities (security.capability against RPMTAG_FILECAPS, compared as
+ *           libcap reads them, as rpm -V does); D, L and T are not checked here (T is
+ *           not covered by EVM)
  * @why: for MODIFIED, MISSING and FAILED a short phrase ("replaced by a symlink",
  *       "a symlink in a path component"); else NULL
  * @config: a %config file
@@ -613,8 +615,8 @@ IMASTREAM_API int imastream_relabel_new(struct imastream_chain *chain,
  * @rpm_header: a librpm Header, as imastream_rpmdb_foreach() gives it
  *
  * For each regular, non-ghost file: its directory is opened below the root without
- * following any symlink, the file itself likewise; type, mode, owner and size are
- * compared with the header, the content is read once, fed to the chain (which computes
+ * following any symlink, the file itself likewise; type, mode, owner, size and
+ * capabilities are compared with the header, the content is read once, fed to the chain (which computes
  * every digest it needs) and its digest compared with the header's.  Only a file that
  * matches gets values, and only those that differ from what it has are written: labels
  * and security.ima first, security.evm strictly last (an old security.evm is removed

@@ -171,6 +171,33 @@ grep -qx "S........ c /etc/imstest.conf" "$T/out" && fail "--label-modified-conf
 want="0x0404$(sha256sum "$R/etc/imstest.conf" | cut -c1-64)"
 [ "$(xattr "$R/etc/imstest.conf" security.ima)" = "$want" ] || fail "edited %config file: security.ima is not its current digest"
 
+# --- capabilities against the header's (rpm -V's P): changed or removed, named, not labelled --
+need setcap
+R=$T/caps
+stock_root "$R"
+getcap "$R/opt/imstest/bin/tool" | grep -q "cap_net_raw=ep" || fail "rpm did not set tool's capability"
+rpm -V --nodeps --noscripts --root "$R" imstest >/dev/null || fail "rpm -V rejects a fresh root"
+setcap cap_net_raw,cap_sys_admin=ep "$R/opt/imstest/bin/tool" || fail "setcap"
+setcap cap_net_raw=ep "$R/opt/imstest/bin/run-again.sh" || fail "setcap" # and run.sh: one inode
+rpm -V --nodeps --noscripts --root "$R" imstest | grep -qx "........P    /opt/imstest/bin/tool" ||
+	fail "rpm -V itself does not see the changed capability"
+"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" && fail "changed capabilities exited 0"
+expect "........P   /opt/imstest/bin/tool"
+expect "........P   /opt/imstest/bin/run-again.sh"
+expect "........P   /opt/imstest/bin/run.sh"
+for f in opt/imstest/bin/tool opt/imstest/bin/run-again.sh opt/imstest/bin/run.sh; do
+	[ -z "$(xattr "$R/$f" security.ima)$(xattr "$R/$f" security.evm)" ] || fail "$f: labelled although its capabilities changed"
+done
+grep -q "2 packages, 5 files labelled, 2 already correct, 3 modified, 0 missing, 0 failed" "$T/err" ||
+	{ cat "$T/err"; fail "capabilities summary"; }
+"$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed changed capabilities"
+grep -qxF "$R/opt/imstest/bin/tool: FAIL: differs from its header (........P); missing security.ima (package imstest-1.0-1.noarch)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --rpmdb does not name the changed capability"; }
+# Removed: the header still says cap_net_raw=ep.
+setcap -r "$R/opt/imstest/bin/tool" || fail "setcap -r"
+"$IMS" relabel --root "$R" -n imstest >"$T/out" 2>&1
+expect "........P   /opt/imstest/bin/tool"
+
 # --- kill -9 at any moment, then a rerun: everything verifies, no stale security.evm ------
 spec=$T/imsmany.rpmspec
 cat >"$spec" <<'EOF'
