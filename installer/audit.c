@@ -92,6 +92,16 @@ static int hash_content(struct audit *a, rpmfi fi, int fd, const struct imastrea
 	return len == want_len && !memcmp(digest, want, len);
 }
 
+/* Whether the file has a security.selinux: OK, MISSING or -errno. */
+static int label_present(int fd)
+{
+	ssize_t n = fgetxattr(fd, "security.selinux", NULL, 0);
+
+	if (n > 0)
+		return IMASTREAM_VERIFY_OK;
+	return n == 0 || errno == ENODATA || errno == ENOTSUP ? IMASTREAM_VERIFY_MISSING : -errno;
+}
+
 static void audit_file(struct audit *a, rpmfi fi, const char *nevra, const struct imastream_hash_info *hi)
 {
 	struct imastream_audit_file af = { .package = nevra, .path = rpmfiFN(fi) };
@@ -99,6 +109,7 @@ static void audit_file(struct audit *a, rpmfi fi, const char *nevra, const struc
 	struct ims_installed in;
 	int err;
 
+	af.label = IMASTREAM_VERIFY_SKIPPED;
 	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &in);
 	af.config = in.config;
 	memcpy(af.letters, in.letters, sizeof(af.letters));
@@ -118,7 +129,13 @@ static void audit_file(struct audit *a, rpmfi fi, const char *nevra, const struc
 			af.letters[2] = '5';
 		if (err >= 0)
 			err = imastream_verify_file_hashed(a->verifier, in.fd, af.path,
-							   a->verify_flags, hashed, &af.report);
+							   a->verify_flags & ~IMASTREAM_AUDIT_LABELS,
+							   hashed, &af.report);
+		if (err >= 0 && (a->verify_flags & IMASTREAM_AUDIT_LABELS) &&
+		    (err = label_present(in.fd)) >= 0) {
+			af.label = err;
+			err = 0;
+		}
 		if (err < 0) {
 			af.state = IMASTREAM_AUDIT_ERROR;
 			af.why = strerror(-err);

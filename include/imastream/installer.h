@@ -656,6 +656,9 @@ enum imastream_audit_state {
  *       or NULL
  * @verified: @report holds the verdicts on security.ima and security.evm (the file is a
  *            regular file that could be read), as imastream_verify_file() gives them
+ * @label: security.selinux: IMASTREAM_VERIFY_OK (present), IMASTREAM_VERIFY_MISSING, or
+ *         IMASTREAM_VERIFY_SKIPPED without IMASTREAM_AUDIT_LABELS (or when the file could
+ *         not be opened)
  */
 struct imastream_audit_file {
 	const char *package;
@@ -666,6 +669,14 @@ struct imastream_audit_file {
 	const char *why;
 	bool verified;
 	struct imastream_verify_report report;
+	int label;
+};
+
+/* A flag of imastream_audit_rpmdb(), with those of imastream_verify_file(). */
+enum {
+	/* Every file must have a security.selinux: the chain that labelled the root had the
+	 * selinux plugin with a policy (file_contexts, or SELinux enabled). */
+	IMASTREAM_AUDIT_LABELS = 1u << 16,
 };
 
 /**
@@ -673,7 +684,7 @@ struct imastream_audit_file {
  * @root: absolute
  * @names, @nnames: as imastream_rpmdb_foreach()
  * @v: checks security.ima and security.evm (its trust store knows the signers)
- * @verify_flags: as imastream_verify_file() takes them
+ * @verify_flags: as imastream_verify_file() takes them, and IMASTREAM_AUDIT_LABELS
  * @fn: called for each file, in header order
  * Return: 0 (verdicts are not errors), or an imastream_rpmdb_foreach() error.
  */

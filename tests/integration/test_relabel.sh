@@ -91,6 +91,30 @@ grep -q "verify: 10 files, 0 failed" "$T/err" || { cat "$T/err"; fail "verify --
 grep -q '^{"package":"imstest-1.0-1.noarch","path":"'"$R"'/opt/imstest/bin/tool","config":false,"result":"ok","content":"ok","rpm":".........","ima":"ok","evm":"ok"}$' "$T/json" ||
 	{ cat "$T/json"; fail "json record of tool"; }
 
+# --- labels: the audit requires security.selinux when asked; relabel with file contexts --
+"$IMS" verify --root "$R" --rpmdb --labels require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" &&
+	fail "verify --labels require passed files without security.selinux"
+grep -qxF "$R/opt/imstest/bin/tool: FAIL: missing security.selinux (package imstest-1.0-1.noarch)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --labels require: no missing-label line"; }
+grep -q "verify: 10 files, 10 failed" "$T/err" || { cat "$T/err"; fail "verify --labels require total"; }
+printf '/.*\tsystem_u:object_r:usr_t:s0\n/opt/imstest/bin(/.*)?\t--\tsystem_u:object_r:bin_t:s0\n' >"$T/fc"
+"$IMS" relabel --root "$R" $SIGN -o file_contexts="$T/fc" >"$T/out" 2>"$T/err" ||
+	{ cat "$T/err"; fail "relabel with file contexts failed"; }
+# (share/a, b and c are one inode: labelled once.)
+grep -q "7 files labelled, 3 already correct" "$T/err" || { cat "$T/err"; fail "labels were not added"; }
+[ "$(xattr "$R/opt/imstest/bin/tool" security.selinux)" = "0x$(printf 'system_u:object_r:bin_t:s0' | od -An -tx1 | tr -d ' \n')00" ] ||
+	fail "tool: security.selinux is not its file context"
+for f in $FILES; do
+	(cd "$R" && evmctl verify --generation=0 --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
+		fail "$f: security.evm does not cover the label relabel added"
+done
+"$IMS" verify --root "$R" --rpmdb --labels require --evm require -t "$KEYS/ec-p256.crt" --format json >"$T/json" 2>"$T/err" ||
+	{ cat "$T/json" "$T/err"; fail "verify --labels require rejects a labelled root"; }
+[ "$(grep -c '"selinux":"ok"}$' "$T/json")" = 10 ] || { cat "$T/json"; fail "json: selinux not ok on 10 files"; }
+"$IMS" verify --root "$R" --rpmdb --labels none -t "$KEYS/ec-p256.crt" --format json imstest >"$T/json" 2>/dev/null ||
+	fail "verify --labels none failed"
+! grep -q '"selinux"' "$T/json" || fail "json: a selinux verdict with --labels none"
+
 # --- only the packages named; one not installed is an error -------------------------------
 R=$T/named
 stock_root "$R"
