@@ -14,6 +14,8 @@
 
 /* The largest value either xattr can legally hold: a header and a 16-bit sized signature. */
 #define VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + IMASTREAM_SIG_MAX)
+/* What nearly every value fits in. */
+#define SMALL_VALUE 1024
 
 struct imastream_verifier {
 	const struct imastream_trust *trust;
@@ -97,7 +99,13 @@ static int read_value(struct imastream_verifier *v, int fd, const char *path, co
 	struct imastream_log capture = { keep_detail, one };
 	ssize_t n;
 
-	n = fgetxattr(fd, name, v->value, sizeof(v->value));
+	/*
+	 * The kernel allocates as much as it is offered: ask for what signatures take (a
+	 * 4096-bit RSA one is 521 bytes), and for the most only when that is too little.
+	 */
+	n = fgetxattr(fd, name, v->value, SMALL_VALUE);
+	if (n < 0 && errno == ERANGE)
+		n = fgetxattr(fd, name, v->value, sizeof(v->value));
 	if (n < 0) {
 		if (errno == ENODATA) {
 			set_detail(one, IMASTREAM_VERIFY_MISSING, "no %s", name);
