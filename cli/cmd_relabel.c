@@ -53,10 +53,11 @@ static const struct cli_spec relabel_spec = {
 	"DIR). Each regular file is opened below DIR without following any symlink, its\n"
 	"type, mode, owner, size, capabilities and content digest compared with the\n"
 	"header; a file that matches gets the chain's values (only those it does not\n"
-	"have already, security.evm last), a file that does not is left untouched and\n"
-	"printed on standard output as rpm -V prints it:\n"
-	"  SM5DLUGTP c PATH   S size, M mode, 5 digest, U owner, G group,\n"
-	"                     P capabilities differ; c marks a %config file\n"
+	"have already, security.evm last; a directory or a symlink only its labels), a\n"
+	"file that does not is left untouched and printed on standard output as\n"
+	"rpm -V prints it:\n"
+	"  SM5DLUGTP c PATH   S size, M mode, 5 digest, L link target, U owner,\n"
+	"                     G group, P capabilities differ; c: a %config file\n"
 	"  missing     PATH\n"
 	"A progress line on a terminal, and a summary on stderr.\n",
 	.uses = relabel_options,

@@ -558,8 +558,8 @@ enum imastream_relabel_status {
  * @letters: for MODIFIED, rpm -V's nine columns "SM5DLUGTP", each '.' when it matches:
  *           S size, M mode (and type), 5 content digest, U owner, G group, P
  *           capabilities (security.capability against RPMTAG_FILECAPS, compared as
- *           libcap reads them, as rpm -V does); D, L and T are not checked here (T is
- *           not covered by EVM)
+ *           libcap reads them, as rpm -V does), L a symlink's target; D and T are not
+ *           checked here (T is not covered by EVM)
  * @why: for MODIFIED, MISSING and FAILED a short phrase ("replaced by a symlink",
  *       "a symlink in a path component"); else NULL
  * @config: a %config file
@@ -614,7 +614,9 @@ IMASTREAM_API int imastream_relabel_new(struct imastream_chain *chain,
  * imastream_relabel_header - relabel one installed package from its header
  * @rpm_header: a librpm Header, as imastream_rpmdb_foreach() gives it
  *
- * For each regular, non-ghost file: its directory is opened below the root without
+ * For each regular, non-ghost file (directories and symlinks are checked for type,
+ * owner, mode or target, and get only what the chain gives them: labels): its
+ * directory is opened below the root without
  * following any symlink, the file itself likewise; type, mode, owner, size and
  * capabilities are compared with the header, the content is read once, fed to the chain (which computes
  * every digest it needs) and its digest compared with the header's.  Only a file that
