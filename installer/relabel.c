@@ -303,7 +303,7 @@ static void relabel_special(struct imastream_relabel *r, struct rfile *rf,
 	rf->f = (struct imastream_file){
 		.path = rf->path, .dest = fn, .fd = in->fd, .mode = in->st.st_mode,
 		.uid = in->st.st_uid, .gid = in->st.st_gid, .pkg = pkg,
-		.flags = IMASTREAM_FILE_RECORD_ONLY, .keep_trust = r->trust,
+		.flags = IMASTREAM_FILE_RECORD_ONLY,
 	};
 	err = imastream_chain_file_opened(r->chain, &rf->f);
 	if (!err)
@@ -371,8 +371,6 @@ static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct ima
 	};
 	rf.f.pkg_sig = rpmfiFSignature(fi, &sig_len);
 	rf.f.pkg_sig_len = sig_len;
-	/* A rerun keeps the signatures that verify instead of signing again. */
-	rf.f.keep_trust = r->trust;
 	err = imastream_chain_file_opened(r->chain, &rf.f);
 	if (!err)
 		err = stream(r, &rf, in.fd, hi->algo, &digest);
@@ -500,6 +498,8 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 			goto fail;
 		}
 	}
+	/* A rerun keeps the signatures that verify instead of signing again. */
+	imastream_chain_keep_signatures(chain, r->trust);
 	r->txn = (struct imastream_txn){ .root = r->root, .rpm_ts = r->ts };
 	err = imastream_chain_tsm_pre(chain, &r->txn);
 	r->tsm = true;

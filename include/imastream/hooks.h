@@ -225,12 +225,8 @@ struct imastream_file_xattr {
  *           not yet verified: the ima plugin checks it against the trust store and the
  *           file's verified digest before writing it
  * @pkg_sig_len: its length
- * @keep_trust: with IMASTREAM_FILE_RECORD_ONLY, the store that tells a signature the file
- *              already holds is right (imastream_file_keep_signature()), or NULL
  * @chain_state: private to the chain
  */
-struct imastream_trust;
-
 struct imastream_file {
 	const char *path;
 	const char *dest;
@@ -246,7 +242,6 @@ struct imastream_file {
 	size_t known_len;
 	const uint8_t *pkg_sig;
 	size_t pkg_sig_len;
-	const struct imastream_trust *keep_trust;
 	void *chain_state;
 };
 
@@ -288,15 +283,15 @@ IMASTREAM_API int imastream_file_set_xattr(struct imastream_file *f, const char 
 
 /**
  * imastream_file_keep_signature - keep the signature the file already holds, when right
- * @f: the file, in file_closed, with IMASTREAM_FILE_RECORD_ONLY and @f->keep_trust
- *     (imastream relabel on an installed file; else this does nothing)
+ * @f: the file, in file_closed, with IMASTREAM_FILE_RECORD_ONLY, of a chain given a store
+ *     by imastream_chain_keep_signatures() (imastream relabel; else this does nothing)
  * @name: "security.ima" or "security.evm" (read from "user.X" as set_xattr writes it)
  * @type: the value type a new signature would have (IMASTREAM_XATTR_DIGSIG,
  *        IMASTREAM_XATTR_EVM_PORTABLE)
  * @algo, @digest, @len: what a new signature would sign
  *
  * For a plugin about to sign: a rerun finds the file's value of @name of that type and
- * algorithm, verifying over @digest with @f->keep_trust, records it as this plugin's
+ * algorithm, verifying over @digest with that store, records it as this plugin's
  * value and signs nothing (signatures are randomised, so a new one would differ from the
  * old without being any more right).
  * Return: 1 kept (recorded), 0 sign anew, -errno recording it.

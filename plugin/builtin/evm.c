@@ -95,7 +95,7 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 			       strerror(-err));
 	take_recorded(f, &in);
 	/* A relabel rerun: a portable signature the file holds over these values is kept. */
-	if (f->keep_trust) {
+	if (f->flags & IMASTREAM_FILE_RECORD_ONLY) {
 		uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 		size_t dlen;
 

@@ -207,15 +207,15 @@ int imastream_file_keep_signature(struct imastream_file *f, const char *name, in
 	ssize_t n;
 	int err;
 
-	if (!st || !name || !digest || !(f->flags & IMASTREAM_FILE_RECORD_ONLY) || !f->keep_trust ||
-	    f->fd < 0)
+	if (!st || !name || !digest || !(f->flags & IMASTREAM_FILE_RECORD_ONLY) ||
+	    !st->svc->keep_trust || f->fd < 0)
 		return 0;
 	effective_name(st->svc->cfg, name, real, sizeof(real));
 	n = fgetxattr(f->fd, real, value, sizeof(value));
 	if (n <= 0 || imastream_xattr_decode(value, (size_t)n, &info, NULL) ||
 	    (int)info.type != type || info.algo != algo ||
-	    imastream_trust_verify(f->keep_trust, algo, digest, len, info.data, info.data_len,
-				   info.keyid))
+	    imastream_trust_verify(st->svc->keep_trust, algo, digest, len, info.data,
+				   info.data_len, info.keyid))
 		return 0;
 	err = record(st, name, value, (size_t)n, false);
 	if (err)
