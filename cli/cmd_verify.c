@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <selinux/selinux.h>
+
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/walk.h"
@@ -44,10 +46,14 @@ static const struct cli_use verify_options[] = {
 	  "written); --trust is only needed for signatures" },
 	{ CLI_OPT_RPMDB, "with --root: audit every regular file of the packages\n"
 	  "in DIR's rpm database (or of each PACKAGE): content\n"
-	  "against the header digest, type, mode, owner and size,\n"
-	  "then security.ima and security.evm as above" },
+	  "against the header digest, type, mode, owner, size and\n"
+	  "capabilities, then security.ima and security.evm as\n"
+	  "above" },
 	{ CLI_OPT_FORMAT, "with --rpmdb: text (the failures and a total) or json\n"
 	  "(one object per file)" },
+	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
+	  "(the chain had the selinux plugin with a policy); auto\n"
+	  "(default): required when SELinux is enabled here; none" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
 	{ 0 },
 };
@@ -67,7 +73,8 @@ static const struct cli_spec verify_spec = {
 	"       imastream verify --root DIR [--trust DIR|FILE ...] [--xattr-user]\n"
 	"                        [--evm auto|require|none]\n"
 	"       imastream verify --root DIR --rpmdb [--format text|json] [--trust ...]\n"
-	"                        [--xattr-user] [--evm auto|require|none] [PACKAGE...]\n"
+	"                        [--xattr-user] [--evm auto|require|none]\n"
+	"                        [--labels auto|require|none] [PACKAGE...]\n"
 	"\n"
 	"Checks each regular file's security.ima (a digest: compared with the content;\n"
 	"an IMA signature: verified over the content digest) and security.evm (a\n"
@@ -428,7 +435,8 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		snprintf(content, sizeof(content), "cannot be read (%s)", f->why ? f->why : "?");
 	}
 	ok = f->state == IMASTREAM_AUDIT_INTACT && f->verified &&
-	     r->ima.result == IMASTREAM_VERIFY_OK && !evm_fails(job->evm, r->evm.result);
+	     r->ima.result == IMASTREAM_VERIFY_OK && !evm_fails(job->evm, r->evm.result) &&
+	     f->label != IMASTREAM_VERIFY_MISSING;
 	if (!ok)
 		job->failed++;
 	if (job->json) {
@@ -457,6 +465,9 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 			json_string(stdout, evm);
 		else
 			fputs("null", stdout);
+		if (f->label != IMASTREAM_VERIFY_SKIPPED)
+			printf(",\"selinux\":\"%s\"",
+			       f->label == IMASTREAM_VERIFY_OK ? "ok" : "missing");
 		fputs("}\n", stdout);
 		return;
 	}
@@ -468,6 +479,11 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), &r->ima);
 	if (f->verified && evm_fails(job->evm, r->evm.result))
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, job->user), &r->evm);
+	if (f->label == IMASTREAM_VERIFY_MISSING) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, sizeof(why) - n, "%smissing security.selinux", n ? "; " : "");
+	}
 	{
 		char verdict[sizeof(why) + 8];
 
@@ -547,6 +563,7 @@ int cmd_verify(int argc, char **argv)
 	struct imastream_trust *trust = NULL;
 	const char *trust_paths[64], *root = NULL;
 	bool evm_given = false, rpmdb = false, json = false;
+	const char *labels = "auto";
 	unsigned int n_trust = 0;
 	struct cli_parser p;
 	int c, ret = CLI_FAILED;
@@ -582,6 +599,12 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_RPMDB:
 			rpmdb = true;
 			break;
+		case CLI_OPT_LABELS:
+			if (strcmp(p.arg, "auto") && strcmp(p.arg, "require") && strcmp(p.arg, "none"))
+				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
+						       p.spelled, p.arg);
+			labels = p.arg;
+			break;
 		case CLI_OPT_FORMAT:
 			if (strcmp(p.arg, "text") && strcmp(p.arg, "json"))
 				return cli_usage_error("verify", "%s takes 'text' or 'json', not '%s'",
@@ -599,6 +622,10 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "--rpmdb needs --root");
 	if (json && !rpmdb)
 		return cli_usage_error("verify", "--format is for --rpmdb");
+	/* auto: the selinux plugin's own default, labels by this host's policy when enabled. */
+	if (rpmdb && (!strcmp(labels, "require") ||
+		      (!strcmp(labels, "auto") && is_selinux_enabled() > 0)))
+		job.flags |= IMASTREAM_AUDIT_LABELS;
 	if (root && !rpmdb && (cli_parse_operands(&p) < argc || job.walk.recursive))
 		return cli_usage_error("verify", "--root checks the install record: no PATH or -r with it");
 	if (!n_trust && !root)

@@ -109,6 +109,8 @@ static const struct cli_option vocabulary[] = {
 	  "fail when another rpm or imastream transaction holds\nthe root's lock, instead of waiting" },
 	{ CLI_OPT_SYNC, 0, "sync", required_argument, "MODE",
 	  "how written data is made durable: fs, file or none" },
+	{ CLI_OPT_LABELS, 0, "labels", required_argument, "MODE",
+	  "auto, require or none: whether security.selinux must be\nthere" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

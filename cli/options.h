@@ -64,6 +64,7 @@ enum cli_opt {
 	CLI_OPT_FORMAT,
 	CLI_OPT_NO_WAIT,
 	CLI_OPT_SYNC,
+	CLI_OPT_LABELS,
 	CLI_OPT__LAST,
 };
 

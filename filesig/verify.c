@@ -14,6 +14,8 @@
 
 /* The largest value either xattr can legally hold: a header and a 16-bit sized signature. */
 #define VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + IMASTREAM_SIG_MAX)
+/* What nearly every value fits in. */
+#define SMALL_VALUE 1024
 
 struct imastream_verifier {
 	const struct imastream_trust *trust;
@@ -97,7 +99,13 @@ static int read_value(struct imastream_verifier *v, int fd, const char *path, co
 	struct imastream_log capture = { keep_detail, one };
 	ssize_t n;
 
-	n = fgetxattr(fd, name, v->value, sizeof(v->value));
+	/*
+	 * The kernel allocates as much as it is offered: ask for what signatures take (a
+	 * 4096-bit RSA one is 521 bytes), and for the most only when that is too little.
+	 */
+	n = fgetxattr(fd, name, v->value, SMALL_VALUE);
+	if (n < 0 && errno == ERANGE)
+		n = fgetxattr(fd, name, v->value, sizeof(v->value));
 	if (n < 0) {
 		if (errno == ENODATA) {
 			set_detail(one, IMASTREAM_VERIFY_MISSING, "no %s", name);
@@ -129,14 +137,19 @@ static int read_value(struct imastream_verifier *v, int fd, const char *path, co
 	return 1;
 }
 
-/* Hashes the whole content of @fd with @algo; 1 = done, 0 = verdict set, -errno. */
+/*
+ * The content's digest with @algo: from @known when it has it, else by hashing the whole
+ * of @fd.  1 = done, 0 = verdict set, -errno.
+ */
 static int content_digest(struct imastream_verifier *v, int fd, const char *path, int algo,
-			  struct imastream_verify_one *one, const uint8_t **digest,
-			  size_t *digest_len)
+			  const struct imastream_hasher *known, struct imastream_verify_one *one,
+			  const uint8_t **digest, size_t *digest_len)
 {
 	struct imastream_hasher **h;
 	int err;
 
+	if (known && !imastream_hasher_digest(known, algo, digest, digest_len))
+		return 1;
 	if (!imastream_hash_by_algo(algo) || algo < 0 || (size_t)algo >= ARRAY_SIZE(v->hashers)) {
 		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "no %s hashing here",
 			   imastream_hash_by_algo(algo) ? imastream_hash_by_algo(algo)->name :
@@ -215,7 +228,7 @@ static void check_signature(const struct imastream_verifier *v,
 }
 
 static int verify_ima(struct imastream_verifier *v, int fd, const char *path, unsigned int flags,
-		      struct imastream_verify_one *one)
+		      const struct imastream_hasher *known, struct imastream_verify_one *one)
 {
 	const char *name = imastream_xattr_name(IMASTREAM_ATTR_IMA, flags & IMASTREAM_FILESIG_USER);
 	struct imastream_xattr_info info;
@@ -240,7 +253,7 @@ static int verify_ima(struct imastream_verifier *v, int fd, const char *path, un
 			   info.type, name);
 		return 0;
 	}
-	err = content_digest(v, fd, path, info.algo, one, &digest, &digest_len);
+	err = content_digest(v, fd, path, info.algo, known, one, &digest, &digest_len);
 	if (err <= 0)
 		return err;
 	if (info.type == IMASTREAM_XATTR_DIGSIG) {
@@ -354,12 +367,19 @@ static int verify_evm(struct imastream_verifier *v, int fd, const char *path, un
 int imastream_verify_file(struct imastream_verifier *v, int fd, const char *path,
 			  unsigned int flags, struct imastream_verify_report *report)
 {
+	return imastream_verify_file_hashed(v, fd, path, flags, NULL, report);
+}
+
+int imastream_verify_file_hashed(struct imastream_verifier *v, int fd, const char *path,
+				 unsigned int flags, const struct imastream_hasher *content,
+				 struct imastream_verify_report *report)
+{
 	struct imastream_verify_report r = { 0 };
 	int err;
 
 	if (!path)
 		path = "(fd)";
-	err = verify_ima(v, fd, path, flags, &r.ima);
+	err = verify_ima(v, fd, path, flags, content, &r.ima);
 	if (err)
 		return err;
 	if (flags & IMASTREAM_VERIFY_NO_EVM) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
@@ -21,38 +22,95 @@ struct audit {
 	struct ims_ids ids;
 	struct imastream_verifier *verifier;
 	unsigned int verify_flags;
-	struct imastream_hasher *hasher; /* the header's algorithm */
-	int hasher_algo;
+	struct imastream_hasher *hasher; /* the header's algorithm and security.ima's */
+	uint32_t hasher_mask;
 	void (*fn)(void *arg, const struct imastream_audit_file *f);
 	void *arg;
 	const struct imastream_log *log;
 };
 
-/* Whether the content's digest is the header's. Return: 1 yes, 0 no, -errno. */
-static int content_matches(struct audit *a, rpmfi fi, int fd, const struct imastream_hash_info *hi)
+/* The algorithm of the file's security.ima (or user.ima), 0 when none can be read. */
+static int ima_algo(const struct audit *a, int fd)
+{
+	const char *name = imastream_xattr_name(IMASTREAM_ATTR_IMA,
+						a->verify_flags & IMASTREAM_FILESIG_USER);
+	/* The kernel allocates what it is offered; a longer value is left to the verifier. */
+	uint8_t value[1024];
+	struct imastream_xattr_info info;
+	ssize_t n = fgetxattr(fd, name, value, sizeof(value));
+
+	if (n <= 0 || imastream_xattr_decode(value, (size_t)n, &info, NULL))
+		return 0;
+	return imastream_hash_by_algo(info.algo) ? info.algo : 0;
+}
+
+/*
+ * Reads the content once for every digest the audit needs: the header's and the one
+ * security.ima holds, which the verifier then takes from *@hashed (this file's hasher,
+ * or NULL when nothing was read).
+ * Return: 1 the header's digest matches, 0 it does not, -errno.
+ */
+static int hash_content(struct audit *a, rpmfi fi, int fd, const struct imastream_hash_info *hi,
+			const struct imastream_hasher **hashed)
 {
 	const unsigned char *want;
 	const uint8_t *digest;
 	size_t want_len = 0, len;
+	uint32_t mask = 0;
 	int algo = 0, err;
+	bool header;
 
+	*hashed = NULL;
 	want = rpmfiFDigest(fi, &algo, &want_len);
-	if (!want || !hi || want_len != hi->digest_size)
+	header = want && hi && want_len == hi->digest_size;
+	if (header)
+		mask |= IMASTREAM_HASH_BIT(hi->algo);
+	algo = ima_algo(a, fd);
+	if (algo)
+		mask |= IMASTREAM_HASH_BIT(algo);
+	if (!mask)
 		return 0;
+	if (mask != a->hasher_mask) {
+		imastream_hasher_free(a->hasher);
+		a->hasher = NULL;
+		a->hasher_mask = 0;
+		err = imastream_hasher_new(mask, NULL, &a->hasher);
+		/* An algorithm this OpenSSL lacks: the verifier says so for security.ima. */
+		if (err == -EOPNOTSUPP && header && algo) {
+			mask = IMASTREAM_HASH_BIT(hi->algo);
+			err = imastream_hasher_new(mask, a->log, &a->hasher);
+		}
+		if (err)
+			return err;
+		a->hasher_mask = mask;
+	}
 	err = imastream_hash_fd(a->hasher, fd);
-	if (!err)
-		err = imastream_hasher_digest(a->hasher, hi->algo, &digest, &len);
 	if (err)
 		return err;
+	*hashed = a->hasher;
+	if (!header || imastream_hasher_digest(a->hasher, hi->algo, &digest, &len))
+		return 0;
 	return len == want_len && !memcmp(digest, want, len);
+}
+
+/* Whether the file has a security.selinux: OK, MISSING or -errno. */
+static int label_present(int fd)
+{
+	ssize_t n = fgetxattr(fd, "security.selinux", NULL, 0);
+
+	if (n > 0)
+		return IMASTREAM_VERIFY_OK;
+	return n == 0 || errno == ENODATA || errno == ENOTSUP ? IMASTREAM_VERIFY_MISSING : -errno;
 }
 
 static void audit_file(struct audit *a, rpmfi fi, const char *nevra, const struct imastream_hash_info *hi)
 {
 	struct imastream_audit_file af = { .package = nevra, .path = rpmfiFN(fi) };
+	const struct imastream_hasher *hashed = NULL;
 	struct ims_installed in;
 	int err;
 
+	af.label = IMASTREAM_VERIFY_SKIPPED;
 	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &in);
 	af.config = in.config;
 	memcpy(af.letters, in.letters, sizeof(af.letters));
@@ -63,15 +121,22 @@ static void audit_file(struct audit *a, rpmfi fi, const char *nevra, const struc
 	} else if (in.state == IMS_INSTALLED_MISSING) {
 		af.state = IMASTREAM_AUDIT_MISSING;
 	} else if (in.fd >= 0 && S_ISREG(in.st.st_mode)) {
-		/* A file whose size already differs is not read for its digest (rpm -V's S). */
-		err = af.letters[0] == 'S' ? 0 : content_matches(a, fi, in.fd, hi);
+		/*
+		 * One read for the header's digest and security.ima's; a file whose size
+		 * already differs is not compared with the header (rpm -V's S).
+		 */
+		err = hash_content(a, fi, in.fd, hi, &hashed);
 		if (err == 0 && af.letters[0] != 'S')
 			af.letters[2] = '5';
-		if (err >= 0 && lseek(in.fd, 0, SEEK_SET) == 0)
-			err = imastream_verify_file(a->verifier, in.fd, af.path, a->verify_flags,
-						    &af.report);
-		else if (err >= 0)
-			err = -errno;
+		if (err >= 0)
+			err = imastream_verify_file_hashed(a->verifier, in.fd, af.path,
+							   a->verify_flags & ~IMASTREAM_AUDIT_LABELS,
+							   hashed, &af.report);
+		if (err >= 0 && (a->verify_flags & IMASTREAM_AUDIT_LABELS) &&
+		    (err = label_present(in.fd)) >= 0) {
+			af.label = err;
+			err = 0;
+		}
 		if (err < 0) {
 			af.state = IMASTREAM_AUDIT_ERROR;
 			af.why = strerror(-err);
@@ -100,15 +165,6 @@ static int audit_header(void *arg, void *rpm_header)
 		return -ENOMEM;
 	}
 	hi = fi ? imastream_hash_by_rpm_id(rpmfiDigestAlgo(fi)) : NULL;
-	if (hi && hi->algo != a->hasher_algo) {
-		imastream_hasher_free(a->hasher);
-		a->hasher = NULL;
-		a->hasher_algo = 0;
-		if (!imastream_hasher_new(IMASTREAM_HASH_BIT(hi->algo), a->log, &a->hasher))
-			a->hasher_algo = hi->algo;
-		else
-			hi = NULL;
-	}
 	while (fi && rpmfiNext(fi) >= 0)
 		if (S_ISREG(rpmfiFMode(fi)) && !(rpmfiFFlags(fi) & RPMFILE_GHOST))
 			audit_file(a, fi, nevra, hi);

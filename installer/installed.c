@@ -2,19 +2,49 @@
 /* One file of an installed package, opened below the root and compared with its rpm header. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/capability.h>
 
 #include <rpm/rpmfi.h>
 
 #include "common/private.h"
 #include "installer/private.h"
 
-/* rpm -V's columns for what the inode has against the header. */
-static void compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, const char *nevra,
-		    const struct imastream_log *log)
+/*
+ * Whether the file's capabilities are the header's (rpm -V's P): both as libcap reads
+ * them, no capability at all when the header has none or the file no security.capability.
+ * Return: 1 they differ, 0 they do not, -errno.
+ */
+static int caps_differ(int fd, rpmfi fi)
 {
+	const char *text = rpmfiFCaps(fi);
+	cap_t want, have;
+	int err = 0, ret;
+
+	want = text && *text ? cap_from_text(text) : cap_init();
+	if (!want)
+		/* Text rpm itself could not parse: the file cannot match it. */
+		return errno == ENOMEM ? -ENOMEM : 1;
+	have = cap_get_fd(fd);
+	if (!have && (errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP))
+		have = cap_init();
+	if (!have)
+		err = -errno;
+	ret = err ? err : cap_compare(want, have) != 0;
+	cap_free(want);
+	cap_free(have);
+	return ret;
+}
+
+/* rpm -V's columns for what the inode has against the header. */
+static int compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, const char *nevra,
+		   const struct imastream_log *log)
+{
+	int err;
+
 	mode_t want = (mode_t)rpmfiFMode(fi);
 	uid_t uid = ims_ids_user(ids, rpmfiFUser(fi), nevra, log);
 	gid_t gid = ims_ids_group(ids, rpmfiFGroup(fi), nevra, log);
@@ -27,6 +57,71 @@ static void compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, con
 		in->letters[5] = 'U';
 	if (in->st.st_gid != gid)
 		in->letters[6] = 'G';
+	err = caps_differ(in->fd, fi);
+	if (err < 0)
+		return ims_err(log, err, "%s: cannot read its capabilities: %s", rpmfiFN(fi),
+			       strerror(-err));
+	if (err)
+		in->letters[8] = 'P';
+	return 0;
+}
+
+/*
+ * A directory or a symlink, as rpm -V checks them: the type, the owner, a directory's
+ * mode, a symlink's target (L); no size, digest or capabilities.  A symlink is only
+ * looked at (O_PATH, never followed): @in->fd is -1 for it and @in->path names it.
+ */
+static int open_special(struct ims_installed *in, rpmfi fi, struct ims_ids *ids,
+			const char *nevra, const struct imastream_log *log)
+{
+	mode_t want = (mode_t)rpmfiFMode(fi);
+	const char *fn = rpmfiFN(fi), *target;
+	char link[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	fd = openat(in->dirfd, rpmfiBN(fi), (S_ISDIR(want) ? O_RDONLY | O_DIRECTORY : O_PATH) |
+		    O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP))
+		fd = openat(in->dirfd, rpmfiBN(fi), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &in->st)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			in->state = IMS_INSTALLED_MISSING;
+			return 0;
+		}
+		return ims_err(log, -errno, "%s: cannot open: %m", fn);
+	}
+	in->fd = fd;
+	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d/%s", in->dirfd, rpmfiBN(fi));
+	if ((in->st.st_mode & S_IFMT) != (want & S_IFMT)) {
+		in->letters[1] = 'M';
+		in->state = IMS_INSTALLED_MODIFIED;
+		in->why = S_ISDIR(want) ? "not a directory" : "not a symlink";
+		return 0;
+	}
+	if (S_ISDIR(want) && (in->st.st_mode & 07777) != (want & 07777))
+		in->letters[1] = 'M';
+	if (in->st.st_uid != ims_ids_user(ids, rpmfiFUser(fi), nevra, log))
+		in->letters[5] = 'U';
+	if (in->st.st_gid != ims_ids_group(ids, rpmfiFGroup(fi), nevra, log))
+		in->letters[6] = 'G';
+	if (S_ISLNK(want)) {
+		close(in->fd);
+		in->fd = -1;
+		n = readlinkat(in->dirfd, rpmfiBN(fi), link, sizeof(link) - 1);
+		if (n < 0)
+			return ims_err(log, -errno, "%s: cannot read the link: %m", fn);
+		link[n] = 0;
+		target = rpmfiFLink(fi);
+		if (!target || strcmp(target, link))
+			in->letters[4] = 'L';
+	}
+	in->state = strcmp(in->letters, ".........") ? IMS_INSTALLED_MODIFIED : IMS_INSTALLED_OPEN;
+	return 0;
 }
 
 int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char *nevra,
@@ -54,6 +149,8 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 		}
 		return ims_err(log, err, "%s: cannot open its directory: %s", fn, strerror(-err));
 	}
+	if (S_ISDIR(rpmfiFMode(fi)) || S_ISLNK(rpmfiFMode(fi)))
+		return open_special(in, fi, ids, nevra, log);
 	/* Never follow a link, never block on a FIFO swapped in. */
 	in->fd = openat(in->dirfd, rpmfiBN(fi), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (in->fd < 0 || fstat(in->fd, &in->st)) {
@@ -76,7 +173,9 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 		in->why = "not a regular file";
 		return 0;
 	}
-	compare(in, fi, ids, nevra, log);
+	err = compare(in, fi, ids, nevra, log);
+	if (err)
+		return err;
 	in->state = strcmp(in->letters, ".........") ? IMS_INSTALLED_MODIFIED : IMS_INSTALLED_OPEN;
 	/* The only handle on the file by name that never follows a link in the root. */
 	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d/%s", in->dirfd, rpmfiBN(fi));

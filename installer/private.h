@@ -64,9 +64,11 @@ unsigned int ims_ids_group(struct ims_ids *ids, const char *name, const char *pk
 void ims_ids_clear(struct ims_ids *ids);
 
 /*
- * One regular file of an installed package (installer/installed.c): its directory opened
- * below the root without following a symlink, then the file itself likewise (never
- * blocking on a FIFO), and its type, mode, owner and size compared with the header.
+ * One file of an installed package (installer/installed.c): its directory opened below
+ * the root without following a symlink, then the file itself likewise (never blocking on
+ * a FIFO), and its type, mode, owner, size and capabilities compared with the header; a
+ * directory's type, mode and owner, a symlink's type, owner and target (never followed:
+ * @fd is -1, @path names it).
  */
 enum ims_installed_state {
 	IMS_INSTALLED_OPEN,     /* open, metadata as the header says */
@@ -77,7 +79,7 @@ struct ims_installed {
 	int state;
 	int dirfd, fd;
 	struct stat st;
-	char letters[10];  /* rpm -V's "SM5DLUGTP": S, M, U, G filled here */
+	char letters[10];  /* rpm -V's "SM5DLUGTP": S, M, L, U, G, P filled here */
 	const char *why;   /* what the letters cannot say, or NULL */
 	bool config;
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];

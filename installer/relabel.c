@@ -97,14 +97,15 @@ static void real_name(const struct imastream_relabel *r, const char *name, char 
 }
 
 /* The file's own value of @name: its length, 0 when absent, -errno. */
-static ssize_t disk_value(const struct imastream_relabel *r, int fd, const char *name, uint8_t *buf,
-			  size_t size)
+static ssize_t disk_value(const struct imastream_relabel *r, int fd, const char *path,
+			  const char *name, uint8_t *buf, size_t size)
 {
 	char real[64];
 	ssize_t n;
 
 	real_name(r, name, real, sizeof(real));
-	n = fgetxattr(fd, real, buf, size);
+	/* A symlink has no descriptor to read from: its /proc/self/fd/DIR/NAME path. */
+	n = fd >= 0 ? fgetxattr(fd, real, buf, size) : lgetxattr(path, real, buf, size);
 	if (n >= 0)
 		return n;
 	return errno == ENODATA || errno == EOPNOTSUPP ? 0 : -errno;
@@ -189,7 +190,8 @@ static int apply(struct imastream_relabel *r, struct rfile *rf, int fd, bool *ch
 		same[i] = exact[i] = true;
 		if (!x[i] || x[i]->skipped)
 			continue;
-		len = disk_value(r, fd, xattr_order[i], disk, IMASTREAM_FILE_MAX_XATTR_VALUE);
+		len = disk_value(r, fd, rf->path, xattr_order[i], disk,
+				 IMASTREAM_FILE_MAX_XATTR_VALUE);
 		if (len < 0)
 			return ims_err(r->log, (int)len, "%s: cannot read %s: %s", rf->rep.path,
 				       xattr_order[i], strerror((int)-len));
@@ -226,7 +228,8 @@ static int apply(struct imastream_relabel *r, struct rfile *rf, int fd, bool *ch
 	if (!others_same) {
 		/* Whatever covered the old values must not cover the new ones, even briefly. */
 		real_name(r, "security.evm", real, sizeof(real));
-		if (fremovexattr(fd, real) && errno != ENODATA && errno != EOPNOTSUPP)
+		if ((fd >= 0 ? fremovexattr(fd, real) : lremovexattr(rf->path, real)) &&
+		    errno != ENODATA && errno != EOPNOTSUPP)
 			return ims_err(r->log, -errno, "%s: cannot remove %s: %m", rf->rep.path, real);
 	}
 	for (size_t i = 0; i < N_XATTRS; i++) {
@@ -284,6 +287,36 @@ static int stream(struct imastream_relabel *r, struct rfile *rf, int fd, int alg
 	return err ? err : imastream_hasher_digest(r->hasher, algo, digest_ret, &len);
 }
 
+/*
+ * A directory or a symlink that matches its header: through the chain as at install,
+ * where only labels (security.selinux from the file contexts) are written on them; IMA
+ * appraises regular files, and EVM portable signatures need a security.ima.
+ */
+static void relabel_special(struct imastream_relabel *r, struct rfile *rf,
+			    const struct ims_installed *in, const char *fn,
+			    const struct imastream_pkg *pkg)
+{
+	bool changed = false;
+	int err;
+
+	snprintf(rf->path, sizeof(rf->path), "%s", in->path);
+	rf->f = (struct imastream_file){
+		.path = rf->path, .dest = fn, .fd = in->fd, .mode = in->st.st_mode,
+		.uid = in->st.st_uid, .gid = in->st.st_gid, .pkg = pkg,
+		.flags = IMASTREAM_FILE_RECORD_ONLY,
+	};
+	err = imastream_chain_file_opened(r->chain, &rf->f);
+	if (!err)
+		err = imastream_chain_file_closed(r->chain, &rf->f);
+	if (!err)
+		err = apply(r, rf, in->fd, &changed);
+	imastream_chain_file_done(r->chain, &rf->f, err);
+	if (err)
+		report(r, rf, IMASTREAM_RELABEL_FAILED, strerror(-err));
+	else
+		report(r, rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
+}
+
 static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct imastream_pkg *pkg,
 			 const struct imastream_hash_info *hi)
 {
@@ -319,6 +352,10 @@ static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct ima
 	    !(in.fd >= 0 && S_ISREG(in.st.st_mode) && in.config && modified_config_ok &&
 	      !strcmp(in.letters + 1, "........"))) {
 		report(r, &rf, IMASTREAM_RELABEL_MODIFIED, in.why ? in.why : "differs from its header");
+		goto out;
+	}
+	if (!S_ISREG(in.st.st_mode)) {
+		relabel_special(r, &rf, &in, fn, pkg);
 		goto out;
 	}
 	want = rpmfiFDigest(fi, &algo, &want_len);
@@ -394,7 +431,10 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
 			hi = NULL;
 	}
 	while (!err && fi && rpmfiNext(fi) >= 0) {
-		if (!S_ISREG(rpmfiFMode(fi)) || (rpmfiFFlags(fi) & RPMFILE_GHOST))
+		mode_t mode = (mode_t)rpmfiFMode(fi);
+
+		if (!(S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)) ||
+		    (rpmfiFFlags(fi) & RPMFILE_GHOST))
 			continue;
 		relabel_file(r, fi, &pkg, hi);
 	}
@@ -458,6 +498,8 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 			goto fail;
 		}
 	}
+	/* A rerun keeps the signatures that verify instead of signing again. */
+	imastream_chain_keep_signatures(chain, r->trust);
 	r->txn = (struct imastream_txn){ .root = r->root, .rpm_ts = r->ts };
 	err = imastream_chain_tsm_pre(chain, &r->txn);
 	r->tsm = true;

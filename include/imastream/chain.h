@@ -241,6 +241,20 @@ IMASTREAM_API int imastream_chain_from_config(const struct imastream_config *cfg
 					      struct imastream_chain **ret);
 
 struct imastream_signer;
+struct imastream_trust;
+
+/**
+ * imastream_chain_keep_signatures - let signing plugins keep signatures already right
+ * @chain: the chain, before its first file
+ * @trust: the store a signature a file already holds must verify with; must outlive the
+ *         chain (NULL: always sign)
+ *
+ * For a driver that records values to compare (IMASTREAM_FILE_RECORD_ONLY: imastream
+ * relabel): imastream_file_keep_signature() then keeps such a signature instead of
+ * signing anew.
+ */
+IMASTREAM_API void imastream_chain_keep_signatures(struct imastream_chain *chain,
+						   const struct imastream_trust *trust);
 
 /**
  * imastream_chain_signer - the chain's signing key, shared by every plugin that signs

@@ -200,6 +200,23 @@ IMASTREAM_API int imastream_verify_file(struct imastream_verifier *v, int fd, co
 					unsigned int flags,
 					struct imastream_verify_report *report);
 
+struct imastream_hasher;
+
+/**
+ * imastream_verify_file_hashed - imastream_verify_file() with the content already hashed
+ * @content: a hasher that has seen the whole content of @fd, final (or NULL)
+ *
+ * When @content has the digest in security.ima's algorithm, that digest stands for the
+ * content and @fd is not read; otherwise the content is hashed as imastream_verify_file()
+ * does.  For a caller that hashes each file once for several purposes (the audit of an
+ * installed root compares the same read with the rpm header).
+ * Return: as imastream_verify_file().
+ */
+IMASTREAM_API int imastream_verify_file_hashed(struct imastream_verifier *v, int fd,
+					       const char *path, unsigned int flags,
+					       const struct imastream_hasher *content,
+					       struct imastream_verify_report *report);
+
 #ifdef __cplusplus
 }
 #endif

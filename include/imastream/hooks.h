@@ -282,6 +282,25 @@ IMASTREAM_API int imastream_file_set_xattr(struct imastream_file *f, const char 
 					   const void *value, size_t len);
 
 /**
+ * imastream_file_keep_signature - keep the signature the file already holds, when right
+ * @f: the file, in file_closed, with IMASTREAM_FILE_RECORD_ONLY, of a chain given a store
+ *     by imastream_chain_keep_signatures() (imastream relabel; else this does nothing)
+ * @name: "security.ima" or "security.evm" (read from "user.X" as set_xattr writes it)
+ * @type: the value type a new signature would have (IMASTREAM_XATTR_DIGSIG,
+ *        IMASTREAM_XATTR_EVM_PORTABLE)
+ * @algo, @digest, @len: what a new signature would sign
+ *
+ * For a plugin about to sign: a rerun finds the file's value of @name of that type and
+ * algorithm, verifying over @digest with that store, records it as this plugin's
+ * value and signs nothing (signatures are randomised, so a new one would differ from the
+ * old without being any more right).
+ * Return: 1 kept (recorded), 0 sign anew, -errno recording it.
+ */
+IMASTREAM_API int imastream_file_keep_signature(struct imastream_file *f, const char *name,
+						int type, int algo, const uint8_t *digest,
+						size_t len);
+
+/**
  * imastream_file_get_xattr - an xattr a plugin set earlier in this chain run
  * Return: the record, or NULL if no plugin set @name on @f.
  */

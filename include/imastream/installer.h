@@ -570,8 +570,10 @@ enum imastream_relabel_status {
  * @path: the package path ("/usr/bin/ls")
  * @status: enum imastream_relabel_status
  * @letters: for MODIFIED, rpm -V's nine columns "SM5DLUGTP", each '.' when it matches:
- *           S size, M mode (and type), 5 content digest, U owner, G group; D, L, T and P
- *           are not checked here (T is not covered by EVM)
+ *           S size, M mode (and type), 5 content digest, U owner, G group, P
+ *           capabilities (security.capability against RPMTAG_FILECAPS, compared as
+ *           libcap reads them, as rpm -V does), L a symlink's target; D and T are not
+ *           checked here (T is not covered by EVM)
  * @why: for MODIFIED, MISSING and FAILED a short phrase ("replaced by a symlink",
  *       "a symlink in a path component"); else NULL
  * @config: a %config file
@@ -626,9 +628,11 @@ IMASTREAM_API int imastream_relabel_new(struct imastream_chain *chain,
  * imastream_relabel_header - relabel one installed package from its header
  * @rpm_header: a librpm Header, as imastream_rpmdb_foreach() gives it
  *
- * For each regular, non-ghost file: its directory is opened below the root without
- * following any symlink, the file itself likewise; type, mode, owner and size are
- * compared with the header, the content is read once, fed to the chain (which computes
+ * For each regular, non-ghost file (directories and symlinks are checked for type,
+ * owner, mode or target, and get only what the chain gives them: labels): its
+ * directory is opened below the root without
+ * following any symlink, the file itself likewise; type, mode, owner, size and
+ * capabilities are compared with the header, the content is read once, fed to the chain (which computes
  * every digest it needs) and its digest compared with the header's.  Only a file that
  * matches gets values, and only those that differ from what it has are written: labels
  * and security.ima first, security.evm strictly last (an old security.evm is removed
@@ -668,6 +672,9 @@ enum imastream_audit_state {
  *       or NULL
  * @verified: @report holds the verdicts on security.ima and security.evm (the file is a
  *            regular file that could be read), as imastream_verify_file() gives them
+ * @label: security.selinux: IMASTREAM_VERIFY_OK (present), IMASTREAM_VERIFY_MISSING, or
+ *         IMASTREAM_VERIFY_SKIPPED without IMASTREAM_AUDIT_LABELS (or when the file could
+ *         not be opened)
  */
 struct imastream_audit_file {
 	const char *package;
@@ -678,6 +685,14 @@ struct imastream_audit_file {
 	const char *why;
 	bool verified;
 	struct imastream_verify_report report;
+	int label;
+};
+
+/* A flag of imastream_audit_rpmdb(), with those of imastream_verify_file(). */
+enum {
+	/* Every file must have a security.selinux: the chain that labelled the root had the
+	 * selinux plugin with a policy (file_contexts, or SELinux enabled). */
+	IMASTREAM_AUDIT_LABELS = 1u << 16,
 };
 
 /**
@@ -685,7 +700,7 @@ struct imastream_audit_file {
  * @root: absolute
  * @names, @nnames: as imastream_rpmdb_foreach()
  * @v: checks security.ima and security.evm (its trust store knows the signers)
- * @verify_flags: as imastream_verify_file() takes them
+ * @verify_flags: as imastream_verify_file() takes them, and IMASTREAM_AUDIT_LABELS
  * @fn: called for each file, in header order
  * Return: 0 (verdicts are not errors), or an imastream_rpmdb_foreach() error.
  */

@@ -94,6 +94,21 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 		return ims_err(st->log, err, "evm: cannot read the metadata of %s: %s", f->dest,
 			       strerror(-err));
 	take_recorded(f, &in);
+	/* A relabel rerun: a portable signature the file holds over these values is kept. */
+	if (f->flags & IMASTREAM_FILE_RECORD_ONLY) {
+		uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+		size_t dlen;
+
+		/* (A digest that cannot be made here fails in the signing below, said there.) */
+		err = imastream_evm_digest_portable(&in, algo, digest, sizeof(digest), &dlen, NULL);
+		err = err ? 0 : imastream_file_keep_signature(f, "security.evm",
+							      IMASTREAM_XATTR_EVM_PORTABLE, algo,
+							      digest, dlen);
+		if (err) {
+			imastream_evm_input_release(&in);
+			return err < 0 ? err : 0;
+		}
+	}
 	err = imastream_evm_sign_portable(st->signer, &in, algo, st->buf, st->buf_size, &vlen,
 					  st->log);
 	imastream_evm_input_release(&in);

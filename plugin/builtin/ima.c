@@ -293,6 +293,11 @@ static int ima_file_closed(void *state, struct imastream_file *f)
 		if (err)
 			return err;
 	} else {
+		/* A relabel rerun: the signature the file holds is kept, nothing signed. */
+		err = imastream_file_keep_signature(f, "security.ima", IMASTREAM_XATTR_DIGSIG,
+						    algo, digest, len);
+		if (err)
+			return err < 0 ? err : 0;
 		err = imastream_ima_sign_digest(st->signer, algo, digest, len, st->buf,
 						st->buf_size, &vlen, st->log);
 		if (err)

@@ -237,6 +237,13 @@ int imastream_chain_from_config(const struct imastream_config *cfg,
 	return 0;
 }
 
+void imastream_chain_keep_signatures(struct imastream_chain *chain,
+				     const struct imastream_trust *trust)
+{
+	if (chain)
+		chain->svc.keep_trust = trust;
+}
+
 int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signer **ret)
 {
 	if (!chain || !ret)

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "imastream/keys.h"
 #include "imastream/xattr.h"
 #include "plugin/core/private.h"
 
@@ -190,6 +192,37 @@ remember:
 	if (err)
 		return ims_err(log, err, "%s: cannot remember %s", file_name(f), name);
 	return 0;
+}
+
+/* Signatures longer than this (RSA beyond 16384 bits) are not kept: they are signed anew. */
+#define KEEP_VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + 2048)
+
+int imastream_file_keep_signature(struct imastream_file *f, const char *name, int type, int algo,
+				  const uint8_t *digest, size_t len)
+{
+	struct ims_file_state *st = state_of(f);
+	struct imastream_xattr_info info;
+	uint8_t value[KEEP_VALUE_MAX];
+	char real[256];
+	ssize_t n;
+	int err;
+
+	if (!st || !name || !digest || !(f->flags & IMASTREAM_FILE_RECORD_ONLY) ||
+	    !st->svc->keep_trust || f->fd < 0)
+		return 0;
+	effective_name(st->svc->cfg, name, real, sizeof(real));
+	n = fgetxattr(f->fd, real, value, sizeof(value));
+	if (n <= 0 || imastream_xattr_decode(value, (size_t)n, &info, NULL) ||
+	    (int)info.type != type || info.algo != algo ||
+	    imastream_trust_verify(st->svc->keep_trust, algo, digest, len, info.data,
+				   info.data_len, info.keyid))
+		return 0;
+	err = record(st, name, value, (size_t)n, false);
+	if (err)
+		return ims_err(st->svc->log, err, "%s: cannot remember %s", file_name(f), name);
+	ims_logf(st->svc->log, IMASTREAM_LOG_DEBUG, "%s: %s holds a signature that verifies: kept",
+		 file_name(f), real);
+	return 1;
 }
 
 const struct imastream_file_xattr *imastream_file_get_xattr(const struct imastream_file *f,

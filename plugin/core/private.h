@@ -29,6 +29,7 @@ struct ims_file_services {
 	struct ims_digest_engine *engine; /* one per chain; NULL when nobody wants a digest */
 	struct imastream_file *streaming; /* the file the engine is being fed, or NULL */
 	bool no_xattr_told;               /* the "no xattr support" notice is said once */
+	const struct imastream_trust *keep_trust; /* imastream_chain_keep_signatures() */
 };
 
 /* The chain's private part of a struct imastream_file, from file_opened to file_done. */

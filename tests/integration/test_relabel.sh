@@ -41,7 +41,7 @@ R=$T/hash
 stock_root "$R"
 "$IMS" relabel --root "$R" >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "hash relabel failed"; }
 [ ! -s "$T/out" ] || { cat "$T/out"; fail "a clean root printed file lines"; }
-grep -q "2 packages, 7 files labelled, 3 already correct, 0 modified, 0 missing, 0 failed" "$T/err" ||
+grep -q "2 packages, 7 files labelled, 10 already correct, 0 modified, 0 missing, 0 failed" "$T/err" ||
 	{ cat "$T/err"; fail "hash relabel summary"; }
 for f in $FILES; do
 	want="0x0404$(sha256sum "$R/$f" | cut -c1-64)"
@@ -50,7 +50,7 @@ for f in $FILES; do
 done
 dump "$R" >"$T/before"
 "$IMS" relabel --root "$R" >"$T/out" 2>"$T/err" || fail "second hash relabel failed"
-grep -q "0 files labelled, 10 already correct" "$T/err" || { cat "$T/err"; fail "rerun rewrote files"; }
+grep -q "0 files labelled, 17 already correct" "$T/err" || { cat "$T/err"; fail "rerun rewrote files"; }
 dump "$R" >"$T/after"
 cmp -s "$T/before" "$T/after" || fail "rerun changed xattrs"
 
@@ -69,9 +69,14 @@ for f in $FILES; do
 		fail "$f: evmctl verify rejects the relabelled security.evm"
 done
 dump "$R" >"$T/before"
-"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" || fail "second sign relabel failed"
-grep -q "0 files labelled, 10 already correct" "$T/err" ||
+"$IMS" relabel --root "$R" $SIGN -vv >"$T/out" 2>"$T/err" || fail "second sign relabel failed"
+grep -q "0 files labelled, 17 already correct" "$T/err" ||
 	{ cat "$T/err"; fail "signatures that verify were made again"; }
+# Checked before signing: the 8 IMA signatures (%config files hold digests) and the 10 EVM
+# ones are kept as they are, none is made again.
+[ "$(grep -c ': security.ima holds a signature that verifies: kept$' "$T/err")" = 8 ] &&
+	[ "$(grep -c ': security.evm holds a signature that verifies: kept$' "$T/err")" = 10 ] ||
+	{ cat "$T/err"; fail "a rerun signed again instead of keeping the signatures that verify"; }
 dump "$R" >"$T/after"
 cmp -s "$T/before" "$T/after" || fail "rerun in sign mode changed xattrs"
 
@@ -85,6 +90,37 @@ grep -q "verify: 10 files, 0 failed" "$T/err" || { cat "$T/err"; fail "verify --
 [ "$(grep -c '"result":"ok"' "$T/json")" = 5 ] || { cat "$T/json"; fail "json: not 5 ok records for imstest"; }
 grep -q '^{"package":"imstest-1.0-1.noarch","path":"'"$R"'/opt/imstest/bin/tool","config":false,"result":"ok","content":"ok","rpm":".........","ima":"ok","evm":"ok"}$' "$T/json" ||
 	{ cat "$T/json"; fail "json record of tool"; }
+
+# --- labels: the audit requires security.selinux when asked; relabel with file contexts --
+"$IMS" verify --root "$R" --rpmdb --labels require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" &&
+	fail "verify --labels require passed files without security.selinux"
+grep -qxF "$R/opt/imstest/bin/tool: FAIL: missing security.selinux (package imstest-1.0-1.noarch)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --labels require: no missing-label line"; }
+grep -q "verify: 10 files, 10 failed" "$T/err" || { cat "$T/err"; fail "verify --labels require total"; }
+printf '/.*\tsystem_u:object_r:usr_t:s0\n/opt/imstest/bin(/.*)?\t--\tsystem_u:object_r:bin_t:s0\n' >"$T/fc"
+"$IMS" relabel --root "$R" $SIGN -o file_contexts="$T/fc" >"$T/out" 2>"$T/err" ||
+	{ cat "$T/err"; fail "relabel with file contexts failed"; }
+# (share/a, b and c are one inode: labelled once; the 6 directories and the symlink too.)
+grep -q "14 files labelled, 3 already correct" "$T/err" || { cat "$T/err"; fail "labels were not added"; }
+[ "$(xattr "$R/opt/imstest/bin/tool" security.selinux)" = "0x$(printf 'system_u:object_r:bin_t:s0' | od -An -tx1 | tr -d ' \n')00" ] ||
+	fail "tool: security.selinux is not its file context"
+# Directories and symlinks get their label as at install, and nothing else (IMA appraises
+# regular files; an EVM portable signature needs a security.ima).
+usr_t="0x$(printf 'system_u:object_r:usr_t:s0' | od -An -tx1 | tr -d ' \n')00"
+for f in opt/imstest opt/imstest/data opt/imstest/tool-link; do
+	[ "$(xattr "$R/$f" security.selinux)" = "$usr_t" ] || fail "$f: no security.selinux from the file contexts"
+	[ -z "$(xattr "$R/$f" security.ima)$(xattr "$R/$f" security.evm)" ] || fail "$f: IMA or EVM on a directory or symlink"
+done
+for f in $FILES; do
+	(cd "$R" && evmctl verify --generation=0 --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
+		fail "$f: security.evm does not cover the label relabel added"
+done
+"$IMS" verify --root "$R" --rpmdb --labels require --evm require -t "$KEYS/ec-p256.crt" --format json >"$T/json" 2>"$T/err" ||
+	{ cat "$T/json" "$T/err"; fail "verify --labels require rejects a labelled root"; }
+[ "$(grep -c '"selinux":"ok"}$' "$T/json")" = 10 ] || { cat "$T/json"; fail "json: selinux not ok on 10 files"; }
+"$IMS" verify --root "$R" --rpmdb --labels none -t "$KEYS/ec-p256.crt" --format json imstest >"$T/json" 2>/dev/null ||
+	fail "verify --labels none failed"
+! grep -q '"selinux"' "$T/json" || fail "json: a selinux verdict with --labels none"
 
 # --- only the packages named; one not installed is an error -------------------------------
 R=$T/named
@@ -143,7 +179,8 @@ for f in a b c; do
 	expect ".........   /opt/imsextra/share/$f (a symlink or non-directory in a path component)"
 	[ -z "$(xattr "$T/outside/$f" security.ima)" ] || fail "a file outside the root was labelled"
 done
-grep -q "2 packages, 2 files labelled, 0 already correct, 7 modified, 1 missing, 0 failed" "$T/err" ||
+expect ".M.......   /opt/imsextra/share (not a directory)"
+grep -q "2 packages, 2 files labelled, 6 already correct, 8 modified, 1 missing, 0 failed" "$T/err" ||
 	{ cat "$T/err"; fail "hostile summary"; }
 for f in opt/imsextra/bin/helper etc/imstest.conf opt/imstest/bin/tool; do
 	[ -z "$(xattr "$R/$f" security.ima)$(xattr "$R/$f" security.evm)" ] || fail "$f: labelled although modified"
@@ -165,6 +202,37 @@ grep -q "verify: 10 files, 8 failed" "$T/err" || { cat "$T/err"; fail "verify --
 grep -qx "S........ c /etc/imstest.conf" "$T/out" && fail "--label-modified-config still refused the %config file"
 want="0x0404$(sha256sum "$R/etc/imstest.conf" | cut -c1-64)"
 [ "$(xattr "$R/etc/imstest.conf" security.ima)" = "$want" ] || fail "edited %config file: security.ima is not its current digest"
+
+# --- capabilities against the header's (rpm -V's P): changed or removed, named, not labelled --
+need setcap
+R=$T/caps
+stock_root "$R"
+getcap "$R/opt/imstest/bin/tool" | grep -q "cap_net_raw=ep" || fail "rpm did not set tool's capability"
+rpm -V --nodeps --noscripts --root "$R" imstest >/dev/null || fail "rpm -V rejects a fresh root"
+setcap cap_net_raw,cap_sys_admin=ep "$R/opt/imstest/bin/tool" || fail "setcap"
+setcap cap_net_raw=ep "$R/opt/imstest/bin/run-again.sh" || fail "setcap" # and run.sh: one inode
+ln -sfn bin/run.sh "$R/opt/imstest/tool-link"                   # a symlink's target (L)
+chmod 0700 "$R/opt/imstest/data"                               # a directory's mode
+rpm -V --nodeps --noscripts --root "$R" imstest | grep -qx "........P    /opt/imstest/bin/tool" ||
+	fail "rpm -V itself does not see the changed capability"
+"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" && fail "changed capabilities exited 0"
+expect "........P   /opt/imstest/bin/tool"
+expect "........P   /opt/imstest/bin/run-again.sh"
+expect "........P   /opt/imstest/bin/run.sh"
+expect "....L....   /opt/imstest/tool-link"
+expect ".M.......   /opt/imstest/data"
+for f in opt/imstest/bin/tool opt/imstest/bin/run-again.sh opt/imstest/bin/run.sh; do
+	[ -z "$(xattr "$R/$f" security.ima)$(xattr "$R/$f" security.evm)" ] || fail "$f: labelled although its capabilities changed"
+done
+grep -q "2 packages, 5 files labelled, 7 already correct, 5 modified, 0 missing, 0 failed" "$T/err" ||
+	{ cat "$T/err"; fail "capabilities summary"; }
+"$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed changed capabilities"
+grep -qxF "$R/opt/imstest/bin/tool: FAIL: differs from its header (........P); missing security.ima (package imstest-1.0-1.noarch)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --rpmdb does not name the changed capability"; }
+# Removed: the header still says cap_net_raw=ep.
+setcap -r "$R/opt/imstest/bin/tool" || fail "setcap -r"
+"$IMS" relabel --root "$R" -n imstest >"$T/out" 2>&1
+expect "........P   /opt/imstest/bin/tool"
 
 # --- kill -9 at any moment, then a rerun: everything verifies, no stale security.evm ------
 spec=$T/imsmany.rpmspec
@@ -211,7 +279,7 @@ for f in "$R"/opt/imsmany/f*; do
 		fail "${f#$R}: not right after kill -9 and a rerun"
 done
 "$IMS" relabel --root "$R" $SIGN >/dev/null 2>"$T/err" || fail "third run failed"
-grep -q "0 files labelled, 100 already correct" "$T/err" || { cat "$T/err"; fail "third run rewrote files"; }
+grep -q "0 files labelled, 101 already correct" "$T/err" || { cat "$T/err"; fail "third run rewrote files"; }
 # What a kill between security.ima and security.evm leaves, made on purpose: the rerun's
 # ECDSA signature differs from the one on disk, and its security.evm must cover the one kept.
 f=$R/opt/imsmany/f7
@@ -219,5 +287,5 @@ setfattr -x security.evm "$f" || fail "setfattr -x security.evm"
 "$IMS" relabel --root "$R" $SIGN >/dev/null 2>"$T/err" || { cat "$T/err"; fail "relabel after removing a security.evm"; }
 evmctl verify --generation=0 --key "$T/cert.der" "$f" >/dev/null 2>&1 ||
 	fail "${f#$R}: security.ima kept without its security.evm, and the new security.evm does not cover it"
-grep -q "1 files labelled, 99 already correct" "$T/err" || { cat "$T/err"; fail "a lone missing security.evm: wrong count"; }
+grep -q "1 files labelled, 100 already correct" "$T/err" || { cat "$T/err"; fail "a lone missing security.evm: wrong count"; }
 echo "PASS: relabel"

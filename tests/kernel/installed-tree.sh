@@ -15,6 +15,9 @@
 #   imasig      IMA signatures, sha256           EVM none
 #   evm         IMA + EVM portable signatures    sha256
 #   evm-sha512  the same with sha512             (a module on Debian's 6.1 kernel)
+#   relabel     (rpm only) installed by rpm --noplugins, hello.sh then modified, then
+#               imastream relabel in sign + EVM portable mode: busybox runs, the
+#               modified hello.sh, reported and left unlabelled, is refused
 # Programs: usr/bin/busybox (static ELF) and usr/libexec/kbox/hello.sh (a script).
 # Keys: RSA-2048 (Debian's 6.1 kernel has no ECDSA), certificate with SKID by hash.
 # Exit: 0, 1 (a check failed), 77 (skipped, with the reason), 99 (error).
@@ -109,6 +112,27 @@ evm        sign portable sha256 evm
 evm-sha512 sign portable sha512 evm
 TREES
 
+# A root stock rpm installed without the plugin, one program changed afterwards, then
+# relabelled: the changed file is named (rpm -V letters), not labelled, so the kernel
+# refuses it (missing-hash) while what matched its header runs. Same boot, one more tree.
+evm_config_trees="evm evm-sha512"
+if [ "$installer" = rpm ]; then
+	root=$tmp/relabel
+	mkdir -p "$root" || exit 99
+	# rpm's own %_dbpath below the root, which relabel reads as rpm does.
+	rpm --root "$root" --nodeps --noplugins -i "$pkg" >"$tmp/install.log" 2>&1 ||
+		{ grep -v -e 'should not be used directly' -e 'know what you are doing' "$tmp/install.log"; exit 99; }
+	echo "# changed after install" >>"$root/usr/libexec/kbox/hello.sh" || exit 99
+	"$imastream" relabel --root "$root" --quiet --mode sign --evm portable \
+		--key "$tmp/key.pem" --cert "$tmp/cert.der" >"$tmp/relabel.out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] && grep -qx 'S\.\{8\}   /usr/libexec/kbox/hello.sh' "$tmp/relabel.out" ||
+		{ cat "$tmp/relabel.out"; error "relabel did not name the changed hello.sh (exit $rc)"; }
+	trees+=(--root "$root" --mode evm --tag relabel --exec 'usr/bin/busybox true'
+		--deny 'usr/libexec/kbox/hello.sh' --cause missing-hash)
+	evm_config_trees="$evm_config_trees relabel"
+fi
+
 # The %config file (config_files = hash: a digest even in sign mode) can be read, which
 # appraise_tcb checks on every open of a root-owned file; its unlabelled copy cannot.
 cat >"$tmp/config.sh" <<'GUEST'
@@ -117,9 +141,9 @@ for t in hash imasig; do
 	expect_read_denied "$t-config-unlabelled" missing-hash "$t/etc/kbox-unlabelled.conf"
 done
 GUEST
-cat >"$tmp/config-evm.sh" <<'GUEST'
-for t in evm evm-sha512; do
-	expect_reads "$t-config-read" "$t/etc/kbox.conf"
+cat >"$tmp/config-evm.sh" <<GUEST
+for t in $evm_config_trees; do
+	expect_reads "\$t-config-read" "\$t/etc/kbox.conf"
 done
 GUEST
 

@@ -225,6 +225,29 @@ static void test_verify_rsa(void)
 	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_CONTENT_CHANGED);
 	ASSERT(!r.ima.undecided);
 	ASSERT_EQ(r.evm.result, IMASTREAM_VERIFY_OK);
+	/*
+	 * Digests already known: the hasher's stand for the content (the file on disk is the
+	 * changed one, so OK proves it was not read); a hasher without security.ima's
+	 * algorithm leaves the verifier to read the file.
+	 */
+	{
+		struct imastream_hasher *h256, *h1;
+
+		ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256) |
+					       IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1), &qlog, &h256), 0);
+		ASSERT_EQ(imastream_hasher_update(h256, "some content\n", 13), 0);
+		ASSERT_EQ(imastream_hasher_final(h256), 0);
+		ASSERT_EQ(imastream_verify_file_hashed(v, fd, "f", IMASTREAM_FILESIG_USER, h256, &r), 0);
+		ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_OK);
+		ASSERT(r.ok);
+		ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1), &qlog, &h1), 0);
+		ASSERT_EQ(imastream_hasher_update(h1, "some content\n", 13), 0);
+		ASSERT_EQ(imastream_hasher_final(h1), 0);
+		ASSERT_EQ(imastream_verify_file_hashed(v, fd, "f", IMASTREAM_FILESIG_USER, h1, &r), 0);
+		ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_CONTENT_CHANGED);
+		imastream_hasher_free(h256);
+		imastream_hasher_free(h1);
+	}
 	ASSERT_EQ(pwrite(fd, "s", 1, 0), 1);
 
 	/* A damaged signature: it opens into nothing, so it is a bad signature. */
