@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* imastream sign: IMA signature and EVM portable signature on existing files, the key loaded once. */
+/* imastream sign: IMA signature (v2, or v3 over the fs-verity digest) and EVM portable signature on existing files, the key loaded once. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
+#include "imastream/verity.h"
 #include "imastream/xattr.h"
 
 /* Room for the largest signature a supported key makes (RSA-4096: 512 bytes), and more. */
@@ -25,7 +26,8 @@ struct sign_result {
 };
 
 struct sign_worker {
-	struct imastream_hasher *hasher;
+	struct imastream_hasher *hasher;  /* or, with --verity: */
+	struct imastream_verity *verity;
 	struct imastream_signer *signer;
 };
 
@@ -35,6 +37,7 @@ struct sign_job {
 	unsigned int filesig_flags;
 	bool write;
 	bool evm;
+	bool verity;             /* sigv3 over the fs-verity digest (type 06) */
 	bool names;              /* "VALUE  NAME" lines; false: the values alone */
 	struct cli_line line;    /* the main thread's output line */
 	struct cli_walk walk;
@@ -59,6 +62,10 @@ static const struct cli_use sign_options[] = {
 	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead, and cover user.ima\n"
 	  "in the EVM value (evmctl --xattr-user)" },
+	{ CLI_OPT_VERITY, "security.ima gets a version-3 signature over the\n"
+	  "file's fs-verity digest (type 06, as evmctl sign_hash\n"
+	  "--veritysig), for digest_type=verity policies; sha256\n"
+	  "only. fs-verity itself is not enabled (fsverity enable)" },
 	{ CLI_OPT_DRY_RUN },
 	{ CLI_OPT_NO_NAMES },
 	{ 0 },
@@ -69,8 +76,8 @@ static const struct cli_spec sign_spec = {
 	.synopsis =
 	"Usage: imastream sign [-r] --key KEY [--cert CERT] [--keyid HEX]\n"
 	"                      [-p | --pass-file FILE | --pass-env VAR] [--evm MODE]\n"
-	"                      [-a ALGO] [--xattr-user] [-n] [--no-names] [-j N] [-v]\n"
-	"                      PATH...\n"
+	"                      [-a ALGO] [--verity] [--xattr-user] [-n] [--no-names]\n"
+	"                      [-j N] [-v] PATH...\n"
 	"\n"
 	"Signs each regular file: security.ima gets an IMA signature over the content\n"
 	"digest (type 03, v2), then security.evm a portable EVM signature (type 05) over\n"
@@ -80,7 +87,11 @@ static const struct cli_spec sign_spec = {
 	"Prints, per file, the security.ima value in hex, two spaces and the name on one\n"
 	"line, and the security.evm value and the name on the next (--no-names: the\n"
 	"values alone, as those evmctl commands print them). With -r, a progress line on\n"
-	"a terminal and a summary on stderr.\n",
+	"a terminal and a summary on stderr.\n"
+	"With --verity, security.ima gets a version-3 signature (type 06) over the file's\n"
+	"fs-verity digest instead, what 'fsverity digest | evmctl sign_hash --veritysig'\n"
+	"prints; the kernel appraises it under digest_type=verity once fs-verity is\n"
+	"enabled on the file.\n",
 	.uses = sign_options,
 	.shared = cli_walk_options,
 	.epilog =
@@ -125,19 +136,30 @@ static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
 	struct sign_job *job = ctx;
 	struct sign_worker *w = &job->workers[worker];
 	struct sign_result *res = it->data;
+	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE];
 	const uint8_t *digest;
 	size_t digest_len;
 	int err;
 
-	err = imastream_hash_fd(w->hasher, it->fd);
-	if (!err)
-		err = imastream_hasher_digest(w->hasher, job->algo->algo, &digest, &digest_len);
+	if (job->verity) {
+		err = imastream_verity_fd(w->verity, it->fd, verity_digest);
+		digest = verity_digest;
+		digest_len = sizeof(verity_digest);
+	} else {
+		err = imastream_hash_fd(w->hasher, it->fd);
+		if (!err)
+			err = imastream_hasher_digest(w->hasher, job->algo->algo, &digest,
+						      &digest_len);
+	}
 	if (err) {
 		cli_error("%s: cannot read: %s", it->path, strerror(-err));
 		return;
 	}
-	if (imastream_ima_sign_digest(w->signer, job->algo->algo, digest, digest_len, res->ima,
-				      sizeof(res->ima), &res->ima_len, &cli_log)) {
+	if ((job->verity ?
+	     imastream_ima_sign_verity(w->signer, job->algo->algo, digest, digest_len, res->ima,
+				       sizeof(res->ima), &res->ima_len, &cli_log) :
+	     imastream_ima_sign_digest(w->signer, job->algo->algo, digest, digest_len, res->ima,
+				       sizeof(res->ima), &res->ima_len, &cli_log))) {
 		cli_error("%s: IMA signing failed", it->path);
 		return;
 	}
@@ -196,8 +218,11 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 			return err;
 	}
 	for (unsigned int i = 0; i < *jobs; i++) {
-		err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &cli_log,
-					   &job->workers[i].hasher);
+		if (job->verity)
+			err = imastream_verity_new(&cli_log, &job->workers[i].verity);
+		else
+			err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &cli_log,
+						   &job->workers[i].hasher);
 		if (err)
 			return err;
 	}
@@ -208,6 +233,7 @@ static void free_workers(struct sign_job *job)
 {
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++) {
 		imastream_hasher_free(job->workers[i].hasher);
+		imastream_verity_free(job->workers[i].verity);
 		imastream_signer_free(job->workers[i].signer);
 	}
 }
@@ -217,6 +243,7 @@ int cmd_sign(int argc, char **argv)
 	struct sign_job job = { .write = true, .evm = true, .names = true };
 	struct imastream_key_opts opts = { 0 };
 	const char *algo_name = "sha256";
+	bool algo_given = false;
 	unsigned int wflags = 0;
 	struct cli_parser p;
 	bool prompt = false, allow_weak = false;
@@ -263,6 +290,10 @@ int cmd_sign(int argc, char **argv)
 			break;
 		case CLI_OPT_HASH_ALGO:
 			algo_name = p.arg;
+			algo_given = true;
+			break;
+		case CLI_OPT_VERITY:
+			job.verity = true;
 			break;
 		case CLI_OPT_XATTR_USER:
 			wflags |= IMASTREAM_XATTR_WRITE_USER;
@@ -296,6 +327,10 @@ int cmd_sign(int argc, char **argv)
 	/* md5: weak, and the kernel refuses md5 signatures; the one rule, as everywhere. */
 	if (cli_check_weak_algo("sign", job.algo->algo, allow_weak) != CLI_OK)
 		return CLI_USAGE;
+	/* fs-verity's default tree is SHA-256; the EVM value then uses it too. */
+	if (job.verity && algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
+		return cli_usage_error("sign", "--verity signs sha256 fs-verity digests only, not %s",
+				       job.algo->name);
 	if (prompt) {
 		err = cli_pass_prompt("sign", opts.key, &opts.pass_env);
 		if (err)

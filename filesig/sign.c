@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* IMA and EVM portable signatures of a file: the signer writes straight into the xattr buffer. */
+/* IMA (v2, and v3 over fs-verity digests) and EVM portable signatures: the signer writes straight into the xattr buffer. */
 #include <errno.h>
 #include <string.h>
 
@@ -23,6 +23,34 @@ int imastream_ima_sign_digest(struct imastream_signer *s, int algo, const uint8_
 		return err;
 	err = imastream_sig_header_encode(IMASTREAM_XATTR_DIGSIG, algo, imastream_signer_keyid(s),
 					  sig_len, buf, log);
+	if (err)
+		return err;
+	*len_ret = IMASTREAM_SIG_HDR_SIZE + sig_len;
+	return 0;
+}
+
+int imastream_ima_sign_verity(struct imastream_signer *s, int algo, const uint8_t *verity_digest,
+			      size_t digest_len, uint8_t *buf, size_t buf_size, size_t *len_ret,
+			      const struct imastream_log *log)
+{
+	uint8_t file_id_digest[IMASTREAM_HASH_MAX_DIGEST];
+	size_t id_len, sig_len;
+	int err;
+
+	if (buf_size <= IMASTREAM_SIG_HDR_SIZE)
+		return ims_err(log, -ENOSPC, "no room for a signature value");
+	/* Version 3 signs the file id, so the value cannot pass for a content signature. */
+	err = imastream_sigv3_file_id_digest(IMASTREAM_XATTR_IMA_VERITY_SIG, algo, verity_digest,
+					     digest_len, file_id_digest, sizeof(file_id_digest),
+					     &id_len, log);
+	if (err)
+		return err;
+	err = imastream_signer_sign(s, algo, file_id_digest, id_len, buf + IMASTREAM_SIG_HDR_SIZE,
+				    buf_size - IMASTREAM_SIG_HDR_SIZE, &sig_len);
+	if (err)
+		return err;
+	err = imastream_sig_header_encode(IMASTREAM_XATTR_IMA_VERITY_SIG, algo,
+					  imastream_signer_keyid(s), sig_len, buf, log);
 	if (err)
 		return err;
 	*len_ret = IMASTREAM_SIG_HDR_SIZE + sig_len;

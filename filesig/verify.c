@@ -11,6 +11,7 @@
 #include "common/private.h"
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
+#include "imastream/verity.h"
 
 /* The largest value either xattr can legally hold: a header and a 16-bit sized signature. */
 #define VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + IMASTREAM_SIG_MAX)
@@ -22,6 +23,8 @@ struct imastream_verifier {
 	struct imastream_log log;
 	/* Content hashers, one per kernel algorithm id, made when first needed. */
 	struct imastream_hasher *hashers[32];
+	/* fs-verity digests, for type-6 values; made when first needed. */
+	struct imastream_verity *verity;
 	uint8_t value[VALUE_MAX];
 };
 
@@ -64,6 +67,7 @@ void imastream_verifier_free(struct imastream_verifier *v)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(v->hashers); i++)
 		imastream_hasher_free(v->hashers[i]);
+	imastream_verity_free(v->verity);
 	free(v);
 }
 
@@ -227,6 +231,46 @@ static void check_signature(const struct imastream_verifier *v,
 		one->result = IMASTREAM_VERIFY_BAD_SIGNATURE;
 }
 
+/*
+ * A type-6 value: a version-3 signature over the file id of the fs-verity digest, which
+ * is recomputed from the content (what FS_IOC_MEASURE_VERITY gives once verity is on).
+ */
+static int verify_ima_verity(struct imastream_verifier *v, int fd, const char *path,
+			     const struct imastream_xattr_info *info,
+			     struct imastream_verify_one *one)
+{
+	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE];
+	uint8_t id_digest[IMASTREAM_HASH_MAX_DIGEST];
+	size_t id_len;
+	int err;
+
+	if (info->algo != IMASTREAM_HASH_SHA256) {
+		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE, "no %s fs-verity digests here",
+			   imastream_hash_by_algo(info->algo) ?
+			   imastream_hash_by_algo(info->algo)->name : "such");
+		return 0;
+	}
+	if (!v->verity) {
+		err = imastream_verity_new(&v->log, &v->verity);
+		if (err)
+			return ims_err(&v->log, err, "%s: cannot set up fs-verity hashing: %s", path,
+				       strerror(-err));
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return ims_err(&v->log, -errno, "%s: cannot seek: %s", path, strerror(errno));
+	err = imastream_verity_fd(v->verity, fd, verity_digest);
+	if (err)
+		return ims_err(&v->log, err, "%s: cannot read: %s", path, strerror(-err));
+	err = imastream_sigv3_file_id_digest(IMASTREAM_XATTR_IMA_VERITY_SIG, info->algo,
+					     verity_digest, sizeof(verity_digest), id_digest,
+					     sizeof(id_digest), &id_len, &v->log);
+	if (err)
+		return ims_err(&v->log, err, "%s: cannot hash the file id: %s", path,
+			       strerror(-err));
+	check_signature(v, info, id_digest, id_len, IMASTREAM_VERIFY_CONTENT_CHANGED, one);
+	return 0;
+}
+
 static int verify_ima(struct imastream_verifier *v, int fd, const char *path, unsigned int flags,
 		      const struct imastream_hasher *known, struct imastream_verify_one *one)
 {
@@ -245,9 +289,7 @@ static int verify_ima(struct imastream_verifier *v, int fd, const char *path, un
 	case IMASTREAM_XATTR_DIGSIG:
 		break;
 	case IMASTREAM_XATTR_IMA_VERITY_SIG:
-		set_detail(one, IMASTREAM_VERIFY_UNVERIFIABLE,
-			   "an fs-verity signature needs the file's verity digest");
-		return 0;
+		return verify_ima_verity(v, fd, path, &info, one);
 	default:
 		set_detail(one, IMASTREAM_VERIFY_MALFORMED, "type %d does not belong in %s",
 			   info.type, name);

@@ -31,6 +31,7 @@ struct sfile {
 	struct sfile *next;            /* in the done list */
 	struct ims_work_item work;     /* in the chain thread's queue */
 	char *dest;
+	char *tmp;     /* verity = on: the temp name beside dest, where commit enables it */
 	bool opened;   /* file_opened ran: file_done is owed */
 	bool hardlink; /* a further link: the chain already saw its inode */
 	bool stream;   /* chunks go to file_updated */
@@ -74,6 +75,7 @@ struct imastream_chain_sink {
 	 * whose chunks the chain does not need.  A failure fails the package at
 	 * commit_package, before any rename. */
 	struct ims_worker worker;
+	bool verity;     /* verity = on: signed files get fs-verity before their rename */
 };
 
 /* Before any chain call of the caller's own: the chain thread is idle. */
@@ -108,6 +110,7 @@ static void sfile_free(struct sfile *sf)
 		return;
 	release_copies(sf);
 	free(sf->target);
+	free(sf->tmp);
 	free(sf->dest);
 	free(sf);
 }
@@ -298,7 +301,8 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 	algos = imastream_chain_hash_algos(cs->chain);
 	sf->stream = S_ISREG(e->mode) &&
 		     ((cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS) || !e->digest ||
-		      !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo)));
+		      !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo)) ||
+		      cs->verity /* no header has the fs-verity digest: from the stream */);
 	/* Nothing of this file needs the chain before it is closed: the chain thread
 	 * opens and closes it in one go. */
 	if (cs->worker.started && !sf->stream)
@@ -474,6 +478,10 @@ static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry
 		return -EINVAL;
 	cs->prog.files++;
 	progress(cs);
+	if (cs->verity && S_ISREG(e->mode) && !sf->hardlink && !(sf->tmp = strdup(name))) {
+		sfile_free(sf);
+		return -ENOMEM;
+	}
 	if (cs->worker.started && !sf->opened)
 		return enqueue(cs, sf, e, fd, dirfd, name, digest);
 	/* The only handle on a symlink or a device that never follows one in the root. */
@@ -491,6 +499,38 @@ static void cs_entry_abort(void *arg, void *entry_ctx, int err)
 		sfile_done(cs, entry_ctx, err ? err : -ECANCELED);
 }
 
+/*
+ * verity = on: fs-verity on every file the chain signed for it, under its temp name.  The
+ * extractor and the chain thread have closed their writable descriptors by now; a file
+ * that cannot get verity fails the package, before any rename (fail closed).
+ */
+static int enable_verity(struct imastream_chain_sink *cs)
+{
+	char rel[PATH_MAX];
+
+	for (struct sfile *sf = cs->done; sf; sf = sf->next) {
+		const char *slash;
+		int fd, err;
+
+		if (!sf->tmp || !ims_file_wants_verity(&sf->f))
+			continue;
+		slash = strrchr(sf->dest, '/');
+		if (snprintf(rel, sizeof(rel), "%.*s%s", slash ? (int)(slash - sf->dest + 1) : 0,
+			     sf->dest, sf->tmp) >= (int)sizeof(rel))
+			return ims_err(cs->log, -ENAMETOOLONG, "%s: %s: path too long", cs->nevra,
+				       sf->dest);
+		fd = imastream_open_beneath(cs->rootfd, rel, O_RDONLY);
+		if (fd < 0)
+			return ims_err(cs->log, fd, "%s: %s: cannot open it to enable fs-verity: %s",
+				       cs->nevra, sf->dest, strerror(-fd));
+		err = ims_verity_enable(fd, sf->dest, cs->log);
+		close(fd);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int cs_commit_package(void *arg)
 {
 	struct imastream_chain_sink *cs = arg;
@@ -500,6 +540,11 @@ static int cs_commit_package(void *arg)
 	err = ims_worker_error(&cs->worker);
 	if (err)
 		return err; /* (said when it happened) */
+	if (cs->verity) {
+		err = enable_verity(cs);
+		if (err)
+			return err;
+	}
 	return cs->rpkg ? ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg) : 0;
 }
 
@@ -606,8 +651,12 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		}
 	}
 	err = ims_probe_root_xattrs(cs->opts.cfg, cs->root, NULL, cs->log);
+	if (!err)
+		err = ims_probe_root_verity(cs->opts.cfg, cs->root, cs->log);
 	if (err)
 		goto fail;
+	cs->verity = cs->opts.cfg && IMS_CONFIG_VERITY(cs->opts.cfg) &&
+		     cs->opts.cfg->mode == IMASTREAM_MODE_SIGN;
 	/* Without a database the policy plugins have nobody to look up (and must not
 	 * create one). */
 	cs->txn = (struct imastream_txn){ .root = cs->root, .flags = opts->txn_flags,

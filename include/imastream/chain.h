@@ -87,6 +87,9 @@ enum imastream_no_xattr {
  *   xattr_namespace   security | user: where IMA/EVM/labels go               (security)
  *   weak_algos        refuse | allow: md5 (imastream_hash_algo_weak()) as
  *                     hash_algo or in package_sig_algos                      (refuse)
+ *   verity            off | on: (sign mode) security.ima is a version-3 signature over
+ *                     the fs-verity digest, and the driver enables fs-verity on
+ *                     the file once no writable descriptor is left            (off)
  * The built-in plugins' keys (imastream-rpm(8) documents each):
  *   selinux  file_contexts;  trace  trace;  record  record_log, record_syslog;
  *   trust  trust_domains, trust_unknown, trust_privileged_rank, trust_protected;
@@ -119,6 +122,7 @@ struct imastream_config {
 	uint32_t package_sig_algos; /* IMASTREAM_HASH_BIT()s */
 	bool user_xattrs;
 	bool allow_weak_algos; /* weak_algos = allow */
+	bool verity;           /* verity = on */
 };
 
 /* The keys imastream_config_set() accepts, the core's then the plugins', NULL-terminated. */

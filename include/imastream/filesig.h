@@ -43,6 +43,26 @@ IMASTREAM_API int imastream_ima_sign_digest(struct imastream_signer *s, int algo
 					    const struct imastream_log *log);
 
 /**
+ * imastream_ima_sign_verity - a security.ima fs-verity signature value (type 6, version 3)
+ * @s: the signer (one thread at a time)
+ * @algo: kernel hash_algo id of @verity_digest (IMASTREAM_HASH_SHA256 for fs-verity's
+ *        default); it goes into the header and hashes the file id
+ * @verity_digest: the file's fs-verity digest (imastream_verity_final(), `fsverity digest`)
+ * @digest_len: its size, which must match @algo
+ * @buf, @buf_size, @len_ret, @log: as for imastream_ima_sign_digest()
+ *
+ * Signs H_algo(06 ‖ algo ‖ verity_digest) (imastream_sigv3_file_id_digest()): the value
+ * `evmctl sign_hash --veritysig` (ima-evm-utils 1.5) prints, byte for byte with RSA, and
+ * what the kernel checks under `appraise ... digest_type=verity appraise_type=sigv3`
+ * (the file must also have fs-verity enabled there).
+ * Return: as imastream_ima_sign_digest().
+ */
+IMASTREAM_API int imastream_ima_sign_verity(struct imastream_signer *s, int algo,
+					    const uint8_t *verity_digest, size_t digest_len,
+					    uint8_t *buf, size_t buf_size, size_t *len_ret,
+					    const struct imastream_log *log);
+
+/**
  * imastream_evm_sign_portable - a security.evm portable signature value (type 5, v2)
  * @s: the signer (one thread at a time)
  * @in: what the EVM digest covers; it must hold the security.ima value the file will
@@ -185,8 +205,9 @@ IMASTREAM_API void imastream_verifier_free(struct imastream_verifier *v);
  * @report: the verdicts, filled on success
  *
  * security.ima: types 1 and 4 are compared with the content digest; type 3 is verified
- * over it with the certificate of its key id. Types 5 and 6 do not belong there (a type-6
- * fs-verity signature needs the verity digest, which is not computed here: UNVERIFIABLE).
+ * over it with the certificate of its key id; type 6 (version 3) over the file id of the
+ * fs-verity digest recomputed from the content (SHA-256 only; whether fs-verity is enabled
+ * on the file is not looked at). Type 5 does not belong there.
  * security.evm: type 5 over the labels, security.ima, uid, gid and mode (portable, the
  * kernel's full list of labels); type 3 also over the inode number, the generation and
  * the filesystem UUID (UNVERIFIABLE when the filesystem cannot give them: tmpfs, overlay);

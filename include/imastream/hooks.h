@@ -263,6 +263,18 @@ IMASTREAM_API int imastream_file_digest(struct imastream_file *f, int algo,
 					const char **how_ret);
 
 /**
+ * imastream_file_verity_digest - the fs-verity digest of a regular file, computed once
+ * @f: the file, between file_opened and file_done, in a chain with verity = on
+ * @digest_ret: IMASTREAM_VERITY_DIGEST_SIZE bytes (SHA-256, 4 KiB blocks, no salt: what
+ *              FS_IOC_MEASURE_VERITY returns once verity is on); valid until file_done
+ * @how_ret: "stream" or "reread", as for imastream_file_digest() (may be NULL)
+ * Return: 0, -EINVAL if @f is not a regular file or verity is off, -errno of open/read.
+ */
+IMASTREAM_API int imastream_file_verity_digest(struct imastream_file *f,
+					       const uint8_t **digest_ret,
+					       const char **how_ret);
+
+/**
  * imastream_file_set_xattr - write an xattr on the file and record it for later plugins
  * @f: the file, in file_closed
  * @name: the full name ("security.selinux", "security.ima")

@@ -5,6 +5,8 @@
  * itself in hash mode, a signature of it with the chain's key in sign mode.  A signature
  * the package carries for the file is written instead, once it verifies against the trust
  * store over the file's digest; one that does not is refused or replaced, as configured.
+ * With verity = on, a version-3 signature over the file's fs-verity digest (from the same
+ * stream or re-read), which the driver makes good by enabling fs-verity on the file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,8 +16,10 @@
 
 #include "imastream/filesig.h"
 #include "imastream/keys.h"
+#include "imastream/verity.h"
 #include "imastream/xattr.h"
 #include "plugin/builtin/plugins.h"
+#include "plugin/core/private.h"
 
 struct ima_state {
 	const struct imastream_config *cfg;
@@ -26,6 +30,7 @@ struct ima_state {
 	struct imastream_trust *trust;   /* checks package signatures; NULL without "trust" */
 	uint32_t sig_algos;              /* digests asked for to check package signatures */
 	bool use_pkg_sigs;               /* package_sigs, with auto resolved at init */
+	bool verity;                     /* verity = on: sigv3 over the fs-verity digest */
 	bool told_untrusted;             /* auto without trust: said once that sigs go unused */
 };
 
@@ -45,9 +50,10 @@ static int pkgsig_init(struct ima_state *st, struct imastream_init_args *args)
 	const struct imastream_config *cfg = args->cfg;
 	int err;
 
-	/* auto: without a store nothing could verify, so the mode's own value is written. */
-	st->use_pkg_sigs = cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY ||
-			   (cfg->package_sigs == IMASTREAM_PKGSIG_AUTO && cfg->trust);
+	/* auto: without a store nothing could verify, so the mode's own value is written;
+	 * nor with verity = on, where a content signature is of no use to the kernel. */
+	st->use_pkg_sigs = !IMS_CONFIG_VERITY(cfg) && (cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY ||
+			   (cfg->package_sigs == IMASTREAM_PKGSIG_AUTO && cfg->trust));
 	if (!st->use_pkg_sigs)
 		return 0;
 	st->sig_algos = cfg->package_sig_algos | IMASTREAM_HASH_BIT(cfg->hash_algo);
@@ -87,6 +93,7 @@ static int ima_init(struct imastream_init_args *args, void **state_ret)
 		if (err)
 			goto out;
 		st->buf_size = IMASTREAM_SIG_HDR_SIZE + imastream_signer_max_sig_size(st->signer);
+		st->verity = IMS_CONFIG_VERITY(args->cfg);
 	}
 	st->buf = malloc(st->buf_size);
 	if (!st->buf)
@@ -255,6 +262,26 @@ static int use_pkg_sig(struct ima_state *st, struct imastream_file *f, bool *don
 	return 0;
 }
 
+/* verity = on: a sigv3 over the fs-verity digest; the driver then enables fs-verity. */
+static int sign_verity(struct ima_state *st, struct imastream_file *f)
+{
+	const uint8_t *digest;
+	const char *how;
+	size_t vlen;
+	int err;
+
+	err = imastream_file_verity_digest(f, &digest, &how);
+	if (err)
+		return err;
+	ims_logf(st->log, IMASTREAM_LOG_DEBUG, "ima: %s: fs-verity digest from %s", f->dest, how);
+	err = imastream_ima_sign_verity(st->signer, IMASTREAM_HASH_SHA256, digest,
+					IMASTREAM_VERITY_DIGEST_SIZE, st->buf, st->buf_size, &vlen,
+					st->log);
+	if (err)
+		return ims_err(st->log, err, "ima: cannot sign %s: %s", f->dest, strerror(-err));
+	return imastream_file_set_xattr(f, "security.ima", st->buf, vlen);
+}
+
 static int ima_file_closed(void *state, struct imastream_file *f)
 {
 	struct ima_state *st = state;
@@ -269,6 +296,8 @@ static int ima_file_closed(void *state, struct imastream_file *f)
 	if (!covered(st, f))
 		return 0;
 	sign = st->signer && !hash_only(st, f);
+	if (sign && st->verity)
+		return sign_verity(st, f);
 	if (!hash_only(st, f) && has_pkg_sig(f)) {
 		if (st->use_pkg_sigs) {
 			err = use_pkg_sig(st, f, &done);

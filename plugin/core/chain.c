@@ -192,8 +192,11 @@ int imastream_chain_init(struct imastream_chain *chain)
 			      n_algos, IMS_MAX_FILE_DIGESTS);
 		goto out;
 	}
-	if (n_algos)
-		err = ims_digest_engine_new(chain->svc.hash_algos, chain->svc.log, &chain->svc.engine);
+	/* verity = on: the engine also builds the fs-verity tree, from the same bytes. */
+	chain->svc.verity = IMS_CONFIG_VERITY(chain->svc.cfg) && chain->svc.cfg->mode == IMASTREAM_MODE_SIGN;
+	if (n_algos || chain->svc.verity)
+		err = ims_digest_engine_new(chain->svc.hash_algos, chain->svc.verity,
+					    chain->svc.log, &chain->svc.engine);
 out:
 	return err;
 }
@@ -462,7 +465,8 @@ int imastream_chain_file_closed(struct imastream_chain *chain, struct imastream_
 		return -EINVAL;
 	if (chain->svc.streaming == f) {
 		chain->svc.streaming = NULL;
-		err = ims_digest_finish(chain->svc.engine, -1, st->digests, IMS_MAX_FILE_DIGESTS, &n);
+		err = ims_digest_finish(chain->svc.engine, -1, st->digests, IMS_MAX_FILE_DIGESTS, &n,
+					st->verity_digest);
 		if (err)
 			return err;
 		st->have_digests = true;

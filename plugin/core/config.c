@@ -17,6 +17,8 @@ static const char *const core_keys[] = {
 	"package_sig_algos",
 	/* The opt-in for weak digests (md5): refused everywhere else. */
 	"weak_algos",
+	/* fs-verity on every signed file, security.ima a sigv3 over its verity digest. */
+	"verity",
 	NULL,
 };
 
@@ -140,6 +142,7 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const config_files[] = { "no", "hash", "yes", NULL };
 	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
 	static const char *const weak[] = { "refuse", "allow", NULL };
+	static const char *const verity[] = { "off", "on", NULL };
 	const struct imastream_hash_info *hi;
 	int err, v;
 
@@ -202,6 +205,15 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		if ((v = pick(value, weak)) < 0)
 			goto bad;
 		cfg->allow_weak_algos = v == 1;
+		return 0;
+	}
+	if (strcmp(key, "verity") == 0) {
+		if ((v = pick(value, verity)) < 0)
+			goto bad;
+		if (!IMS_HAS_MEMBER(cfg, struct imastream_config, verity))
+			return ims_err(log, -EINVAL, "%s: verity needs a program built with a newer imastream/chain.h",
+				       where);
+		cfg->verity = v == 1;
 		return 0;
 	}
 	if (strcmp(key, "package_sig_algos") == 0) {
@@ -309,6 +321,12 @@ int imastream_config_check(const struct imastream_config *cfg, const struct imas
 		return ims_err(log, -EINVAL, "mode sign needs a key (_imastream_key)");
 	if (cfg->evm && !cfg->key)
 		return ims_err(log, -EINVAL, "evm portable needs a key (_imastream_key)");
+	/* The kernel appraises fs-verity files by a signature only (appraise_type=sigv3). */
+	if (IMS_CONFIG_VERITY(cfg) && cfg->mode != IMASTREAM_MODE_SIGN)
+		return ims_err(log, -EINVAL, "verity = on needs mode = sign: a digest_type=verity policy accepts only signatures");
+	/* Package file signatures sign content digests: no kernel takes them for a verity file. */
+	if (IMS_CONFIG_VERITY(cfg) && cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY)
+		return ims_err(log, -EINVAL, "verity = on cannot use the package's file signatures (package_sigs = verify): they sign content digests, not fs-verity digests");
 	if (!cfg->allow_weak_algos) {
 		const struct imastream_hash_info *hi = imastream_hash_by_algo(cfg->hash_algo);
 

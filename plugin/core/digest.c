@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Glue between the chain and the hashers/ engine: one engine per chain, every wanted digest in one pass. */
+/* Glue between the chain and the hashers/ engine: one engine per chain, every wanted digest (and the fs-verity one) in one pass. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "imastream/verity.h"
 #include "plugin/core/private.h"
+
+/* Re-read chunk when both the hasher and the verity tree take the bytes. */
+#define REREAD_CHUNK (1u << 20)
 
 struct ims_digest_engine {
 	struct imastream_hasher *hasher;
 	uint32_t algos;
+	struct imastream_verity *verity; /* verity = on only */
+	uint8_t *buf;                    /* REREAD_CHUNK, made on the first re-read */
 };
 
-int ims_digest_engine_new(uint32_t algos, const struct imastream_log *log,
+int ims_digest_engine_new(uint32_t algos, bool verity, const struct imastream_log *log,
 			  struct ims_digest_engine **ret)
 {
 	struct ims_digest_engine *e;
@@ -22,8 +29,10 @@ int ims_digest_engine_new(uint32_t algos, const struct imastream_log *log,
 		return -ENOMEM;
 	e->algos = algos;
 	err = imastream_hasher_new(algos, log, &e->hasher);
+	if (!err && verity)
+		err = imastream_verity_new(log, &e->verity);
 	if (err) {
-		free(e);
+		ims_digest_engine_free(e);
 		return err;
 	}
 	*ret = e;
@@ -35,6 +44,8 @@ void ims_digest_engine_free(struct ims_digest_engine *e)
 	if (!e)
 		return;
 	imastream_hasher_free(e->hasher);
+	imastream_verity_free(e->verity);
+	free(e->buf);
 	free(e);
 }
 
@@ -42,18 +53,46 @@ int ims_digest_stream_start(struct ims_digest_engine *e)
 {
 	if (!e)
 		return -EOPNOTSUPP;
+	if (e->verity)
+		imastream_verity_reset(e->verity);
 	return imastream_hasher_reset(e->hasher);
 }
 
 int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t len)
 {
+	int err;
+
 	if (!e)
 		return -EOPNOTSUPP;
-	return imastream_hasher_update(e->hasher, buf, len);
+	err = imastream_hasher_update(e->hasher, buf, len);
+	if (!err && e->verity)
+		err = imastream_verity_update(e->verity, buf, len);
+	return err;
+}
+
+/* One read of @fd for the hasher and the verity tree together. */
+static int reread_both(struct ims_digest_engine *e, int fd)
+{
+	ssize_t n;
+	int err;
+
+	if (!e->buf && !(e->buf = malloc(REREAD_CHUNK)))
+		return -ENOMEM;
+	err = ims_digest_stream_start(e);
+	while (!err && (n = read(fd, e->buf, REREAD_CHUNK)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		err = ims_digest_stream_feed(e, e->buf, (size_t)n);
+	}
+	return err ? err : imastream_hasher_final(e->hasher);
 }
 
 int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_digest *out,
-		      unsigned int max, unsigned int *n_ret)
+		      unsigned int max, unsigned int *n_ret,
+		      uint8_t verity_out[IMASTREAM_VERITY_DIGEST_SIZE])
 {
 	unsigned int n = 0;
 	int err;
@@ -61,7 +100,12 @@ int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_diges
 	if (!e)
 		return -EOPNOTSUPP;
 	/* hash_fd resets, reads in large chunks and finalises: one pass for every algorithm. */
-	err = fd >= 0 ? imastream_hash_fd(e->hasher, fd) : imastream_hasher_final(e->hasher);
+	if (fd >= 0)
+		err = e->verity ? reread_both(e, fd) : imastream_hash_fd(e->hasher, fd);
+	else
+		err = imastream_hasher_final(e->hasher);
+	if (!err && e->verity)
+		err = imastream_verity_final(e->verity, verity_out);
 	if (err)
 		return err;
 	for (int algo = 0; algo < 32; algo++) {

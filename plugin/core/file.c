@@ -57,7 +57,8 @@ static int reread(struct imastream_file *f, struct ims_file_state *st)
 		err = ims_err(log, -EINVAL, "%s: %s is not a regular file", file_name(f), f->path);
 		goto out;
 	}
-	err = ims_digest_finish(st->svc->engine, fd, st->digests, IMS_MAX_FILE_DIGESTS, &n);
+	err = ims_digest_finish(st->svc->engine, fd, st->digests, IMS_MAX_FILE_DIGESTS, &n,
+				st->verity_digest);
 	if (err) {
 		ims_err(log, err, "%s: cannot hash %s: %s", file_name(f), f->path, strerror(-err));
 		goto out;
@@ -105,6 +106,29 @@ int imastream_file_digest(struct imastream_file *f, int algo, const uint8_t **di
 		}
 	}
 	return -EINVAL;
+}
+
+int imastream_file_verity_digest(struct imastream_file *f, const uint8_t **digest_ret,
+				 const char **how_ret)
+{
+	struct ims_file_state *st = state_of(f);
+	int err;
+
+	if (!st || !digest_ret || !S_ISREG(f->mode))
+		return -EINVAL;
+	if (!st->svc->verity)
+		return ims_err(st->svc->log, -EINVAL, "%s: no fs-verity digest without verity = on",
+			       file_name(f));
+	/* No driver knows it beforehand: from the stream, or one re-read for every digest. */
+	if (!st->have_digests) {
+		err = reread(f, st);
+		if (err)
+			return err;
+	}
+	*digest_ret = st->verity_digest;
+	if (how_ret)
+		*how_ret = st->digest_source;
+	return 0;
 }
 
 /* "security.ima" becomes "user.ima" when the configuration says so. */

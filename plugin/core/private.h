@@ -5,6 +5,7 @@
 
 #include "common/private.h"
 #include "imastream/chain.h"
+#include "imastream/verity.h"
 
 /* At most this many digests per file: the union of what the plugins asked for. */
 #define IMS_MAX_FILE_DIGESTS 4
@@ -27,6 +28,7 @@ struct ims_file_services {
 	const struct imastream_log *log;
 	uint32_t hash_algos;              /* the digests the plugins asked for at init */
 	struct ims_digest_engine *engine; /* one per chain; NULL when nobody wants a digest */
+	bool verity;                      /* the engine also computes fs-verity digests */
 	struct imastream_file *streaming; /* the file the engine is being fed, or NULL */
 	bool no_xattr_told;               /* the "no xattr support" notice is said once */
 	const struct imastream_trust *keep_trust; /* imastream_chain_keep_signatures() */
@@ -38,9 +40,10 @@ struct ims_file_state {
 	struct ims_file_services *svc;
 	unsigned int reached;       /* plugins file_opened ran for */
 	bool streamed;              /* file_updated fed the engine */
-	bool have_digests;          /* digests[] hold every wanted algorithm */
+	bool have_digests;          /* digests[] hold every wanted algorithm (and verity_digest) */
 	const char *digest_source;  /* "stream" or "reread" */
 	struct ims_file_digest digests[IMS_MAX_FILE_DIGESTS];
+	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE]; /* verity = on */
 	unsigned int n_xattrs;
 	struct imastream_file_xattr xattrs[IMASTREAM_FILE_MAX_XATTRS];
 };
@@ -49,14 +52,16 @@ struct ims_file_state {
  * Digest glue (digest.c) between the chain and the hashers/ engine: one engine per chain
  * for the union of wanted algorithms, fed either by file_updated chunks or by one re-read.
  */
-int ims_digest_engine_new(uint32_t algos, const struct imastream_log *log,
+int ims_digest_engine_new(uint32_t algos, bool verity, const struct imastream_log *log,
 			  struct ims_digest_engine **ret);
 void ims_digest_engine_free(struct ims_digest_engine *e);
 int ims_digest_stream_start(struct ims_digest_engine *e);
 int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t len);
-/* Finishes the stream (or hashes @fd from its offset when fd >= 0) into @out. */
+/* Finishes the stream (or hashes @fd from its offset when fd >= 0) into @out, and the
+ * fs-verity digest into @verity_out when the engine makes one. */
 int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_digest *out,
-		      unsigned int max, unsigned int *n_ret);
+		      unsigned int max, unsigned int *n_ret,
+		      uint8_t verity_out[IMASTREAM_VERITY_DIGEST_SIZE]);
 
 /*
  * The configuration (config.c) and the keys the built-in plugins declare (plugin_keys.c):
@@ -76,6 +81,9 @@ int ims_config_values_set(struct imastream_config_values *t, const char *key, co
 /* The size of the first struct imastream_config and imastream_plugin_ops with a size. */
 #define IMS_CONFIG_SIZE_1 (offsetof(struct imastream_config, allow_weak_algos) + sizeof(bool))
 /* Members added after these: read and set only when IMS_HAS_MEMBER() says so. */
+/* verity = on, in a configuration large enough to hold the key (added after size 1). */
+#define IMS_CONFIG_VERITY(cfg) \
+	(IMS_HAS_MEMBER((cfg), struct imastream_config, verity) && (cfg)->verity)
 #define IMS_PLUGIN_OPS_SIZE_1                                                       \
 	(offsetof(struct imastream_plugin_ops, file_conflict) +                     \
 	 sizeof(((struct imastream_plugin_ops *)0)->file_conflict))
@@ -93,6 +101,26 @@ void ims_signer_free(struct imastream_signer *s);
  */
 int ims_probe_root_xattrs(const struct imastream_config *cfg, const char *root, const char *hint,
 			  const struct imastream_log *log);
+
+/*
+ * verity = on: 0 when @root's filesystem supports fs-verity, else -EOPNOTSUPP with one
+ * line (fail closed: no file would get verity).  0 when verity is off.
+ */
+int ims_probe_root_verity(const struct imastream_config *cfg, const char *root,
+			  const struct imastream_log *log);
+
+/*
+ * verity = on, for the drivers: whether the chain gave @f an fs-verity signature
+ * (security.ima of type 6, user.ima included), so that fs-verity must be enabled on it.
+ */
+bool ims_file_wants_verity(const struct imastream_file *f);
+/*
+ * Enables fs-verity (SHA-256, 4 KiB blocks, no salt: the digest the signature covers) on
+ * a regular file through @fd, a read-only descriptor; the kernel refuses while any
+ * writable descriptor of the file is open anywhere (ETXTBSY).  Return: 0 (also when it
+ * already was on), -errno with one line naming @what.
+ */
+int ims_verity_enable(int fd, const char *what, const struct imastream_log *log);
 
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);

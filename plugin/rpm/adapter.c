@@ -8,8 +8,14 @@
  *   fsm_file_prepare → file_closed (content verified, metadata final, not yet renamed);
  *   fsm_file_post → file_done.  Files rpm never posts (a failed unpack) are ended in
  *   psm_post, so every file_opened has its file_done.
+ * verity = on: fs-verity is enabled in fsm_file_post, the first hook after rpm closed its
+ * write-only descriptor (it is still open in fsm_file_prepare, and the kernel refuses
+ * verity while a writer is open).  rpm has renamed the file by then and ignores the
+ * hook's result: a file whose verity cannot be enabled keeps its sigv3 without verity,
+ * which a digest_type=verity policy refuses to run (fail closed); the error is logged.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,6 +418,8 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 				    " (set %_imastream_no_xattr_support skip to install anyway)",
 				    &a->log);
 	if (!err)
+		err = ims_probe_root_verity(&a->cfg, a->txn.root, &a->log);
+	if (!err)
 		err = imastream_chain_tsm_pre(a->chain, &a->txn);
 	return to_rc(err);
 }
@@ -683,6 +691,21 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 	return to_rc(err);
 }
 
+/* rpm closed its descriptor after prepare: fs-verity can be enabled now, by the final path. */
+static void enable_verity(struct adapter *a, struct afile *af)
+{
+	int fd = open(af->f.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		ims_err(&a->log, -errno, "%s: cannot open it to enable fs-verity: %s (%s)",
+			af->f.path, strerror(errno), a->nevra ? a->nevra : "?");
+		return;
+	}
+	/* Logged as an error: rpm goes on, and the file stays unrunnable under a verity policy. */
+	ims_verity_enable(fd, af->f.path, &a->log);
+	close(fd);
+}
+
 static rpmRC ims_fsm_file_post(rpmPlugin plugin, rpmfi fi, const char *path, mode_t file_mode,
 			       rpmFsmOp op, int res)
 {
@@ -707,6 +730,8 @@ static rpmRC ims_fsm_file_post(rpmPlugin plugin, rpmfi fi, const char *path, mod
 		/* Now the final name (a %config may have become .rpmnew). */
 		af->f.path = path;
 	}
+	if (res == RPMRC_OK && path && ims_file_wants_verity(&af->f))
+		enable_verity(a, af);
 	imastream_chain_file_done(a->chain, &af->f, to_res(res));
 	afile_free(af);
 	return RPMRC_OK;

@@ -53,6 +53,7 @@ expect "md5" "md5 is a weak digest algorithm: use sha256, or pass --allow-weak" 
 expect "bad --evm" "--evm" --key good.pem --evm hmac
 expect "bad --keyid" "--keyid" --key good.pem --keyid xyz
 expect "no key" "no --key" -a sha256
+expect "verity sha512" "--verity signs sha256 fs-verity digests only, not sha512" --key good.pem --verity -a sha512
 
 # The one rule for weak algorithms (issue 12 item 9): hash and sign-package refuse md5
 # in the same words, and --allow-weak is the opt-in.

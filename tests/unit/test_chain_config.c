@@ -320,6 +320,26 @@ int main(void)
 	ASSERT_EQ(set(&cfg, "weak_algos", "sometimes"), -EINVAL);
 	imastream_config_release(&cfg);
 
+	/* verity: off by default; on needs sign mode, and cannot use package signatures. */
+	ASSERT_EQ(imastream_config_init(&cfg), 0);
+	ASSERT(!cfg.verity);
+	ASSERT_EQ(set(&cfg, "verity", "yes"), -EINVAL);
+	ASSERT_EQ(set(&cfg, "verity", "on"), 0);
+	ASSERT(cfg.verity);
+	n_lines = 0;
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strstr(last, "verity = on needs mode = sign"));
+	ASSERT_EQ(set(&cfg, "mode", "sign"), 0);
+	ASSERT_EQ(set(&cfg, "key", "k.pem"), 0);
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), 0);
+	ASSERT_EQ(set(&cfg, "package_sigs", "verify"), 0);
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), -EINVAL);
+	ASSERT(strstr(last, "not fs-verity digests"));
+	ASSERT_EQ(set(&cfg, "verity", "off"), 0);
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), 0);
+	imastream_config_release(&cfg);
+
 	/* A chain that cannot do what the configuration asks fails init, before any plugin. */
 	{
 		static const struct {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Unit tests of filesig/: IMA and EVM signing into xattr buffers, and every verdict of verify. */
+/* Unit tests of filesig/: IMA (v2 and fs-verity v3) and EVM signing into xattr buffers, and every verdict of verify. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -316,6 +316,109 @@ static void test_verify_ecdsa(void)
 	imastream_signer_free(s);
 }
 
+/*
+ * "hello world\n": its fs-verity digest and the sigv3 value ima-evm-utils 1.5 (Debian 13's
+ * 1.5-2) makes of it with tests/keys/rsa2048.pem, from
+ *   fsverity digest hello | evmctl sign_hash --veritysig --key rsa2048.pem
+ */
+static const char hello_verity[] =
+	"37061ef2ac4c21bec68489b56138c5780306a4ad7fe6676236ecdf2c9027cd92";
+static const char hello_evmctl_sigv3[] =
+	"060304890c1f83010057cda4be889729ca0193305a39ae58c8cbb9b09199612f"
+	"61094e1e25012b150848457eeafe14280481574420696ee8b5ecdb660e367b1b"
+	"c9d8b07f27d19092efaf40e16d4e418e7e45883617e9c3794e8b15a75215cb7d"
+	"88a35c61b1b7c7784614dcba6d6c3872c7a2bcaaa0fc53f94d41d20d16f95fc7"
+	"8be6276361aa5a95d718b94e3fdaf2a06184128dd458129a8a218613b7dbc7b4"
+	"273aeefac20c8aee3e71f64a2e217fdf15323e9f9e2236b6dd1dc6c6b124d45d"
+	"e621585c3369474795b195b99f986536fe4d425136786c60c93a8da5a7561428"
+	"7f274e8451d9075c397ce964dac7b35de4e4b5f2294625e589b4e36c482793dd"
+	"9da4a32ce4394e69df";
+
+/* Type 6, version 3: byte for byte evmctl's RSA value; verified over the verity digest. */
+static void test_ima_sign_verity(void)
+{
+	struct imastream_signer *s = load_signer("rsa2048.pem"), *ec = load_signer("ec-p256.pem");
+	struct imastream_trust *t = load_trust("rsa2048.crt"), *te = load_trust("ec-p256.crt");
+	struct imastream_verifier *v, *ve;
+	struct imastream_verify_report r;
+	struct imastream_xattr_info info;
+	uint8_t digest[32], buf[IMASTREAM_SIG_HDR_SIZE + 512], want[IMASTREAM_SIG_HDR_SIZE + 256];
+	size_t len;
+	int fd = make_file("verity", "hello world\n");
+
+	test_unhex(hello_verity, digest, sizeof(digest));
+	test_unhex(hello_evmctl_sigv3, want, sizeof(want));
+	ASSERT_EQ(imastream_ima_sign_verity(s, IMASTREAM_HASH_SHA256, digest, sizeof(digest), buf,
+					    sizeof(buf), &len, &qlog), 0);
+	ASSERT_EQ(len, sizeof(want));
+	ASSERT_MEM_EQ(buf, want, sizeof(want));
+	ASSERT_EQ(imastream_xattr_decode(buf, len, &info, &qlog), 0);
+	ASSERT_EQ(info.type, IMASTREAM_XATTR_IMA_VERITY_SIG);
+	ASSERT_EQ(info.version, 3);
+	/* Not a signature over the digest itself: that is what version 3 prevents. */
+	ASSERT_EQ(imastream_trust_verify(t, IMASTREAM_HASH_SHA256, digest, sizeof(digest),
+					 info.data, info.data_len, info.keyid), -EBADMSG);
+	/* Refused before signing: a digest of the wrong size, no room. */
+	ASSERT_EQ(imastream_ima_sign_verity(s, IMASTREAM_HASH_SHA256, digest, 20, buf, sizeof(buf),
+					    &len, &qlog), -EINVAL);
+	ASSERT_EQ(imastream_ima_sign_verity(s, IMASTREAM_HASH_SHA256, digest, sizeof(digest), buf,
+					    100, &len, &qlog), -ENOSPC);
+
+	if (fsetxattr(fd, "user.ima", want, sizeof(want), 0) < 0) {
+		printf("SKIP: no user xattrs in %s\n", tmpdir);
+		exit(TEST_SKIP);
+	}
+	ASSERT_EQ(imastream_verifier_new(t, &qlog, &v), 0);
+	ASSERT_EQ(imastream_verifier_new(te, &qlog, &ve), 0);
+	/* evmctl's value verifies over the digest recomputed from the content. */
+	r = check(v, fd, IMASTREAM_VERIFY_NO_EVM);
+	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_OK);
+	ASSERT_EQ(r.ima.type, IMASTREAM_XATTR_IMA_VERITY_SIG);
+	ASSERT_EQ(r.ima.keyid, KEYID_RSA2048);
+	r = check(ve, fd, IMASTREAM_VERIFY_NO_EVM);
+	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_UNKNOWN_KEY);
+	/* One byte changed: the verity digest differs, and the RSA signature says so. */
+	ASSERT_EQ(pwrite(fd, "H", 1, 0), 1);
+	r = check(v, fd, IMASTREAM_VERIFY_NO_EVM);
+	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_CONTENT_CHANGED);
+	ASSERT(!r.ima.undecided);
+	ASSERT_EQ(pwrite(fd, "h", 1, 0), 1);
+	/* A v2 signature of the same digest stored as type 6 with version 3 does not pass. */
+	ASSERT_EQ(imastream_ima_sign_digest(s, IMASTREAM_HASH_SHA256, digest, sizeof(digest), buf,
+					    sizeof(buf), &len, &qlog), 0);
+	buf[0] = IMASTREAM_XATTR_IMA_VERITY_SIG;
+	buf[1] = 3;
+	ASSERT_EQ(fsetxattr(fd, "user.ima", buf, len, 0), 0);
+	r = check(v, fd, IMASTREAM_VERIFY_NO_EVM);
+	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_CONTENT_CHANGED);
+	/* A sha512 fs-verity signature: well formed, but its digest is not computed here. */
+	buf[2] = IMASTREAM_HASH_SHA512;
+	ASSERT_EQ(fsetxattr(fd, "user.ima", buf, len, 0), 0);
+	r = check(v, fd, IMASTREAM_VERIFY_NO_EVM);
+	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_UNVERIFIABLE);
+	ASSERT(strstr(r.ima.detail, "sha512"));
+
+	/* ECDSA: a fresh value each time, verified; a change cannot be told from a bad one. */
+	ASSERT_EQ(imastream_ima_sign_verity(ec, IMASTREAM_HASH_SHA256, digest, sizeof(digest), buf,
+					    sizeof(buf), &len, &qlog), 0);
+	ASSERT_EQ(fsetxattr(fd, "user.ima", buf, len, 0), 0);
+	r = check(ve, fd, IMASTREAM_VERIFY_NO_EVM);
+	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_OK);
+	ASSERT_EQ(r.ima.keyid, KEYID_P256);
+	ASSERT_EQ(pwrite(fd, "H", 1, 0), 1);
+	r = check(ve, fd, IMASTREAM_VERIFY_NO_EVM);
+	ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_CONTENT_CHANGED);
+	ASSERT(r.ima.undecided);
+
+	close(fd);
+	imastream_verifier_free(v);
+	imastream_verifier_free(ve);
+	imastream_trust_free(t);
+	imastream_trust_free(te);
+	imastream_signer_free(s);
+	imastream_signer_free(ec);
+}
+
 int main(void)
 {
 	srcdir = getenv("top_srcdir");
@@ -325,9 +428,10 @@ int main(void)
 	test_ima_sign_digest();
 	test_verify_rsa();
 	test_verify_ecdsa();
+	test_ima_sign_verity();
 	/* Best effort: the files are small and the directory is ours. */
 	{
-		const char *names[] = { "rsa2048.pem", "ec-p256.pem", "rsa", "ec" };
+		const char *names[] = { "rsa2048.pem", "ec-p256.pem", "rsa", "ec", "verity" };
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			unlink(tmp_path(names[i]));
