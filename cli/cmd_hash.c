@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/digests.h"
 #include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/hash.h"
@@ -21,6 +22,7 @@ struct hash_result {
 
 struct worker {
 	struct imastream_hasher *hasher;
+	struct cli_digests digests; /* the hasher's runs of files */
 	struct imastream_verity *verity; /* --verity: instead of the hasher */
 	/* The hasher's log: set up errors go to stderr; once hashing, we name the file. */
 	struct imastream_log log;
@@ -90,38 +92,42 @@ static void verity_item(struct hash_job *job, unsigned int worker, struct cli_it
 	it->ok = true;
 }
 
-/* Worker: hashes the open regular file of @it and writes its xattr. */
-static void hash_item(void *ctx, unsigned int worker, struct cli_item *it)
+/* Worker: encodes the @digest of the file of @it and writes its xattr. */
+static void finish_item(struct hash_job *job, struct cli_item *it, const uint8_t *digest)
 {
-	struct hash_job *job = ctx;
-	struct imastream_hasher *hasher = job->workers[worker].hasher;
 	struct hash_result *res = it->data;
-	const uint8_t *digest;
-	size_t digest_len;
-	int err;
 
-	if (job->verity) {
-		verity_item(job, worker, it);
-		return;
-	}
-	err = imastream_hash_fd(hasher, it->fd);
-	if (err) {
-		cli_error("%s: cannot read: %s", it->path, strerror(-err));
-		return;
-	}
-	err = imastream_hasher_digest(hasher, job->algo->algo, &digest, &digest_len);
-	if (err) {
-		cli_error("%s: hashing failed: %s", it->path, strerror(-err));
-		return;
-	}
-	if (imastream_ima_digest_encode(job->algo->algo, digest, digest_len, res->value,
-					sizeof(res->value), &res->len, &cli_log))
+	if (imastream_ima_digest_encode(job->algo->algo, digest, job->algo->digest_size,
+					res->value, sizeof(res->value), &res->len, &cli_log))
 		return;
 	/* On the descriptor: the inode we hashed, whatever happened to the name since. */
 	if (job->write && imastream_xattr_write(&job->writer, it->fd, it->path,
 						IMASTREAM_ATTR_IMA, res->value, res->len, NULL))
 		return;
 	it->ok = true;
+}
+
+/* Worker: hashes the @n open regular files of @items, the small ones together, and writes their xattrs. */
+static void hash_run(void *ctx, unsigned int worker, struct cli_item **items, size_t n)
+{
+	struct hash_job *job = ctx;
+	const uint8_t *digest[CLI_WALK_RUN];
+
+	if (job->verity) {
+		for (size_t i = 0; i < n; i++)
+			verity_item(job, worker, items[i]);
+		return;
+	}
+	cli_digests_run(&job->workers[worker].digests, items, n, digest);
+	for (size_t i = 0; i < n; i++)
+		if (digest[i])
+			finish_item(job, items[i], digest[i]);
+}
+
+/* Worker: one file, the way a run of one is done. */
+static void hash_item(void *ctx, unsigned int worker, struct cli_item *it)
+{
+	hash_run(ctx, worker, &it, 1);
 }
 
 /* Main thread, in walk order: prints the value and the name. */
@@ -149,7 +155,7 @@ static void print_item(void *ctx, struct cli_item *it)
 		it->ok = false;
 }
 
-static const struct cli_walk_ops hash_ops = { hash_item, print_item };
+static const struct cli_walk_ops hash_ops = { hash_item, print_item, hash_run };
 
 /*
  * A read error inside imastream_hash_fd() is reported by the hasher without the file
@@ -180,6 +186,11 @@ static int make_hashers(struct hash_job *job, unsigned int jobs)
 						   &w->hasher);
 		if (err)
 			return err; /* the library said why */
+		if (!job->verity) {
+			err = cli_digests_init(&w->digests, w->hasher, job->algo->algo, &job->walk);
+			if (err)
+				return err;
+		}
 		w->quiet = true;
 	}
 	/* -v: which backend hashes the data blocks, so a run shows what did the work. */
@@ -196,6 +207,7 @@ static int make_hashers(struct hash_job *job, unsigned int jobs)
 static void free_hashers(struct hash_job *job)
 {
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++) {
+		cli_digests_free(&job->workers[i].digests);
 		imastream_hasher_free(job->workers[i].hasher);
 		imastream_verity_free(job->workers[i].verity);
 	}
@@ -271,6 +283,13 @@ int cmd_hash(int argc, char **argv)
 	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
+	if (job.walk.verbosity && !job.verity) {
+		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
+
+		for (unsigned int i = 0; i < job.walk.jobs; i++)
+			ds[i] = &job.workers[i].digests;
+		cli_digests_say("hash", ds, job.walk.jobs);
+	}
 	free_hashers(&job);
 	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;

@@ -7,6 +7,7 @@
 #include <sys/xattr.h>
 
 #include "cli/cli.h"
+#include "cli/digests.h"
 #include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/filesig.h"
@@ -26,8 +27,9 @@ struct sign_result {
 };
 
 struct sign_worker {
-	struct imastream_hasher *hasher;  /* or, with --verity: */
-	struct imastream_verity *verity;
+	struct imastream_hasher *hasher;
+	struct cli_digests digests; /* the hasher's runs of files */
+	struct imastream_verity *verity; /* with --verity, instead */
 	struct imastream_signer *signer;
 };
 
@@ -130,36 +132,19 @@ static int write_both(const struct sign_job *job, const struct cli_item *it,
 	return err;
 }
 
-/* Worker: hashes, signs both values, then writes security.ima and security.evm last. */
-static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
+/* Worker: signs the file's @digest, then writes security.ima and security.evm last. */
+static void sign_file(struct sign_job *job, struct sign_worker *w, struct cli_item *it,
+		      const uint8_t *digest, size_t digest_len)
 {
-	struct sign_job *job = ctx;
-	struct sign_worker *w = &job->workers[worker];
 	struct sign_result *res = it->data;
-	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE];
-	const uint8_t *digest;
-	size_t digest_len;
 	int err;
 
-	if (job->verity) {
-		err = imastream_verity_fd(w->verity, it->fd, verity_digest);
-		digest = verity_digest;
-		digest_len = sizeof(verity_digest);
-	} else {
-		err = imastream_hash_fd(w->hasher, it->fd);
-		if (!err)
-			err = imastream_hasher_digest(w->hasher, job->algo->algo, &digest,
-						      &digest_len);
-	}
+	err = job->verity ?
+	      imastream_ima_sign_verity(w->signer, job->algo->algo, digest, digest_len, res->ima,
+					sizeof(res->ima), &res->ima_len, &cli_log) :
+	      imastream_ima_sign_digest(w->signer, job->algo->algo, digest, digest_len, res->ima,
+					sizeof(res->ima), &res->ima_len, &cli_log);
 	if (err) {
-		cli_error("%s: cannot read: %s", it->path, strerror(-err));
-		return;
-	}
-	if ((job->verity ?
-	     imastream_ima_sign_verity(w->signer, job->algo->algo, digest, digest_len, res->ima,
-				       sizeof(res->ima), &res->ima_len, &cli_log) :
-	     imastream_ima_sign_digest(w->signer, job->algo->algo, digest, digest_len, res->ima,
-				       sizeof(res->ima), &res->ima_len, &cli_log))) {
 		cli_error("%s: IMA signing failed", it->path);
 		return;
 	}
@@ -172,6 +157,37 @@ static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
 	if (job->write && write_both(job, it, res))
 		return;
 	it->ok = true;
+}
+
+/* Worker: the digests of @n files, the small ones hashed together, then each one signed. */
+static void sign_run(void *ctx, unsigned int worker, struct cli_item **items, size_t n)
+{
+	struct sign_job *job = ctx;
+	struct sign_worker *w = &job->workers[worker];
+	const uint8_t *digest[CLI_WALK_RUN];
+	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE];
+	int err;
+
+	if (job->verity) {
+		/* An fs-verity digest has its own tree per file: no cross-file batch. */
+		for (size_t i = 0; i < n; i++) {
+			err = imastream_verity_fd(w->verity, items[i]->fd, verity_digest);
+			if (err)
+				cli_error("%s: cannot read: %s", items[i]->path, strerror(-err));
+			else
+				sign_file(job, w, items[i], verity_digest, sizeof(verity_digest));
+		}
+		return;
+	}
+	cli_digests_run(&w->digests, items, n, digest);
+	for (size_t i = 0; i < n; i++)
+		if (digest[i])
+			sign_file(job, w, items[i], digest[i], job->algo->digest_size);
+}
+
+static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
+{
+	sign_run(ctx, worker, &it, 1);
 }
 
 /* Main thread, in walk order: the security.ima value, then the security.evm value. */
@@ -188,7 +204,7 @@ static void print_item(void *ctx, struct cli_item *it)
 		it->ok = false;
 }
 
-static const struct cli_walk_ops sign_ops = { sign_item, print_item };
+static const struct cli_walk_ops sign_ops = { sign_item, print_item, sign_run };
 
 /*
  * One hasher per worker; the key is loaded once, and the other workers get handles on
@@ -223,6 +239,9 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 		else
 			err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &cli_log,
 						   &job->workers[i].hasher);
+		if (!err && !job->verity)
+			err = cli_digests_init(&job->workers[i].digests, job->workers[i].hasher,
+					       job->algo->algo, &job->walk);
 		if (err)
 			return err;
 	}
@@ -232,6 +251,7 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 static void free_workers(struct sign_job *job)
 {
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++) {
+		cli_digests_free(&job->workers[i].digests);
 		imastream_hasher_free(job->workers[i].hasher);
 		imastream_verity_free(job->workers[i].verity);
 		imastream_signer_free(job->workers[i].signer);
@@ -351,6 +371,13 @@ int cmd_sign(int argc, char **argv)
 	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
+	if (job.walk.verbosity) {
+		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
+
+		for (unsigned int i = 0; i < job.walk.jobs; i++)
+			ds[i] = &job.workers[i].digests;
+		cli_digests_say("sign", ds, job.walk.jobs);
+	}
 	free_workers(&job);
 	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;

@@ -22,6 +22,25 @@ const struct cli_use cli_walk_options[] = {
 	{ 0 },
 };
 
+/* IMASTREAM_FILE_BATCH: files per run, 1 (one at a time) to CLI_WALK_RUN, the default. */
+static unsigned int walk_run_from_env(void)
+{
+	const char *env = getenv(CLI_WALK_RUN_ENV);
+	unsigned long n;
+	char *end;
+
+	if (!env || !*env)
+		return CLI_WALK_RUN;
+	errno = 0;
+	n = strtoul(env, &end, 10);
+	if (errno || *end || end == env || n < 1) {
+		cli_error("%s=%s: not a number from 1 to %u; using %u", CLI_WALK_RUN_ENV, env,
+			  CLI_WALK_RUN, CLI_WALK_RUN);
+		return CLI_WALK_RUN;
+	}
+	return n > CLI_WALK_RUN ? CLI_WALK_RUN : (unsigned int)n;
+}
+
 void cli_walk_init(struct cli_walk *w, const char *cmd, const struct cli_walk_ops *ops, void *ctx,
 		   const char *verb, size_t item_size)
 {
@@ -31,6 +50,7 @@ void cli_walk_init(struct cli_walk *w, const char *cmd, const struct cli_walk_op
 				.show = -1 };
 	w->jobs = cpus < 1 ? 1 : cpus > CLI_WALK_MAX_JOBS ? CLI_WALK_MAX_JOBS : (unsigned int)cpus;
 	w->tally.cmd = cmd;
+	w->run = walk_run_from_env();
 }
 
 int cli_walk_option(struct cli_walk *w, const struct cli_parser *p, int opt)
@@ -75,13 +95,54 @@ static int path_set(struct cli_walk *w, size_t base, const char *name)
 	return 0;
 }
 
-/* Any thread: does the command's work on @it, then closes the file. */
-static void process_item(struct cli_walk *w, unsigned int worker, struct cli_item *it)
+static struct cli_item *ring_item(struct cli_walk *w, uint64_t seq)
 {
-	it->ok = false;
-	w->ops->process(w->ctx, worker, it);
-	close(it->fd);
-	it->fd = -1;
+	return &w->ring[seq % CLI_WALK_RING].item;
+}
+
+/*
+ * The run that starts at @seq among the files queued before @end: a file larger than
+ * small_max goes alone, and so does every file when the command has no process_run().
+ */
+static size_t run_length(struct cli_walk *w, uint64_t seq, uint64_t end)
+{
+	size_t n = 1;
+
+	if (!w->ops->process_run || ring_item(w, seq)->size > w->small_max)
+		return 1;
+	while (n < w->run && seq + n < end && ring_item(w, seq + n)->size <= w->small_max)
+		n++;
+	return n;
+}
+
+/* Whether the files queued from claim_seq make a run that cannot grow any more. */
+static bool run_ready(struct cli_walk *w)
+{
+	size_t n;
+
+	if (w->claim_seq == w->next_seq)
+		return false;
+	n = run_length(w, w->claim_seq, w->next_seq);
+	return n == w->run || w->claim_seq + n < w->next_seq;
+}
+
+/* Any thread: does the command's work on the @n files from @seq, then closes them. */
+static void process_run(struct cli_walk *w, unsigned int worker, uint64_t seq, size_t n)
+{
+	struct cli_item *items[CLI_WALK_RUN];
+
+	for (size_t i = 0; i < n; i++) {
+		items[i] = ring_item(w, seq + i);
+		items[i]->ok = false;
+	}
+	if (w->ops->process_run)
+		w->ops->process_run(w->ctx, worker, items, n);
+	else
+		w->ops->process(w->ctx, worker, items[0]);
+	for (size_t i = 0; i < n; i++) {
+		close(items[i]->fd);
+		items[i]->fd = -1;
+	}
 }
 
 /* Main thread: reports a finished item and frees its path. */
@@ -102,18 +163,28 @@ static void *thread_main(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		struct cli_slot *sl;
+		uint64_t seq;
+		size_t n;
 
-		while (w->claim_seq == w->next_seq && !w->shutdown)
+		/* A short run only when the walker waits for room or is done. */
+		while (!w->shutdown && !run_ready(w) &&
+		       (w->claim_seq == w->next_seq || !w->flush))
 			pthread_cond_wait(&w->work, &w->lock);
 		if (w->claim_seq == w->next_seq)
 			break; /* shutdown, and nothing left */
-		sl = &w->ring[w->claim_seq++ % CLI_WALK_RING];
-		sl->state = CLI_SLOT_BUSY;
+		seq = w->claim_seq;
+		n = run_length(w, seq, w->next_seq);
+		w->claim_seq += n;
+		for (size_t i = 0; i < n; i++)
+			w->ring[(seq + i) % CLI_WALK_RING].state = CLI_SLOT_BUSY;
+		/* More queued than this run: another worker can start on it now. */
+		if (run_ready(w) || (w->flush && w->claim_seq != w->next_seq))
+			pthread_cond_signal(&w->work);
 		pthread_mutex_unlock(&w->lock);
-		process_item(w, t->id, &sl->item);
+		process_run(w, t->id, seq, n);
 		pthread_mutex_lock(&w->lock);
-		sl->state = CLI_SLOT_DONE;
+		for (size_t i = 0; i < n; i++)
+			w->ring[(seq + i) % CLI_WALK_RING].state = CLI_SLOT_DONE;
 		pthread_cond_signal(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -132,6 +203,21 @@ static void drain_done(struct cli_walk *w)
 	}
 }
 
+/* Main thread, no workers: processes the runs queued (@all: the short one too), reports them. */
+static void run_serial(struct cli_walk *w, bool all)
+{
+	while (run_ready(w) || (all && w->claim_seq != w->next_seq)) {
+		uint64_t seq = w->claim_seq;
+		size_t n = run_length(w, seq, w->next_seq);
+
+		w->claim_seq += n;
+		process_run(w, 0, seq, n);
+		for (size_t i = 0; i < n; i++)
+			w->ring[(seq + i) % CLI_WALK_RING].state = CLI_SLOT_DONE;
+		drain_done(w);
+	}
+}
+
 /* Hands the open regular file @fd (named w->path) to a worker, or processes it here. */
 static void submit(struct cli_walk *w, int fd, uint64_t size)
 {
@@ -145,11 +231,13 @@ static void submit(struct cli_walk *w, int fd, uint64_t size)
 		return;
 	}
 	if (!w->n_threads) {
-		struct cli_item one = { .fd = fd, .path = path, .size = size,
-					.data = w->ring[0].item.data };
-
-		process_item(w, 0, &one);
-		report_item(w, &one);
+		/* At most one run is ever queued here: the ring always has room. */
+		sl = &w->ring[w->next_seq++ % CLI_WALK_RING];
+		sl->item.fd = fd;
+		sl->item.path = path;
+		sl->item.size = size;
+		sl->state = CLI_SLOT_QUEUED;
+		run_serial(w, false);
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -157,14 +245,19 @@ static void submit(struct cli_walk *w, int fd, uint64_t size)
 		drain_done(w);
 		if (w->ring[w->next_seq % CLI_WALK_RING].state == CLI_SLOT_FREE)
 			break;
+		/* No room: the workers take what is queued, full runs or not. */
+		w->flush = true;
+		pthread_cond_broadcast(&w->work);
 		pthread_cond_wait(&w->done, &w->lock);
 	}
+	w->flush = false;
 	sl = &w->ring[w->next_seq++ % CLI_WALK_RING];
 	sl->item.fd = fd;
 	sl->item.path = path;
 	sl->item.size = size;
 	sl->state = CLI_SLOT_QUEUED;
-	pthread_cond_signal(&w->work);
+	if (run_ready(w))
+		pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -205,8 +298,13 @@ int cli_walk_start(struct cli_walk *w)
 
 void cli_walk_finish(struct cli_walk *w)
 {
+	if (w->started && !w->n_threads)
+		run_serial(w, true);
 	if (w->n_threads) {
 		pthread_mutex_lock(&w->lock);
+		/* The walk is over: the last short runs go now. */
+		w->flush = true;
+		pthread_cond_broadcast(&w->work);
 		for (;;) {
 			drain_done(w);
 			if (w->print_seq == w->next_seq)

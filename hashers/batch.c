@@ -157,9 +157,8 @@ int imastream_hash_batch(struct imastream_hasher *h, int algo, struct imastream_
 		if ((!msgs[i].data && msgs[i].len) || !msgs[i].digest)
 			return ims_err(&h->log, -EINVAL, "hasher: %s batch message %zu has a NULL %s",
 				       lane->info->name, i, msgs[i].digest ? "data" : "digest");
-	if (n < lane->batch->min_batch && lane->small)
-		return lane->small->hash(h, lane, msgs, n);
-	return lane->batch->hash(h, lane, msgs, n);
+	lane->last = n < lane->batch->min_batch && lane->small ? lane->small : lane->batch;
+	return lane->last->hash(h, lane, msgs, n);
 }
 
 const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int algo)
@@ -167,6 +166,13 @@ const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int a
 	const struct ims_hash_lane *lane = ims_hasher_lane(h, algo);
 
 	return lane ? lane->batch->name : NULL;
+}
+
+const char *imastream_hash_batch_last_backend(const struct imastream_hasher *h, int algo)
+{
+	const struct ims_hash_lane *lane = ims_hasher_lane(h, algo);
+
+	return lane && lane->last ? lane->last->name : NULL;
 }
 
 void ims_sha256_msg_runs(const uint8_t *data, size_t len, uint8_t tail[128],

@@ -68,6 +68,7 @@ struct ims_hash_lane {
 	EVP_MD_CTX *batch_ctx; /* batch messages: a batch never disturbs the stream */
 	const struct ims_batch_backend *batch;
 	const struct ims_batch_backend *small; /* for batches under batch->min_batch, or NULL */
+	const struct ims_batch_backend *last;  /* the one that hashed the last batch */
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 };
 

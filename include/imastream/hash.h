@@ -122,6 +122,11 @@ IMASTREAM_API int imastream_hash_batch(struct imastream_hasher *h, int algo,
 /* Name of the batch backend this context uses for @algo ("openssl", "shani-2x", ...),
  * or NULL when @algo is not in the context's mask.  The string is static. */
 IMASTREAM_API const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int algo);
+/* Name of the backend that hashed the last imastream_hash_batch() of @algo: a batch smaller
+ * than the wide lanes take goes to the next backend.  NULL before the first batch, or when
+ * @algo is not in the context's mask.  The string is static. */
+IMASTREAM_API const char *imastream_hash_batch_last_backend(const struct imastream_hasher *h,
+							    int algo);
 
 #ifdef __cplusplus
 }
