@@ -36,11 +36,16 @@ expect_runs() {
 # missing-hash, invalid-hash, invalid-signature, missing-HMAC, invalid-HMAC. Without
 # auditd the kernel prints those records to the log, where dmesg finds them.
 # kauditd prints the records asynchronously, so give it up to two seconds to catch up.
+# Records name the absolute path, except those written before IMA resolved it (e.g.
+# op=collect_data cause=no-verity-digest), which name only the last component: those
+# count when their ino= is PATH's inode.
 audit_cause() {
 	abs=$(readlink -f "$1" 2>/dev/null || echo "$1")
+	ino=$(stat -c %i "$abs" 2>/dev/null)
 	tries=0
 	while :; do
-		c=$(dmesg | grep "name=\"$abs\"" | grep -o 'cause=[^ ]*' | tail -n 1 | cut -d= -f2)
+		c=$(dmesg | grep -e "name=\"$abs\"" -e "name=\"${abs##*/}\" .* ino=$ino " |
+			grep -o 'cause=[^ ]*' | tail -n 1 | cut -d= -f2)
 		if [ -n "$c" ] || [ $tries -ge 20 ]; then break; fi
 		tries=$((tries + 1))
 		sleep 0.1

@@ -7,6 +7,7 @@
 #   vm-check.sh --root DIR --checks SCRIPT [--ima-cert DER]... [--evm-cert DER]...
 #               [--evm-late] [--guest-bin PROGRAM]... [--name NAME] [--timeout SECONDS]
 #               [--console FILE] [--policy FILE|none] [--kernel-args ARGS] [--fetch DIR]
+#               [--verity]
 #   vm-check.sh --probe      only say whether this machine can run it (exit 0 or 77)
 #
 #   --root DIR       tree to put on the disk (mke2fs -d keeps ownership and security.*
@@ -36,6 +37,9 @@
 #                    with --policy none to measure instead of appraise
 #   --fetch DIR      files the checks script sends with send_file (guest-lib.sh) are
 #                    written to DIR/NAME, e.g. the guest's IMA measurement list
+#   --verity         the disk gets ext4's verity feature (4 KiB blocks, which fs-verity
+#                    on ext4 needs) and the guest /verityctl (verityctl.c: enable, measure),
+#                    since only the guest's kernel can turn fs-verity on
 #
 # Kernel command line by default: ima_appraise=enforce; the policy file then makes every
 # file owned by root on the disk appraised on every open, exec and mmap (as
@@ -56,7 +60,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
 policy=$here/../../docs/ima-policy
 ima_certs=() evm_certs=() guest_bins=() evm_late=0
-kernel_args="ima_appraise=enforce" fetch_dir=""
+kernel_args="ima_appraise=enforce" fetch_dir="" verity=0
 
 die() { echo "vm-check: $*" >&2; exit 99; }
 skip() { echo "vm-check: SKIP: $*"; exit 77; }
@@ -75,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--policy) policy=${2:-}; shift 2 ;;
 	--kernel-args) kernel_args=${2:-}; shift 2 ;;
 	--fetch) fetch_dir=${2:-}; shift 2 ;;
+	--verity) verity=1; shift ;;
 	--probe) probe=1; shift ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
 	esac
@@ -135,6 +140,10 @@ trap 'rm -rf "$tmp"' EXIT
 cc=${CC_FOR_GUEST:-gcc}
 "$cc" -static -O2 -Wall -o "$tmp/keyload" "$here/keyload.c" 2>"$tmp/cc.err" ||
 	skip "cannot build a static keyload with $cc: $(head -n 3 "$tmp/cc.err" | tr '\n' ' ')"
+if [ $verity = 1 ]; then
+	"$cc" -static -O2 -Wall -o "$tmp/verityctl" "$here/verityctl.c" 2>"$tmp/cc.err" ||
+		skip "cannot build a static verityctl with $cc: $(head -n 3 "$tmp/cc.err" | tr '\n' ' ')"
+fi
 if [ $probe = 1 ]; then
 	echo "vm-check: ready to boot $kernel with $qemu"
 	exit 0
@@ -148,6 +157,7 @@ cp "$busybox" "$ird/bin/busybox" && cp "$tmp/keyload" "$ird/keyload" &&
 	cp "$checks" "$ird/checks.sh" && chmod 0755 "$ird/init" ||
 	die "populating the initramfs failed"
 [ "$policy" = none ] || cp "$policy" "$ird/ima-policy" || die "cannot stage the IMA policy"
+[ $verity = 0 ] || cp "$tmp/verityctl" "$ird/verityctl" || die "cannot stage verityctl"
 
 # Load order from the kernel's own modules.dep and softdeps (ext4 wants crc32c first);
 # modprobe prints it without loading anything. Compressed modules are unpacked here so
@@ -211,7 +221,9 @@ done
 # ---------- disk image ----------
 kib=$(du -sk --apparent-size "$root" | cut -f1)
 size=$((kib * 2 + 32768))
-mke2fs -q -F -t ext4 -I 256 -L imastream-test -d "$root" "$tmp/disk.img" "${size}k" \
+features=()
+[ $verity = 0 ] || features=(-O verity -b 4096)
+mke2fs -q -F -t ext4 -I 256 "${features[@]}" -L imastream-test -d "$root" "$tmp/disk.img" "${size}k" \
 	>"$tmp/mke2fs.log" 2>&1 || die "mke2fs -d $root failed: $(tail -n 3 "$tmp/mke2fs.log")"
 
 # mke2fs -d must carry ownership and every security.* xattr over, or the kernel would be
