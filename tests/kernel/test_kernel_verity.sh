@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Kernel proof of verity mode (issue 14): under the IMA policy rule
 # "appraise func=BPRM_CHECK digest_type=verity appraise_type=sigv3", programs that
-# `imastream install -o verity=on` installed run, and the kernel refuses a tampered file,
-# a file whose fs-verity is not enabled, a content (v2) signature and a foreign key's
-# signature, each for the cause its audit record must give.
+# `imastream install -o verity=on` and stock rpm with imastream.so and verity = on
+# installed run, and the kernel refuses a tampered file, a file whose fs-verity is not
+# enabled, a content (v2) signature and a foreign key's signature, each for the cause its
+# audit record must give.
 #
 # The host kernel has no CONFIG_FS_VERITY, so fs-verity is turned on in the VM: the guest
-# runs this build's imastream (vm-check.sh --guest-bin) to install a package in verity
-# mode onto an ext4 disk made with -O verity, and the static /verityctl (verityctl.c,
-# vm-check.sh --verity) enables fs-verity on the controls the host signed with
-# `imastream sign --verity` and reads back the kernel's fs-verity digests.
+# runs this build's imastream, and the host's rpm with this build's imastream.so
+# (vm-check.sh --guest-bin), to install a package in verity mode onto an ext4 disk made
+# with -O verity, and the static /verityctl (verityctl.c, vm-check.sh --verity) enables
+# fs-verity on the controls the host signed with `imastream sign --verity` and reads back
+# the kernel's fs-verity digests.
 #
 # One boot per kernel with CONFIG_FS_VERITY (Debian 12's 6.1 and Debian 13's 6.12): the
 # verity policy cannot share a boot with the other kernel tests, which load docs/ima-policy
@@ -76,6 +78,16 @@ mkdir -p "$disk/pkg" "$disk/keys" "$disk/rpm" &&
 	cp "$tmp/trusted.pem" "$tmp/trusted.der" "$tmp/foreign.pem" "$tmp/foreign.der" "$disk/keys/" &&
 	cp /usr/lib/rpm/rpmrc "$disk/rpm/" || exit 99
 [ ! -f /usr/lib/rpm/macros ] || cp /usr/lib/rpm/macros "$disk/rpm/" || exit 99
+# Stock rpm in the guest too, with imastream.so, where this build has them.
+rpm_bin=$(command -v rpm || true)
+so=$builddir/.libs/imastream.so
+guest_rpm=()
+if [ -n "$rpm_bin" ] && [ -x "$so" ]; then
+	cp -r /usr/lib/rpm/. "$disk/rpm/" || exit 99
+	guest_rpm=(--guest-bin "$rpm_bin" --guest-bin "$so")
+else
+	echo "test_kernel_verity: no rpm or imastream.so here: the rpm checks are left out"
+fi
 
 # control NAME verity|v2|none: a root-owned busybox copy in host/NAME with a sigv3 over
 # its fs-verity digest, a content signature (type 3, v2), or no security.ima.
@@ -120,12 +132,12 @@ case "$want" in sha256:*) ;; *) error "imastream hash --verity printed '$want'" 
 
 cat >"$tmp/checks.sh" <<GUEST || exit 99
 . /guest-lib.sh
-mkdir -p /usr/lib/rpm && cp rpm/* /usr/lib/rpm/
+mkdir -p /usr/lib/rpm && cp -r rpm/. /usr/lib/rpm/
 want=$want
 GUEST
 cat >>"$tmp/checks.sh" <<'GUEST' || exit 99
 inst="install --allow-unsigned --quiet --mode sign -o verity=on"
-mkdir -p inst foreign
+mkdir -p inst foreign rpmroot
 
 # Installed in verity mode in the guest, by this build's imastream.
 expect_runs install:verity imastream $inst --root ./inst \
@@ -148,6 +160,25 @@ else
 	*"Operation not permitted"*) report read-only:verity/usr/bin/busybox PASS "EPERM" ;;
 	*) report read-only:verity/usr/bin/busybox FAIL "expected EPERM: $out" ;;
 	esac
+fi
+
+# Stock rpm with imastream.so and verity = on: fs-verity enabled in fsm_file_post.
+# (/usr/local/bin/rpm: busybox has an rpm applet of its own, earlier in PATH)
+if [ -x /usr/local/bin/rpm ]; then
+	expect_runs rpm:verity /usr/local/bin/rpm --root /mnt/rpmroot --dbpath /var/lib/rpm --nodeps \
+		--define "__plugindir /usr/local/bin" --define "_imastream_config %{nil}" \
+		--define "__transaction_imastream /usr/local/bin/imastream.so" \
+		--define "_imastream_mode sign" --define "_imastream_verity on" \
+		--define "_imastream_key /mnt/keys/trusted.pem" \
+		--define "_imastream_cert /mnt/keys/trusted.der" -i pkg/kbox.rpm
+	got=$(/verityctl measure rpmroot/usr/bin/busybox 2>&1)
+	if [ "$got" = "$want" ]; then
+		report measure:rpm/usr/bin/busybox PASS "the kernel's fs-verity digest is $got"
+	else
+		report measure:rpm/usr/bin/busybox FAIL "kernel: $got, imastream hash --verity: $want"
+	fi
+	expect_runs runs:rpm/usr/bin/busybox ./rpmroot/usr/bin/busybox true
+	expect_runs runs:rpm/usr/libexec/kbox/hello.sh ./rpmroot/usr/libexec/kbox/hello.sh
 fi
 
 # The same package signed with a key the kernel does not hold.
@@ -180,7 +211,7 @@ for k in "${kernels[@]}"; do
 	LD_LIBRARY_PATH=$builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		IMASTREAM_KERNEL=$k "$kdir/vm-check.sh" --verity --root "$disk" --checks "$tmp/checks.sh" \
 		--policy "$tmp/ima-policy" --ima-cert "$tmp/trusted.der" --guest-bin "$guest_bin" \
-			--name "test_kernel_verity-$kt" | sed "s/^CHECK /CHECK $kt:/"
+			"${guest_rpm[@]}" --name "test_kernel_verity-$kt" | sed "s/^CHECK /CHECK $kt:/"
 	krc=${PIPESTATUS[0]}
 	echo "test_kernel_verity: $kt done in $((SECONDS - start)) s (image, initramfs, boot, checks)"
 	case $krc in
