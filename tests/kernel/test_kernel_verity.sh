@@ -5,7 +5,7 @@
 # `imastream install -o verity=on` and stock rpm with imastream.so and verity = on
 # installed run, and the kernel refuses a tampered file, a file whose fs-verity is not
 # enabled, a content (v2) signature and a foreign key's signature, each for the cause its
-# audit record must give.
+# audit record must give; then, with EVM on, an EVM portable signature over the sigv3.
 #
 # The host kernel has no CONFIG_FS_VERITY, so fs-verity is turned on in the VM: the guest
 # runs this build's imastream, and the host's rpm with this build's imastream.so
@@ -107,6 +107,7 @@ control noverity verity    # never enabled: what rpm's window leaves, refused
 control tampered verity    # one byte changed after signing, then enabled: refused
 control sigv2 v2           # a content signature by the trusted key, enabled: refused
 control unlabelled none    # enabled, no security.ima: refused
+control noevm verity       # enabled, not run before EVM is on: then refused
 f=$disk/host/tampered/busybox
 off=$(($(stat -c %s "$f") / 2))
 b=$(od -An -tu1 -j "$off" -N1 "$f" | tr -d ' ')
@@ -137,7 +138,7 @@ want=$want
 GUEST
 cat >>"$tmp/checks.sh" <<'GUEST' || exit 99
 inst="install --allow-unsigned --quiet --mode sign -o verity=on"
-mkdir -p inst foreign rpmroot
+mkdir -p inst foreign rpmroot inst-evm
 
 # Installed in verity mode in the guest, by this build's imastream.
 expect_runs install:verity imastream $inst --root ./inst \
@@ -189,7 +190,7 @@ expect_exec_denied denied:foreign/usr/bin/busybox --cause invalid-verity-signatu
 
 # The host's controls: fs-verity on for all but noverity.
 expect_runs enable:host /verityctl enable host/signed/busybox host/tampered/busybox \
-	host/sigv2/busybox host/unlabelled/busybox
+	host/sigv2/busybox host/unlabelled/busybox host/noevm/busybox
 expect_runs runs:signed ./host/signed/busybox true
 expect_exec_denied tampered --cause invalid-verity-signature ./host/tampered/busybox true
 if out=$(/verityctl measure host/noverity/busybox 2>&1); then
@@ -200,6 +201,16 @@ fi
 expect_exec_denied noverity --cause no-verity-digest ./host/noverity/busybox true
 expect_exec_denied sigv2 --cause verity-signature-required ./host/sigv2/busybox true
 expect_exec_denied unlabelled --cause verity-signature-required ./host/unlabelled/busybox true
+
+# Last, EVM on (X.509 keys only): its portable signature covers the sigv3, and binds the
+# metadata; a verity file without security.evm, first run now, is refused.
+expect_runs install:verity-evm imastream $inst --evm portable --root ./inst-evm \
+	--key keys/trusted.pem --cert keys/trusted.der pkg/kbox.rpm
+expect_evm_on evm-on
+expect_runs runs:verity-evm/usr/bin/busybox ./inst-evm/usr/bin/busybox true
+expect_runs runs:verity-evm/usr/libexec/kbox/hello.sh ./inst-evm/usr/libexec/kbox/hello.sh
+expect_meta_denied chmod:verity-evm/usr/bin/busybox %a chmod 0700 ./inst-evm/usr/bin/busybox
+expect_exec_denied noevm --cause missing-HMAC ./host/noevm/busybox true
 GUEST
 
 rc=0 booted=0
@@ -210,8 +221,9 @@ for k in "${kernels[@]}"; do
 	# ldd finds the build tree's libimastream for --guest-bin through LD_LIBRARY_PATH.
 	LD_LIBRARY_PATH=$builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		IMASTREAM_KERNEL=$k "$kdir/vm-check.sh" --verity --root "$disk" --checks "$tmp/checks.sh" \
-		--policy "$tmp/ima-policy" --ima-cert "$tmp/trusted.der" --guest-bin "$guest_bin" \
-			"${guest_rpm[@]}" --name "test_kernel_verity-$kt" | sed "s/^CHECK /CHECK $kt:/"
+		--policy "$tmp/ima-policy" --ima-cert "$tmp/trusted.der" \
+		--evm-cert "$tmp/trusted.der" --evm-late --guest-bin "$guest_bin" \
+		"${guest_rpm[@]}" --name "test_kernel_verity-$kt" | sed "s/^CHECK /CHECK $kt:/"
 	krc=${PIPESTATUS[0]}
 	echo "test_kernel_verity: $kt done in $((SECONDS - start)) s (image, initramfs, boot, checks)"
 	case $krc in
