@@ -206,23 +206,16 @@ static int check_algos(const struct imastream_signpkg_manifest *m, bool allow_we
 	return CLI_OK;
 }
 
-static double seconds_since(clockid_t clock, const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(clock, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 int cmd_sign_digests(int argc, char **argv)
 {
 	static struct digest_run run; /* the workers array is large; one run per process */
-	struct imastream_key_opts key = { 0 };
+	struct cli_key key = CLI_KEY_INIT;
 	const char *output = NULL, *manifest;
 	struct cli_replace out;
 	struct timespec t0, cpu0;
 	struct cli_parser p;
-	bool prompt = false, allow_weak = false, quiet = false;
+	bool allow_weak = false, quiet = false;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n_pkgs = 0;
 	double secs, cpu_secs;
@@ -232,26 +225,6 @@ int cmd_sign_digests(int argc, char **argv)
 	cli_parse_start(&p, &sign_digests_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_KEY:
-			key.key = p.arg;
-			break;
-		case CLI_OPT_CERT:
-			key.cert = p.arg;
-			break;
-		case CLI_OPT_PASS:
-			prompt = true;
-			break;
-		case CLI_OPT_PASS_FILE:
-			key.pass_file = p.arg;
-			break;
-		case CLI_OPT_PASS_ENV:
-			key.pass_env = p.arg;
-			break;
-		case CLI_OPT_KEYID:
-			if (!cli_parse_keyid(&p, &key.keyid))
-				return CLI_USAGE;
-			key.has_keyid = true;
-			break;
 		case CLI_OPT_OUTPUT:
 			output = p.arg;
 			break;
@@ -262,28 +235,25 @@ int cmd_sign_digests(int argc, char **argv)
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
 			break;
-		case CLI_OPT_QUIET:
-			quiet = true;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_say_option(c, &quiet, &verbose))
+				break;
+			if (cli_key_option(&p, c, &key) <= 0)
+				return CLI_USAGE;
 		}
 	}
-	if (!key.key)
+	if (!key.opts.key)
 		return cli_usage_error("sign-digests", "no --key given");
 	if (!output)
 		return cli_usage_error("sign-digests", "no --output given");
 	if (cli_parse_operands(&p) != argc - 1)
 		return cli_usage_error("sign-digests", "give one MANIFEST");
-	if (prompt + !!key.pass_file + !!key.pass_env > 1)
-		return cli_usage_error("sign-digests", "give one of -p, --pass-file and --pass-env");
+	if (cli_key_check_pass("sign-digests", &key) != CLI_OK)
+		return CLI_USAGE;
 	manifest = argv[argc - 1];
-	if (!strcmp(manifest, "-") && prompt)
+	if (!strcmp(manifest, "-") && key.prompt)
 		return cli_usage_error("sign-digests", "-p asks on the terminal: give the manifest as a file, or use --pass-file or --pass-env");
 	cli_set_verbose(verbose);
 	/* The untrusted input first: a refused manifest never gets as far as the key. */
@@ -294,13 +264,13 @@ int cmd_sign_digests(int argc, char **argv)
 		rc = CLI_USAGE;
 		goto out;
 	}
-	if (prompt && cli_pass_prompt("sign-digests", key.key, &key.pass_env))
+	if (cli_key_prompt("sign-digests", &key))
 		goto out;
 	/* A remote key (p11-kit's client) writes to a socket: a lost server fails, not kills. */
 	signal(SIGPIPE, SIG_IGN);
 	if (run.jobs > (run.n_files + CHUNK - 1) / CHUNK)
 		run.jobs = run.n_files > CHUNK ? (unsigned int)((run.n_files + CHUNK - 1) / CHUNK) : 1;
-	err = make_workers(&run, &key);
+	err = make_workers(&run, &key.opts);
 	cli_pass_forget();
 	if (err)
 		goto out;
@@ -308,9 +278,9 @@ int cmd_sign_digests(int argc, char **argv)
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	if (sign_all(&run))
 		goto out;
-	secs = seconds_since(CLOCK_MONOTONIC, &t0);
+	secs = cli_seconds_since(CLOCK_MONOTONIC, &t0);
 	/* All threads' CPU time: signatures per CPU second is the per-core rate, load or not. */
-	cpu_secs = seconds_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+	cpu_secs = cli_seconds_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	if (cli_replace_open(&out, "sign-digests", output))
 		goto out;
 	err = imastream_signpkg_manifest_write_signatures(run.m, out.out);

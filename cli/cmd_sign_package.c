@@ -282,13 +282,6 @@ static int find_clashes(struct pkg_run *run)
 	return 0;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 struct pkg_totals {
 	unsigned long packages, files, signatures, failures;
@@ -329,7 +322,7 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 	}
 	if (!t->draw)
 		return;
-	elapsed = seconds_since(&t->start);
+	elapsed = cli_seconds_since(CLOCK_MONOTONIC, &t->start);
 	/* Ten updates a second are plenty. */
 	if (elapsed - t->last_draw < 0.1 && t->packages < run->n)
 		return;
@@ -409,7 +402,7 @@ static int export_digests(const struct cli_pkglist *list, const char *file, unsi
 int cmd_sign_package(int argc, char **argv)
 {
 	static struct pkg_run run; /* the workers array is large; one run per process */
-	struct imastream_key_opts key = { 0 };
+	struct cli_key key = CLI_KEY_INIT;
 	struct cli_pkglist list = { 0 };
 	struct pkg_totals t = { 0 };
 	const struct imastream_hash_info *hi;
@@ -418,34 +411,15 @@ int cmd_sign_package(int argc, char **argv)
 	struct imastream_signpkg_manifest *sigs = NULL;
 	struct imastream_trust *trust = NULL;
 	unsigned long export_failed = 0;
-	bool prompt = false, allow_weak = false, many;
+	bool allow_weak = false, many;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, verbose = 0, show = -1, err = 0;
 
+	run.opts.size = sizeof(run.opts);
 	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_KEY:
-			key.key = p.arg;
-			break;
-		case CLI_OPT_CERT:
-			key.cert = p.arg;
-			break;
-		case CLI_OPT_PASS:
-			prompt = true;
-			break;
-		case CLI_OPT_PASS_FILE:
-			key.pass_file = p.arg;
-			break;
-		case CLI_OPT_PASS_ENV:
-			key.pass_env = p.arg;
-			break;
-		case CLI_OPT_KEYID:
-			if (!cli_parse_keyid(&p, &key.keyid))
-				return CLI_USAGE;
-			key.has_keyid = true;
-			break;
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
 			if (!hi)
@@ -481,17 +455,18 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_key_option(&p, c, &key) <= 0)
+				return CLI_USAGE;
 		}
 	}
-	if (import_file && (key.key || export_file || run.opts.algo))
+	if (import_file && (key.opts.key || export_file || run.opts.algo))
 		return cli_usage_error("sign-package", "--import-signatures signs nothing: it takes no %s",
-				       key.key ? "--key" : export_file ? "--export-digests" : "--hash-algo");
-	if (import_file && !key.cert)
+				       key.opts.key ? "--key" : export_file ? "--export-digests" : "--hash-algo");
+	if (import_file && !key.opts.cert)
 		return cli_usage_error("sign-package", "--import-signatures needs --cert: each signature is checked with it before it is stored");
-	if (export_file && (key.key || run.opts.outdir))
+	if (export_file && (key.opts.key || run.opts.outdir))
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
-				       key.key ? "--key" : "--outdir");
+				       key.opts.key ? "--key" : "--outdir");
 	if (export_file) {
 		if (cli_parse_operands(&p) >= argc)
 			return cli_usage_error("sign-package", "no package given");
@@ -504,16 +479,16 @@ int cmd_sign_package(int argc, char **argv)
 		cli_pkglist_free(&list);
 		return err ? CLI_FAILED : CLI_OK;
 	}
-	if (!key.key && !import_file)
+	if (!key.opts.key && !import_file)
 		return cli_usage_error("sign-package", "no --key given");
 	if (run.opts.algo && cli_check_weak_algo("sign-package", run.opts.algo, allow_weak) != CLI_OK)
 		return CLI_USAGE;
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign-package", "no package given");
-	if (prompt + !!key.pass_file + !!key.pass_env > 1)
-		return cli_usage_error("sign-package", "give one of -p, --pass-file and --pass-env");
-	if (prompt && !import_file) {
-		err = cli_pass_prompt("sign-package", key.key, &key.pass_env);
+	if (cli_key_check_pass("sign-package", &key) != CLI_OK)
+		return CLI_USAGE;
+	if (!import_file) {
+		err = cli_key_prompt("sign-package", &key);
 		if (err)
 			return err;
 	}
@@ -526,8 +501,8 @@ int cmd_sign_package(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/* The key is loaded once, before any package is read: a bad key fails early. */
-	err = import_file ? load_import(&run, import_file, key.cert, &sigs, &trust) :
-	      make_workers(&run, &key);
+	err = import_file ? load_import(&run, import_file, key.opts.cert, &sigs, &trust) :
+	      make_workers(&run, &key.opts);
 	cli_pass_forget();
 	if (err) {
 		free_workers(&run);
@@ -560,7 +535,7 @@ int cmd_sign_package(int argc, char **argv)
 				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
 				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,
 				t.failures + list.failed, t.failures + list.failed == 1 ? "" : "s",
-				seconds_since(&t.start));
+				cli_seconds_since(CLOCK_MONOTONIC, &t.start));
 	}
 	if (list.failed)
 		err = err ? err : -ENOENT;
