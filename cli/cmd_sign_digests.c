@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/replace.h"
+#include "cli/signers.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
@@ -71,8 +72,6 @@ struct digest_run;
 
 struct digest_worker {
 	struct digest_run *run;
-	struct imastream_signer *signer;
-	struct imastream_signpkg_signer ps;
 	struct cli_capture msgs; /* what its failure said */
 	pthread_t thread;
 	int err;
@@ -83,28 +82,11 @@ struct digest_run {
 	size_t n_files;
 	unsigned int jobs;
 	struct digest_worker workers[CLI_MAX_JOBS];
-	bool shared_signer; /* a pkcs11 engine key: one signer, taken in turn */
-	pthread_mutex_t sign_lock;
+	struct cli_signers signers; /* signers.ps[i] is worker i's */
 	pthread_mutex_t lock; /* next, failed */
 	size_t next;
 	bool failed;
 };
-
-static int worker_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len,
-		       uint8_t *sig, size_t sig_size, size_t *sig_len_ret)
-{
-	struct digest_worker *w = arg;
-	int err;
-
-	if (!w->run->shared_signer)
-		return imastream_signer_sign(w->signer, algo, digest, digest_len, sig, sig_size,
-					     sig_len_ret);
-	pthread_mutex_lock(&w->run->sign_lock);
-	err = imastream_signer_sign(w->run->workers[0].signer, algo, digest, digest_len, sig,
-				    sig_size, sig_len_ret);
-	pthread_mutex_unlock(&w->run->sign_lock);
-	return err;
-}
 
 /* Takes runs of digests until none is left or a worker failed: the first failure ends it. */
 static void *worker_main(void *arg)
@@ -126,7 +108,7 @@ static void *worker_main(void *arg)
 		w->err = imastream_signpkg_manifest_sign(run->m, first,
 							 run->n_files - first < CHUNK ?
 							 run->n_files - first : CHUNK,
-							 &w->ps, &cli_log);
+							 &run->signers.ps[w - run->workers], &cli_log);
 		if (w->err) {
 			pthread_mutex_lock(&run->lock);
 			run->failed = true;
@@ -141,25 +123,9 @@ static void *worker_main(void *arg)
 /* The key loaded once, a handle per worker (as sign-package -j has them). */
 static int make_workers(struct digest_run *run, const struct imastream_key_opts *key)
 {
-	int err = imastream_signer_new(key, &cli_log, &run->workers[0].signer);
-
-	if (err)
-		return err;
-	for (unsigned int i = 0; i < run->jobs; i++) {
-		struct digest_worker *w = &run->workers[i];
-
-		if (i && !run->shared_signer) {
-			err = imastream_signer_dup(run->workers[0].signer, &w->signer);
-			if (err == -EOPNOTSUPP)
-				run->shared_signer = true;
-			else if (err)
-				return err;
-		}
-		w->run = run;
-		w->ps = (struct imastream_signpkg_signer){
-			worker_sign, w, imastream_signer_keyid(run->workers[0].signer) };
-	}
-	return 0;
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
+	return cli_signers_load(&run->signers, key, run->jobs);
 }
 
 /* Signs every digest; on failure prints the first failing worker's line.  Return: 0 or -1. */
@@ -169,7 +135,6 @@ static int sign_all(struct digest_run *run)
 	int err = 0;
 
 	pthread_mutex_init(&run->lock, NULL);
-	pthread_mutex_init(&run->sign_lock, NULL);
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int e = pthread_create(&run->workers[i].thread, NULL, worker_main, &run->workers[i]);
 
@@ -190,7 +155,6 @@ static int sign_all(struct digest_run *run)
 		}
 		cli_capture_free(&run->workers[i].msgs);
 	}
-	pthread_mutex_destroy(&run->sign_lock);
 	pthread_mutex_destroy(&run->lock);
 	return err;
 }
@@ -296,8 +260,7 @@ int cmd_sign_digests(int argc, char **argv)
 			cpu_secs > 0 ? (double)run.n_files / cpu_secs : 0.0);
 	rc = CLI_OK;
 out:
-	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
-		imastream_signer_free(run.workers[i].signer);
+	cli_signers_free(&run.signers);
 	imastream_signpkg_manifest_free(run.m);
 	return rc;
 }

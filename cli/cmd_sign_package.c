@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "cli/pkglist.h"
 #include "cli/replace.h"
+#include "cli/signers.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
@@ -100,8 +101,6 @@ struct pkg_outcome {
 
 struct pkg_worker {
 	struct pkg_run *run;
-	struct imastream_signer *signer;
-	struct imastream_signpkg_signer ps;
 	pthread_t thread;
 };
 
@@ -115,29 +114,11 @@ struct pkg_run {
 	const struct imastream_trust *trust;
 	unsigned int jobs;
 	struct pkg_worker workers[CLI_MAX_JOBS];
-	/* A key that cannot be shared between threads (pkcs11): one signer, taken in turn. */
-	bool shared_signer;
-	pthread_mutex_t sign_lock;
+	struct cli_signers signers; /* signers.ps[i] is worker i's */
 	pthread_mutex_t lock; /* next and every out[].done */
 	pthread_cond_t done;
 	size_t next;
 };
-
-static int keys_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len,
-		     uint8_t *sig, size_t sig_size, size_t *sig_len_ret)
-{
-	struct pkg_worker *w = arg;
-	int err;
-
-	if (!w->run->shared_signer)
-		return imastream_signer_sign(w->signer, algo, digest, digest_len, sig, sig_size,
-					     sig_len_ret);
-	pthread_mutex_lock(&w->run->sign_lock);
-	err = imastream_signer_sign(w->run->workers[0].signer, algo, digest, digest_len, sig,
-				    sig_size, sig_len_ret);
-	pthread_mutex_unlock(&w->run->sign_lock);
-	return err;
-}
 
 /* Any thread: signs package @i, holding back what it says for the report. */
 static void sign_one_package(struct pkg_worker *w, size_t i)
@@ -154,7 +135,7 @@ static void sign_one_package(struct pkg_worker *w, size_t i)
 		o->ok = imastream_signpkg_import_signatures(run->paths[i], run->sigs, run->trust,
 							    &opts, &o->res) == 0;
 	} else {
-		opts.signer = &w->ps;
+		opts.signer = &run->signers.ps[w - run->workers];
 		o->ok = imastream_sign_package(run->paths[i], &opts, &o->res) == 0;
 	}
 	cli_capture_end();
@@ -189,26 +170,9 @@ static void *worker_main(void *arg)
  */
 static int make_workers(struct pkg_run *run, const struct imastream_key_opts *key)
 {
-	int err;
-
-	err = imastream_signer_new(key, &cli_log, &run->workers[0].signer);
-	if (err)
-		return err; /* the library said why, in one line */
-	for (unsigned int i = 0; i < run->jobs; i++) {
-		struct pkg_worker *w = &run->workers[i];
-
-		if (i && !run->shared_signer) {
-			err = imastream_signer_dup(run->workers[0].signer, &w->signer);
-			if (err == -EOPNOTSUPP)
-				run->shared_signer = true;
-			else if (err)
-				return err;
-		}
-		w->run = run;
-		w->ps = (struct imastream_signpkg_signer){
-			keys_sign, w, imastream_signer_keyid(run->workers[0].signer) };
-	}
-	return 0;
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
+	return cli_signers_load(&run->signers, key, run->jobs);
 }
 
 /*
@@ -236,8 +200,7 @@ static int load_import(struct pkg_run *run, const char *file, const char *cert,
 
 static void free_workers(struct pkg_run *run)
 {
-	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
-		imastream_signer_free(run->workers[i].signer);
+	cli_signers_free(&run->signers);
 }
 
 static const char *base_name(const char *path)
@@ -313,7 +276,7 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 		else if (verbose)
 			cli_error("%s: %u of %u files signed (%s, key id %08x)%s%s", run->paths[i],
 				  res->signed_files, res->files,
-				  imastream_hash_by_algo(res->algo)->name, run->workers[0].ps.keyid,
+				  imastream_hash_by_algo(res->algo)->name, run->signers.ps[0].keyid,
 				  res->replaced ? ", previous file signatures replaced" : "",
 				  res->rehashed ? ", contents re-hashed from the payload" : "");
 		if (verbose && res->openpgp)
@@ -340,7 +303,6 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
 	unsigned int started = 0;
 
 	pthread_mutex_init(&run->lock, NULL);
-	pthread_mutex_init(&run->sign_lock, NULL);
 	pthread_cond_init(&run->done, NULL);
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int err = pthread_create(&run->workers[i].thread, NULL, worker_main,
@@ -367,7 +329,6 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
 	for (unsigned int i = 0; i < started; i++)
 		pthread_join(run->workers[i].thread, NULL);
 	pthread_cond_destroy(&run->done);
-	pthread_mutex_destroy(&run->sign_lock);
 	pthread_mutex_destroy(&run->lock);
 }
 
