@@ -55,7 +55,7 @@ static int private_copy(const char *src, const char *dst)
 
 static double bench_ours(const char *key, int count)
 {
-	struct imastream_key_opts o = { .key = key };
+	struct imastream_key_opts o = { .size = sizeof(o), .key = key };
 	struct imastream_signer *s;
 	unsigned char digest[32] = { 0 }, sig[1024];
 	size_t len;

@@ -110,6 +110,8 @@ void cli_tally_start(struct cli_tally *t);
 void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures);
 /* Takes the progress line away and prints the summary line. */
 void cli_tally_end(struct cli_tally *t, unsigned long failures);
+/* Seconds from @t0 to now on @clock: the time a summary line gives (tally.c). */
+double cli_seconds_since(clockid_t clock, const struct timespec *t0);
 
 /*
  * -p/--pass (cli/pass.c): asks for the passphrase on the terminal, without echo, and

@@ -282,7 +282,7 @@ int cmd_install(int argc, char **argv)
 	pr.n_pkgs = (unsigned int)(argc - cli_parse_operands(&p));
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	opts = (struct imastream_chain_sink_opts){
-		.root = root, .flags = sink_flags, .txn_flags = txn_flags, .cfg = &cfg,
+		.size = sizeof(opts), .root = root, .flags = sink_flags, .txn_flags = txn_flags, .cfg = &cfg,
 		.pgp_keys = n_keys ? pgp_keys : NULL,
 		.progress = pr.on ? show_progress : NULL, .progress_arg = &pr,
 	};

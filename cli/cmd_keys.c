@@ -203,11 +203,10 @@ static int keys_id(const struct imastream_key_opts *opts)
 
 int cmd_keys(int argc, char **argv)
 {
-	struct imastream_key_opts opts = { 0 };
+	struct cli_key key = CLI_KEY_INIT;
 	const struct cli_spec *spec;
 	const char *ring = NULL, *sub;
 	struct cli_parser p;
-	bool prompt = false;
 	int c, verbose = 0, first, n, err;
 
 	if (argc < 2)
@@ -231,28 +230,14 @@ int cmd_keys(int argc, char **argv)
 		case CLI_OPT_KEYRING:
 			ring = p.arg;
 			break;
-		case CLI_OPT_KEY:
-			opts.key = p.arg;
-			break;
-		case CLI_OPT_CERT:
-			opts.cert = p.arg;
-			break;
-		case CLI_OPT_PASS:
-			prompt = true;
-			break;
-		case CLI_OPT_PASS_FILE:
-			opts.pass_file = p.arg;
-			break;
-		case CLI_OPT_PASS_ENV:
-			opts.pass_env = p.arg;
-			break;
 		case CLI_OPT_VERBOSE:
 			verbose++;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_key_option(&p, c, &key) <= 0)
+				return CLI_USAGE;
 		}
 	}
 	cli_set_verbose(verbose);
@@ -270,15 +255,13 @@ int cmd_keys(int argc, char **argv)
 			return cli_usage_error(spec->cmd, "wants at most one keyring");
 		return keys_list(n ? argv[first] : ring ? ring : DEFAULT_RING);
 	}
-	if (n || (!opts.key && !opts.cert) ||
-	    (!opts.key && (prompt || opts.pass_file || opts.pass_env)))
+	if (n || (!key.opts.key && !key.opts.cert) ||
+	    (!key.opts.key && (key.prompt || key.opts.pass_file || key.opts.pass_env)))
 		return cli_usage_error(spec->cmd, "wants --cert CERT, or --key KEY with its options");
-	if (prompt + !!opts.pass_file + !!opts.pass_env > 1)
-		return cli_usage_error(spec->cmd, "give one of -p, --pass-file and --pass-env");
-	if (prompt) {
-		err = cli_pass_prompt(spec->cmd, opts.key, &opts.pass_env);
-		if (err)
-			return err;
-	}
-	return keys_id(&opts);
+	if (cli_key_check_pass(spec->cmd, &key) != CLI_OK)
+		return CLI_USAGE;
+	err = cli_key_prompt(spec->cmd, &key);
+	if (err)
+		return err;
+	return keys_id(&key.opts);
 }

@@ -18,6 +18,7 @@
 #include "attest/sources.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/replace.h"
 #include "imastream/keys.h"
 
 #define MAX_TRUST 16
@@ -158,35 +159,22 @@ static int add_trust(struct attest_policy *pol, const char *path)
 	return err;
 }
 
-/* Writes to a temp file beside @output and renames it over: a reader sees old or new. */
+/* Writes to @output (NULL: standard output) as every command does: a reader sees old or new. */
 static int write_policy(const struct attest_policy *pol, const char *output)
 {
-	char tmp[PATH_MAX];
-	int fd, err;
+	struct cli_replace r;
+	int err;
 
-	if (!output)
-		return attest_policy_write(pol, STDOUT_FILENO, &cli_log);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.imastream-tmp-XXXXXX", output) >= sizeof(tmp)) {
-		cli_say("policy", "%s: path too long", output);
-		return -ENAMETOOLONG;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		cli_say("policy", "%s: cannot create a file beside it: %s", output, strerror(errno));
-		return -errno;
-	}
-	err = attest_policy_write(pol, fd, &cli_log);
-	if (!err && (fchmod(fd, 0644) || fsync(fd)))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, output))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
+	err = cli_replace_open(&r, "policy", output ? output : "-");
+	if (err)
+		return err;
+	/* The policy is written to the descriptor: nothing may wait in the stream's buffer. */
+	err = fflush(r.out) == EOF ? -errno : 0;
+	if (!err)
+		err = attest_policy_write(pol, fileno(r.out), &cli_log);
+	if (err && output)
 		cli_say("policy", "%s: cannot write: %s", output, strerror(-err));
-	}
-	return err;
+	return cli_replace_close(&r, "policy", err);
 }
 
 static int policy_keylime(int argc, char **argv)

@@ -60,16 +60,11 @@ int cmd_recover(int argc, char **argv)
 		case CLI_OPT_NO_WAIT:
 			flags |= IMASTREAM_ROOT_NO_WAIT;
 			break;
-		case CLI_OPT_QUIET:
-			quiet = true;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (!cli_say_option(c, &quiet, &verbose))
+				return CLI_USAGE;
 		}
 	}
 	if (!root)

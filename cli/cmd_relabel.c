@@ -234,7 +234,7 @@ int cmd_relabel(int argc, char **argv)
 	if (imastream_chain_new(&cfg, &log, &chain) ||
 	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
 		goto out;
-	opts = (struct imastream_relabel_opts){ .root = root_abs, .cfg = &cfg, .flags = flags,
+	opts = (struct imastream_relabel_opts){ .size = sizeof(opts), .root = root_abs, .cfg = &cfg, .flags = flags,
 						.report = print_file, .report_arg = &run };
 	err = imastream_relabel_new(chain, &opts, &log, &rl);
 	if (err)

@@ -261,40 +261,20 @@ static void free_workers(struct sign_job *job)
 int cmd_sign(int argc, char **argv)
 {
 	struct sign_job job = { .write = true, .evm = true, .names = true };
-	struct imastream_key_opts opts = { 0 };
+	struct cli_key key = CLI_KEY_INIT;
 	const char *algo_name = "sha256";
 	bool algo_given = false;
 	unsigned int wflags = 0;
 	struct cli_parser p;
-	bool prompt = false, allow_weak = false;
-	int c, err;
+	bool allow_weak = false;
+	int c, taken, err;
 
 	cli_walk_init(&job.walk, "sign", &sign_ops, &job, "signed", sizeof(struct sign_result));
 	cli_parse_start(&p, &sign_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_KEY:
-			opts.key = p.arg;
-			break;
 		case CLI_OPT_ALLOW_WEAK:
 			allow_weak = true;
-			break;
-		case CLI_OPT_CERT:
-			opts.cert = p.arg;
-			break;
-		case CLI_OPT_KEYID:
-			if (!cli_parse_keyid(&p, &opts.keyid))
-				return CLI_USAGE;
-			opts.has_keyid = true;
-			break;
-		case CLI_OPT_PASS:
-			prompt = true;
-			break;
-		case CLI_OPT_PASS_FILE:
-			opts.pass_file = p.arg;
-			break;
-		case CLI_OPT_PASS_ENV:
-			opts.pass_env = p.arg;
 			break;
 		case CLI_OPT_EVM:
 			if (!strcmp(p.arg, "portable"))
@@ -328,14 +308,17 @@ int cmd_sign(int argc, char **argv)
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_walk_option(&job.walk, &p, c) <= 0)
+			taken = cli_key_option(&p, c, &key);
+			if (!taken)
+				taken = cli_walk_option(&job.walk, &p, c);
+			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
-	if (!opts.key)
+	if (!key.opts.key)
 		return cli_usage_error("sign", "no --key given");
-	if (prompt + !!opts.pass_file + !!opts.pass_env > 1)
-		return cli_usage_error("sign", "give one of -p, --pass-file and --pass-env");
+	if (cli_key_check_pass("sign", &key) != CLI_OK)
+		return CLI_USAGE;
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign", "no PATH given");
 	cli_set_verbose(job.walk.verbosity);
@@ -351,14 +334,12 @@ int cmd_sign(int argc, char **argv)
 	if (job.verity && algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
 		return cli_usage_error("sign", "--verity signs sha256 fs-verity digests only, not %s",
 				       job.algo->name);
-	if (prompt) {
-		err = cli_pass_prompt("sign", opts.key, &opts.pass_env);
-		if (err)
-			return err;
-	}
+	err = cli_key_prompt("sign", &key);
+	if (err)
+		return err;
 	imastream_xattr_writer_init(&job.writer, wflags, &cli_log);
 	/* The key first: a bad key, passphrase or certificate stops before any file is touched. */
-	err = make_workers(&job, &opts, &job.walk.jobs);
+	err = make_workers(&job, &key.opts, &job.walk.jobs);
 	cli_pass_forget();
 	if (!err)
 		err = cli_walk_start(&job.walk);

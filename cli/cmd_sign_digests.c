@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/replace.h"
+#include "cli/signers.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
@@ -71,8 +72,6 @@ struct digest_run;
 
 struct digest_worker {
 	struct digest_run *run;
-	struct imastream_signer *signer;
-	struct imastream_signpkg_signer ps;
 	struct cli_capture msgs; /* what its failure said */
 	pthread_t thread;
 	int err;
@@ -83,28 +82,11 @@ struct digest_run {
 	size_t n_files;
 	unsigned int jobs;
 	struct digest_worker workers[CLI_MAX_JOBS];
-	bool shared_signer; /* a pkcs11 engine key: one signer, taken in turn */
-	pthread_mutex_t sign_lock;
+	struct cli_signers signers; /* signers.ps[i] is worker i's */
 	pthread_mutex_t lock; /* next, failed */
 	size_t next;
 	bool failed;
 };
-
-static int worker_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len,
-		       uint8_t *sig, size_t sig_size, size_t *sig_len_ret)
-{
-	struct digest_worker *w = arg;
-	int err;
-
-	if (!w->run->shared_signer)
-		return imastream_signer_sign(w->signer, algo, digest, digest_len, sig, sig_size,
-					     sig_len_ret);
-	pthread_mutex_lock(&w->run->sign_lock);
-	err = imastream_signer_sign(w->run->workers[0].signer, algo, digest, digest_len, sig,
-				    sig_size, sig_len_ret);
-	pthread_mutex_unlock(&w->run->sign_lock);
-	return err;
-}
 
 /* Takes runs of digests until none is left or a worker failed: the first failure ends it. */
 static void *worker_main(void *arg)
@@ -126,7 +108,7 @@ static void *worker_main(void *arg)
 		w->err = imastream_signpkg_manifest_sign(run->m, first,
 							 run->n_files - first < CHUNK ?
 							 run->n_files - first : CHUNK,
-							 &w->ps, &cli_log);
+							 &run->signers.ps[w - run->workers], &cli_log);
 		if (w->err) {
 			pthread_mutex_lock(&run->lock);
 			run->failed = true;
@@ -141,25 +123,9 @@ static void *worker_main(void *arg)
 /* The key loaded once, a handle per worker (as sign-package -j has them). */
 static int make_workers(struct digest_run *run, const struct imastream_key_opts *key)
 {
-	int err = imastream_signer_new(key, &cli_log, &run->workers[0].signer);
-
-	if (err)
-		return err;
-	for (unsigned int i = 0; i < run->jobs; i++) {
-		struct digest_worker *w = &run->workers[i];
-
-		if (i && !run->shared_signer) {
-			err = imastream_signer_dup(run->workers[0].signer, &w->signer);
-			if (err == -EOPNOTSUPP)
-				run->shared_signer = true;
-			else if (err)
-				return err;
-		}
-		w->run = run;
-		w->ps = (struct imastream_signpkg_signer){
-			worker_sign, w, imastream_signer_keyid(run->workers[0].signer) };
-	}
-	return 0;
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
+	return cli_signers_load(&run->signers, key, run->jobs);
 }
 
 /* Signs every digest; on failure prints the first failing worker's line.  Return: 0 or -1. */
@@ -169,7 +135,6 @@ static int sign_all(struct digest_run *run)
 	int err = 0;
 
 	pthread_mutex_init(&run->lock, NULL);
-	pthread_mutex_init(&run->sign_lock, NULL);
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int e = pthread_create(&run->workers[i].thread, NULL, worker_main, &run->workers[i]);
 
@@ -190,7 +155,6 @@ static int sign_all(struct digest_run *run)
 		}
 		cli_capture_free(&run->workers[i].msgs);
 	}
-	pthread_mutex_destroy(&run->sign_lock);
 	pthread_mutex_destroy(&run->lock);
 	return err;
 }
@@ -206,23 +170,16 @@ static int check_algos(const struct imastream_signpkg_manifest *m, bool allow_we
 	return CLI_OK;
 }
 
-static double seconds_since(clockid_t clock, const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(clock, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 int cmd_sign_digests(int argc, char **argv)
 {
 	static struct digest_run run; /* the workers array is large; one run per process */
-	struct imastream_key_opts key = { 0 };
+	struct cli_key key = CLI_KEY_INIT;
 	const char *output = NULL, *manifest;
 	struct cli_replace out;
 	struct timespec t0, cpu0;
 	struct cli_parser p;
-	bool prompt = false, allow_weak = false, quiet = false;
+	bool allow_weak = false, quiet = false;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n_pkgs = 0;
 	double secs, cpu_secs;
@@ -232,26 +189,6 @@ int cmd_sign_digests(int argc, char **argv)
 	cli_parse_start(&p, &sign_digests_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_KEY:
-			key.key = p.arg;
-			break;
-		case CLI_OPT_CERT:
-			key.cert = p.arg;
-			break;
-		case CLI_OPT_PASS:
-			prompt = true;
-			break;
-		case CLI_OPT_PASS_FILE:
-			key.pass_file = p.arg;
-			break;
-		case CLI_OPT_PASS_ENV:
-			key.pass_env = p.arg;
-			break;
-		case CLI_OPT_KEYID:
-			if (!cli_parse_keyid(&p, &key.keyid))
-				return CLI_USAGE;
-			key.has_keyid = true;
-			break;
 		case CLI_OPT_OUTPUT:
 			output = p.arg;
 			break;
@@ -262,28 +199,25 @@ int cmd_sign_digests(int argc, char **argv)
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
 			break;
-		case CLI_OPT_QUIET:
-			quiet = true;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_say_option(c, &quiet, &verbose))
+				break;
+			if (cli_key_option(&p, c, &key) <= 0)
+				return CLI_USAGE;
 		}
 	}
-	if (!key.key)
+	if (!key.opts.key)
 		return cli_usage_error("sign-digests", "no --key given");
 	if (!output)
 		return cli_usage_error("sign-digests", "no --output given");
 	if (cli_parse_operands(&p) != argc - 1)
 		return cli_usage_error("sign-digests", "give one MANIFEST");
-	if (prompt + !!key.pass_file + !!key.pass_env > 1)
-		return cli_usage_error("sign-digests", "give one of -p, --pass-file and --pass-env");
+	if (cli_key_check_pass("sign-digests", &key) != CLI_OK)
+		return CLI_USAGE;
 	manifest = argv[argc - 1];
-	if (!strcmp(manifest, "-") && prompt)
+	if (!strcmp(manifest, "-") && key.prompt)
 		return cli_usage_error("sign-digests", "-p asks on the terminal: give the manifest as a file, or use --pass-file or --pass-env");
 	cli_set_verbose(verbose);
 	/* The untrusted input first: a refused manifest never gets as far as the key. */
@@ -294,13 +228,13 @@ int cmd_sign_digests(int argc, char **argv)
 		rc = CLI_USAGE;
 		goto out;
 	}
-	if (prompt && cli_pass_prompt("sign-digests", key.key, &key.pass_env))
+	if (cli_key_prompt("sign-digests", &key))
 		goto out;
 	/* A remote key (p11-kit's client) writes to a socket: a lost server fails, not kills. */
 	signal(SIGPIPE, SIG_IGN);
 	if (run.jobs > (run.n_files + CHUNK - 1) / CHUNK)
 		run.jobs = run.n_files > CHUNK ? (unsigned int)((run.n_files + CHUNK - 1) / CHUNK) : 1;
-	err = make_workers(&run, &key);
+	err = make_workers(&run, &key.opts);
 	cli_pass_forget();
 	if (err)
 		goto out;
@@ -308,9 +242,9 @@ int cmd_sign_digests(int argc, char **argv)
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	if (sign_all(&run))
 		goto out;
-	secs = seconds_since(CLOCK_MONOTONIC, &t0);
+	secs = cli_seconds_since(CLOCK_MONOTONIC, &t0);
 	/* All threads' CPU time: signatures per CPU second is the per-core rate, load or not. */
-	cpu_secs = seconds_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+	cpu_secs = cli_seconds_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	if (cli_replace_open(&out, "sign-digests", output))
 		goto out;
 	err = imastream_signpkg_manifest_write_signatures(run.m, out.out);
@@ -326,8 +260,7 @@ int cmd_sign_digests(int argc, char **argv)
 			cpu_secs > 0 ? (double)run.n_files / cpu_secs : 0.0);
 	rc = CLI_OK;
 out:
-	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
-		imastream_signer_free(run.workers[i].signer);
+	cli_signers_free(&run.signers);
 	imastream_signpkg_manifest_free(run.m);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "cli/pkglist.h"
 #include "cli/replace.h"
+#include "cli/signers.h"
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
@@ -100,8 +101,6 @@ struct pkg_outcome {
 
 struct pkg_worker {
 	struct pkg_run *run;
-	struct imastream_signer *signer;
-	struct imastream_signpkg_signer ps;
 	pthread_t thread;
 };
 
@@ -115,29 +114,11 @@ struct pkg_run {
 	const struct imastream_trust *trust;
 	unsigned int jobs;
 	struct pkg_worker workers[CLI_MAX_JOBS];
-	/* A key that cannot be shared between threads (pkcs11): one signer, taken in turn. */
-	bool shared_signer;
-	pthread_mutex_t sign_lock;
+	struct cli_signers signers; /* signers.ps[i] is worker i's */
 	pthread_mutex_t lock; /* next and every out[].done */
 	pthread_cond_t done;
 	size_t next;
 };
-
-static int keys_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len,
-		     uint8_t *sig, size_t sig_size, size_t *sig_len_ret)
-{
-	struct pkg_worker *w = arg;
-	int err;
-
-	if (!w->run->shared_signer)
-		return imastream_signer_sign(w->signer, algo, digest, digest_len, sig, sig_size,
-					     sig_len_ret);
-	pthread_mutex_lock(&w->run->sign_lock);
-	err = imastream_signer_sign(w->run->workers[0].signer, algo, digest, digest_len, sig,
-				    sig_size, sig_len_ret);
-	pthread_mutex_unlock(&w->run->sign_lock);
-	return err;
-}
 
 /* Any thread: signs package @i, holding back what it says for the report. */
 static void sign_one_package(struct pkg_worker *w, size_t i)
@@ -154,7 +135,7 @@ static void sign_one_package(struct pkg_worker *w, size_t i)
 		o->ok = imastream_signpkg_import_signatures(run->paths[i], run->sigs, run->trust,
 							    &opts, &o->res) == 0;
 	} else {
-		opts.signer = &w->ps;
+		opts.signer = &run->signers.ps[w - run->workers];
 		o->ok = imastream_sign_package(run->paths[i], &opts, &o->res) == 0;
 	}
 	cli_capture_end();
@@ -189,26 +170,9 @@ static void *worker_main(void *arg)
  */
 static int make_workers(struct pkg_run *run, const struct imastream_key_opts *key)
 {
-	int err;
-
-	err = imastream_signer_new(key, &cli_log, &run->workers[0].signer);
-	if (err)
-		return err; /* the library said why, in one line */
-	for (unsigned int i = 0; i < run->jobs; i++) {
-		struct pkg_worker *w = &run->workers[i];
-
-		if (i && !run->shared_signer) {
-			err = imastream_signer_dup(run->workers[0].signer, &w->signer);
-			if (err == -EOPNOTSUPP)
-				run->shared_signer = true;
-			else if (err)
-				return err;
-		}
-		w->run = run;
-		w->ps = (struct imastream_signpkg_signer){
-			keys_sign, w, imastream_signer_keyid(run->workers[0].signer) };
-	}
-	return 0;
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
+	return cli_signers_load(&run->signers, key, run->jobs);
 }
 
 /*
@@ -236,8 +200,7 @@ static int load_import(struct pkg_run *run, const char *file, const char *cert,
 
 static void free_workers(struct pkg_run *run)
 {
-	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
-		imastream_signer_free(run->workers[i].signer);
+	cli_signers_free(&run->signers);
 }
 
 static const char *base_name(const char *path)
@@ -282,13 +245,6 @@ static int find_clashes(struct pkg_run *run)
 	return 0;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 struct pkg_totals {
 	unsigned long packages, files, signatures, failures;
@@ -320,7 +276,7 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 		else if (verbose)
 			cli_error("%s: %u of %u files signed (%s, key id %08x)%s%s", run->paths[i],
 				  res->signed_files, res->files,
-				  imastream_hash_by_algo(res->algo)->name, run->workers[0].ps.keyid,
+				  imastream_hash_by_algo(res->algo)->name, run->signers.ps[0].keyid,
 				  res->replaced ? ", previous file signatures replaced" : "",
 				  res->rehashed ? ", contents re-hashed from the payload" : "");
 		if (verbose && res->openpgp)
@@ -329,7 +285,7 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 	}
 	if (!t->draw)
 		return;
-	elapsed = seconds_since(&t->start);
+	elapsed = cli_seconds_since(CLOCK_MONOTONIC, &t->start);
 	/* Ten updates a second are plenty. */
 	if (elapsed - t->last_draw < 0.1 && t->packages < run->n)
 		return;
@@ -347,7 +303,6 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
 	unsigned int started = 0;
 
 	pthread_mutex_init(&run->lock, NULL);
-	pthread_mutex_init(&run->sign_lock, NULL);
 	pthread_cond_init(&run->done, NULL);
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int err = pthread_create(&run->workers[i].thread, NULL, worker_main,
@@ -374,7 +329,6 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
 	for (unsigned int i = 0; i < started; i++)
 		pthread_join(run->workers[i].thread, NULL);
 	pthread_cond_destroy(&run->done);
-	pthread_mutex_destroy(&run->sign_lock);
 	pthread_mutex_destroy(&run->lock);
 }
 
@@ -409,7 +363,7 @@ static int export_digests(const struct cli_pkglist *list, const char *file, unsi
 int cmd_sign_package(int argc, char **argv)
 {
 	static struct pkg_run run; /* the workers array is large; one run per process */
-	struct imastream_key_opts key = { 0 };
+	struct cli_key key = CLI_KEY_INIT;
 	struct cli_pkglist list = { 0 };
 	struct pkg_totals t = { 0 };
 	const struct imastream_hash_info *hi;
@@ -418,34 +372,15 @@ int cmd_sign_package(int argc, char **argv)
 	struct imastream_signpkg_manifest *sigs = NULL;
 	struct imastream_trust *trust = NULL;
 	unsigned long export_failed = 0;
-	bool prompt = false, allow_weak = false, many;
+	bool allow_weak = false, many;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, verbose = 0, show = -1, err = 0;
 
+	run.opts.size = sizeof(run.opts);
 	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_KEY:
-			key.key = p.arg;
-			break;
-		case CLI_OPT_CERT:
-			key.cert = p.arg;
-			break;
-		case CLI_OPT_PASS:
-			prompt = true;
-			break;
-		case CLI_OPT_PASS_FILE:
-			key.pass_file = p.arg;
-			break;
-		case CLI_OPT_PASS_ENV:
-			key.pass_env = p.arg;
-			break;
-		case CLI_OPT_KEYID:
-			if (!cli_parse_keyid(&p, &key.keyid))
-				return CLI_USAGE;
-			key.has_keyid = true;
-			break;
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
 			if (!hi)
@@ -481,17 +416,18 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if (cli_key_option(&p, c, &key) <= 0)
+				return CLI_USAGE;
 		}
 	}
-	if (import_file && (key.key || export_file || run.opts.algo))
+	if (import_file && (key.opts.key || export_file || run.opts.algo))
 		return cli_usage_error("sign-package", "--import-signatures signs nothing: it takes no %s",
-				       key.key ? "--key" : export_file ? "--export-digests" : "--hash-algo");
-	if (import_file && !key.cert)
+				       key.opts.key ? "--key" : export_file ? "--export-digests" : "--hash-algo");
+	if (import_file && !key.opts.cert)
 		return cli_usage_error("sign-package", "--import-signatures needs --cert: each signature is checked with it before it is stored");
-	if (export_file && (key.key || run.opts.outdir))
+	if (export_file && (key.opts.key || run.opts.outdir))
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
-				       key.key ? "--key" : "--outdir");
+				       key.opts.key ? "--key" : "--outdir");
 	if (export_file) {
 		if (cli_parse_operands(&p) >= argc)
 			return cli_usage_error("sign-package", "no package given");
@@ -504,16 +440,16 @@ int cmd_sign_package(int argc, char **argv)
 		cli_pkglist_free(&list);
 		return err ? CLI_FAILED : CLI_OK;
 	}
-	if (!key.key && !import_file)
+	if (!key.opts.key && !import_file)
 		return cli_usage_error("sign-package", "no --key given");
 	if (run.opts.algo && cli_check_weak_algo("sign-package", run.opts.algo, allow_weak) != CLI_OK)
 		return CLI_USAGE;
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign-package", "no package given");
-	if (prompt + !!key.pass_file + !!key.pass_env > 1)
-		return cli_usage_error("sign-package", "give one of -p, --pass-file and --pass-env");
-	if (prompt && !import_file) {
-		err = cli_pass_prompt("sign-package", key.key, &key.pass_env);
+	if (cli_key_check_pass("sign-package", &key) != CLI_OK)
+		return CLI_USAGE;
+	if (!import_file) {
+		err = cli_key_prompt("sign-package", &key);
 		if (err)
 			return err;
 	}
@@ -526,8 +462,8 @@ int cmd_sign_package(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/* The key is loaded once, before any package is read: a bad key fails early. */
-	err = import_file ? load_import(&run, import_file, key.cert, &sigs, &trust) :
-	      make_workers(&run, &key);
+	err = import_file ? load_import(&run, import_file, key.opts.cert, &sigs, &trust) :
+	      make_workers(&run, &key.opts);
 	cli_pass_forget();
 	if (err) {
 		free_workers(&run);
@@ -560,7 +496,7 @@ int cmd_sign_package(int argc, char **argv)
 				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
 				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,
 				t.failures + list.failed, t.failures + list.failed == 1 ? "" : "s",
-				seconds_since(&t.start));
+				cli_seconds_since(CLOCK_MONOTONIC, &t.start));
 	}
 	if (list.failed)
 		err = err ? err : -ENOENT;

@@ -439,6 +439,57 @@ bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)
 	return true;
 }
 
+int cli_say_option(int c, bool *quiet, int *verbose)
+{
+	if (c == CLI_OPT_QUIET)
+		*quiet = true;
+	else if (c == CLI_OPT_VERBOSE)
+		(*verbose)++;
+	else
+		return 0;
+	return 1;
+}
+
+int cli_key_option(const struct cli_parser *p, int c, struct cli_key *k)
+{
+	switch (c) {
+	case CLI_OPT_KEY:
+		k->opts.key = p->arg;
+		return 1;
+	case CLI_OPT_CERT:
+		k->opts.cert = p->arg;
+		return 1;
+	case CLI_OPT_PASS:
+		k->prompt = true;
+		return 1;
+	case CLI_OPT_PASS_FILE:
+		k->opts.pass_file = p->arg;
+		return 1;
+	case CLI_OPT_PASS_ENV:
+		k->opts.pass_env = p->arg;
+		return 1;
+	case CLI_OPT_KEYID:
+		if (!cli_parse_keyid(p, &k->opts.keyid))
+			return -1;
+		k->opts.has_keyid = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_key_check_pass(const char *cmd, const struct cli_key *k)
+{
+	if (k->prompt + !!k->opts.pass_file + !!k->opts.pass_env > 1)
+		return cli_usage_error(cmd, "give one of -p, --pass-file and --pass-env");
+	return CLI_OK;
+}
+
+int cli_key_prompt(const char *cmd, struct cli_key *k)
+{
+	return k->prompt ? cli_pass_prompt(cmd, k->opts.key, &k->opts.pass_env) : CLI_OK;
+}
+
 int cli_check_weak_algo(const char *cmd, int algo, bool allowed)
 {
 	const struct imastream_hash_info *hi = imastream_hash_by_algo(algo);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "imastream/keys.h"
+
 /*
  * Each option of the command line, whatever command takes it.  A letter or a long name
  * means one thing everywhere; the few older or evmctl spellings that a command keeps
@@ -155,6 +157,26 @@ int cli_parse_operands(const struct cli_parser *p);
 
 /* The whole --help text of @spec. */
 void cli_print_help(const struct cli_spec *spec, FILE *out);
+
+/*
+ * The signing key as its options give it (--key, --cert, -p, --pass-file, --pass-env,
+ * --keyid): one parser for every command that loads a key.
+ */
+struct cli_key {
+	struct imastream_key_opts opts;
+	bool prompt; /* -p: the passphrase is typed on the terminal (cli_key_prompt()) */
+};
+#define CLI_KEY_INIT { .opts = { .size = sizeof(struct imastream_key_opts) } }
+
+/* Takes option @c into @k: 1 when it was a key option, 0 when not, -1 after a usage error. */
+int cli_key_option(const struct cli_parser *p, int c, struct cli_key *k);
+/* At most one passphrase source: CLI_OK, or CLI_USAGE after one line. */
+int cli_key_check_pass(const char *cmd, const struct cli_key *k);
+/* With -p, asks for the passphrase (cli_pass_prompt()); CLI_OK or its error. */
+int cli_key_prompt(const char *cmd, struct cli_key *k);
+
+/* --quiet and -v of a command that walks no tree: 1 when @c was one of them, else 0. */
+int cli_say_option(int c, bool *quiet, int *verbose);
 
 /* Shared option arguments; each prints its own usage error and returns false. */
 bool cli_parse_jobs(const struct cli_parser *p, unsigned int *jobs_ret);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The counts of hash, sign and verify -r: a progress line on a terminal, a summary line at the end. */
+/* The counts and time of the summary lines: hash, sign and verify -r also draw a progress line. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -8,6 +8,14 @@
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+double cli_seconds_since(clockid_t clock, const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(clock, &now);
+	return seconds_between(t0, &now);
 }
 
 void cli_tally_start(struct cli_tally *t)
@@ -40,13 +48,10 @@ void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures)
 
 void cli_tally_end(struct cli_tally *t, unsigned long failures)
 {
-	struct timespec now;
-
 	cli_progress_clear();
 	if (!t->summary)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	cli_say(t->cmd, "%lu file%s, %" PRIu64 " byte%s, %lu failure%s, %.2f s", t->files,
 		t->files == 1 ? "" : "s", t->bytes, t->bytes == 1 ? "" : "s", failures,
-		failures == 1 ? "" : "s", seconds_between(&t->start, &now));
+		failures == 1 ? "" : "s", cli_seconds_since(CLOCK_MONOTONIC, &t->start));
 }

@@ -45,6 +45,37 @@ int ims_openssl_err(const struct imastream_log *log, int err, const char *fmt, .
 int ims_err(const struct imastream_log *log, int err, const char *fmt, ...)
 	ims_printf(3, 4) ims_cold;
 
+/*
+ * Room to grow (docs/ARCHITECTURE.md, "Public structs"): a public struct that a caller
+ * allocates and fills starts with "size_t size", the sizeof the caller was built with.
+ * Members are only ever added at the end; the library refuses a size below the struct's
+ * first version and reads a later member only when the caller's size covers it, so a
+ * program built against an older header keeps working with a newer library.
+ */
+#define IMS_SIZE_UPTO(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+/* Whether a caller's struct (one with a size member) is large enough to hold @member. */
+#define IMS_HAS_MEMBER(p, type, member) ((p)->size >= IMS_SIZE_UPTO(type, member))
+/*
+ * sized.c: 0 when @size (that of @p, a struct @type) reaches @first, the first version's
+ * size, and whatever lies past @ours (our sizeof) is zero; else -EINVAL (too small) or
+ * -E2BIG (a newer caller set members we do not know), said in one line.
+ */
+int ims_check_size(const struct imastream_log *log, const char *type, const void *p, size_t size,
+		   size_t first, size_t ours);
+/* ims_check_size() of @p, a struct @type whose first version ended with member @last. */
+#define IMS_CHECK_SIZE(log, p, type, last)                                          \
+	ims_check_size((log), #type, (p), (p)->size, IMS_SIZE_UPTO(struct type, last), \
+		       sizeof(struct type))
+
+/*
+ * sized.c: copies a caller's sized struct @src into @dst, ours: the bytes the caller's
+ * size covers, zeros after them (a member added later reads as zero, which must mean
+ * "as before" for each one added), and dst->size = sizeof(*dst).  Check the size first.
+ */
+void ims_copy_sized(void *dst, size_t dst_size, const void *src, size_t src_size);
+#define IMS_COPY_SIZED(dst, src) \
+	(ims_copy_sized((dst), sizeof(*(dst)), (src), (src)->size), (dst)->size = sizeof(*(dst)))
+
 /* io.c: writes all of @buf (retrying short writes and EINTR); 0 or -errno. */
 int ims_write_full(int fd, const void *buf, size_t len);
 

@@ -188,7 +188,7 @@ static int cs_begin_package(void *arg, const char *name)
 	}
 	if (!cs->name || !cs->nevra)
 		return -ENOMEM;
-	cs->pkg = (struct imastream_pkg){ .nevra = cs->nevra, .op = IMASTREAM_PKG_INSTALL };
+	cs->pkg = (struct imastream_pkg){ .size = sizeof(cs->pkg), .nevra = cs->nevra, .op = IMASTREAM_PKG_INSTALL };
 	if (rpm) {
 		cs->pkg.rpm_header = cs->h;
 		if (cs->sig_ok || !(cs->opts.flags & IMASTREAM_SINK_NO_HEADER_DIGEST))
@@ -243,7 +243,7 @@ static int check_conflict(struct imastream_chain_sink *cs, const struct imastrea
 
 	if (!conflict_owner(cs, e, owner, sizeof(owner)))
 		return 0;
-	c = (struct imastream_conflict){ .path = e->path, .pkg = &cs->pkg, .owner = owner };
+	c = (struct imastream_conflict){ .size = sizeof(c), .path = e->path, .pkg = &cs->pkg, .owner = owner };
 	drain(cs);
 	err = imastream_chain_file_conflict(cs->chain, &c);
 	if (err)
@@ -281,12 +281,13 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 		sf->hardlink = true;
 		return 0;
 	}
+	sf->f.size = sizeof(sf->f);
 	sf->f.dest = sf->dest;
 	sf->f.fd = -1;
 	sf->f.mode = e->mode;
 	sf->f.uid = e->uid;
 	sf->f.gid = e->gid;
-	sf->f.size = e->size;
+	sf->f.content_size = e->size;
 	sf->f.pkg = &cs->pkg;
 	if (e->flags & IMASTREAM_ENTRY_CONFIG)
 		sf->f.flags |= IMASTREAM_FILE_CONFIG;
@@ -610,6 +611,10 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	struct imastream_chain_sink *cs;
 	int err;
 
+	/* The size first: it says which of the other members the caller has. */
+	err = opts ? IMS_CHECK_SIZE(log, opts, imastream_chain_sink_opts, progress_arg) : 0;
+	if (err)
+		return err;
 	if (!chain || !opts || !opts->root || opts->root[0] != '/' || rootfd < 0)
 		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its absolute path are required");
 	err = ims_rpm_config();
@@ -620,7 +625,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		return -ENOMEM;
 	cs->chain = chain;
 	cs->log = log;
-	cs->opts = *opts;
+	IMS_COPY_SIZED(&cs->opts, opts);
 	cs->done_tail = &cs->done;
 	cs->rootfd = dup(rootfd);
 	cs->root = strdup(opts->root);
@@ -659,7 +664,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		     cs->opts.cfg->mode == IMASTREAM_MODE_SIGN;
 	/* Without a database the policy plugins have nobody to look up (and must not
 	 * create one). */
-	cs->txn = (struct imastream_txn){ .root = cs->root, .flags = opts->txn_flags,
+	cs->txn = (struct imastream_txn){ .size = sizeof(cs->txn), .root = cs->root, .flags = opts->txn_flags,
 					  .rpm_ts = cs->rpmdb ? cs->ts : NULL };
 	err = imastream_chain_tsm_pre(chain, &cs->txn);
 	cs->tsm = true; /* the post hook runs for the plugins the pre hook reached */
@@ -676,6 +681,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		}
 	}
 	cs->sink = (struct imastream_entry_sink){
+		.size = sizeof(cs->sink),
 		.arg = cs,
 		.package_header = cs_package_header,
 		.begin_package = cs_begin_package,

@@ -79,10 +79,14 @@ int imastream_extract_new(int rootfd, unsigned int flags, const struct imastream
 {
 	struct imastream_extract *x;
 	struct stat st;
+	int err;
 
 	if (flags & ~(IMASTREAM_EXTRACT_NO_CHOWN | IMASTREAM_EXTRACT_NO_CAPS | IMASTREAM_EXTRACT_FSYNC |
 		      IMASTREAM_EXTRACT_SYNCFS | IMASTREAM_EXTRACT_JOURNAL))
 		return ims_err(log, -EINVAL, "extract: unknown flags 0x%x", flags);
+	err = sink ? IMS_CHECK_SIZE(log, sink, imastream_entry_sink, journal) : 0;
+	if (err)
+		return err;
 	if (fstat(rootfd, &st))
 		return ims_err(log, -errno, "extract: root fd %d: %m", rootfd);
 	if (!S_ISDIR(st.st_mode))
@@ -93,14 +97,13 @@ int imastream_extract_new(int rootfd, unsigned int flags, const struct imastream
 	/* O_PATH descriptors cannot be read: reopen as a real directory fd. */
 	x->rootfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (x->rootfd < 0) {
-		int err = -errno;
-
+		err = -errno;
 		free(x);
 		return ims_err(log, err, "extract: cannot open the root directory: %s", strerror(-err));
 	}
 	x->flags = flags;
 	if (sink)
-		x->sink = *sink;
+		IMS_COPY_SIZED(&x->sink, sink);
 	x->log = log;
 	x->cur_fd = -1;
 	{

@@ -104,7 +104,7 @@ int ims_header_trust_check(struct ims_header_trust *t, struct imastream_chain *c
 			   const char *name, void *rpm_header, bool allow_unsigned,
 			   bool *verified_ret)
 {
-	struct imastream_verify v = { .what = "header" };
+	struct imastream_verify v = { .size = sizeof(v), .what = "header" };
 	struct ims_verdict verdict;
 	struct ims_header_sigs sigs;
 	int err;

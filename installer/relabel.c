@@ -301,7 +301,7 @@ static void relabel_special(struct imastream_relabel *r, struct rfile *rf,
 
 	snprintf(rf->path, sizeof(rf->path), "%s", in->path);
 	rf->f = (struct imastream_file){
-		.path = rf->path, .dest = fn, .fd = in->fd, .mode = in->st.st_mode,
+		.size = sizeof(rf->f), .path = rf->path, .dest = fn, .fd = in->fd, .mode = in->st.st_mode,
 		.uid = in->st.st_uid, .gid = in->st.st_gid, .pkg = pkg,
 		.flags = IMASTREAM_FILE_RECORD_ONLY,
 	};
@@ -365,8 +365,8 @@ static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct ima
 	}
 	snprintf(rf.path, sizeof(rf.path), "%s", in.path);
 	rf.f = (struct imastream_file){
-		.path = rf.path, .dest = fn, .fd = in.fd, .mode = in.st.st_mode, .uid = in.st.st_uid,
-		.gid = in.st.st_gid, .size = (uint64_t)in.st.st_size, .pkg = pkg,
+		.size = sizeof(rf.f), .path = rf.path, .dest = fn, .fd = in.fd, .mode = in.st.st_mode, .uid = in.st.st_uid,
+		.gid = in.st.st_gid, .content_size = (uint64_t)in.st.st_size, .pkg = pkg,
 		.flags = IMASTREAM_FILE_RECORD_ONLY | (in.config ? IMASTREAM_FILE_CONFIG : 0),
 	};
 	rf.f.pkg_sig = rpmfiFSignature(fi, &sig_len);
@@ -411,7 +411,7 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
 		return -ENOMEM;
 	}
 	/* rpm checked the header and every file's digest when it installed the package. */
-	pkg = (struct imastream_pkg){ .nevra = nevra, .op = IMASTREAM_PKG_INSTALL,
+	pkg = (struct imastream_pkg){ .size = sizeof(pkg), .nevra = nevra, .op = IMASTREAM_PKG_INSTALL,
 				      .flags = IMASTREAM_PKG_HEADER_VERIFIED |
 					       IMASTREAM_PKG_FILEDIGESTS_CHECKED,
 				      .rpm_header = h };
@@ -449,11 +449,15 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
 int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_relabel_opts *opts,
 			  const struct imastream_log *log, struct imastream_relabel **ret)
 {
-	const struct imastream_config *cfg = opts ? opts->cfg : NULL;
+	const struct imastream_config *cfg;
 	struct imastream_relabel *r;
 	int err;
 
-	if (!chain || !opts || !cfg || !opts->root || opts->root[0] != '/')
+	/* The size first: it says which of the other members the caller has. */
+	err = opts ? IMS_CHECK_SIZE(log, opts, imastream_relabel_opts, report_arg) : 0;
+	if (err)
+		return err;
+	if (!chain || !opts || !opts->cfg || !opts->root || opts->root[0] != '/')
 		return ims_err(log, -EINVAL, "relabel: a chain, its configuration and an absolute root are required");
 	err = ims_rpm_config();
 	if (err)
@@ -463,7 +467,8 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 		return -ENOMEM;
 	r->chain = chain;
 	r->log = log;
-	r->opts = *opts;
+	IMS_COPY_SIZED(&r->opts, opts);
+	cfg = r->opts.cfg;
 	r->root = strdup(opts->root);
 	r->buf = malloc(CHUNK_SIZE > IMASTREAM_FILE_MAX_XATTR_VALUE ? CHUNK_SIZE :
 			IMASTREAM_FILE_MAX_XATTR_VALUE);
@@ -500,7 +505,7 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 	}
 	/* A rerun keeps the signatures that verify instead of signing again. */
 	imastream_chain_keep_signatures(chain, r->trust);
-	r->txn = (struct imastream_txn){ .root = r->root, .rpm_ts = r->ts };
+	r->txn = (struct imastream_txn){ .size = sizeof(r->txn), .root = r->root, .rpm_ts = r->ts };
 	err = imastream_chain_tsm_pre(chain, &r->txn);
 	r->tsm = true;
 	if (err) {

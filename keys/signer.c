@@ -91,16 +91,24 @@ static int open_key(struct imastream_signer *s, const struct imastream_key_opts 
 	return ims_source_file(opts, &s->log, &s->pkey, cert_ret);
 }
 
-int imastream_signer_new(const struct imastream_key_opts *opts, const struct imastream_log *log,
-			 struct imastream_signer **ret)
+int imastream_signer_new(const struct imastream_key_opts *caller_opts,
+			 const struct imastream_log *log, struct imastream_signer **ret)
 {
+	struct imastream_key_opts full, *opts = &full;
 	struct imastream_signer *s;
 	X509 *cert = NULL, *extra = NULL;
 	const char *cert_what = NULL;
 	bool from_skid = false;
 	int err;
 
-	if (!opts || !opts->key || !opts->key[0])
+	if (!caller_opts)
+		return ims_err(log, -EINVAL, "no signing key given");
+	err = IMS_CHECK_SIZE(log, caller_opts, imastream_key_opts, has_keyid);
+	if (err)
+		return err;
+	/* Ours, complete: what an older caller lacks is zero, its default. */
+	IMS_COPY_SIZED(opts, caller_opts);
+	if (!opts->key || !opts->key[0])
 		return ims_err(log, -EINVAL, "no signing key given");
 	s = calloc(1, sizeof(*s));
 	if (!s)

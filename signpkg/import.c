@@ -178,21 +178,24 @@ out:
 int imastream_signpkg_import_signatures(const char *path,
 					const struct imastream_signpkg_manifest *sigs,
 					const struct imastream_trust *trust,
-					const struct imastream_signpkg_opts *opts,
+					const struct imastream_signpkg_opts *caller_opts,
 					struct imastream_signpkg_result *result_ret)
 {
-	const struct imastream_log *log = opts ? opts->log : NULL;
+	const struct imastream_log *log = caller_opts ? caller_opts->log : NULL;
+	struct imastream_signpkg_opts full, *opts = &full;
 	struct imastream_signpkg_result res = { 0 };
 	const struct manifest_pkg *block = NULL;
 	struct file_sigs fs = { 0 };
 	struct rpmpkg pkg;
-	uint8_t *sig = NULL;
-	size_t sig_len = 0;
-	char *dest = NULL;
 	int ret;
 
-	if (!path || !sigs || sigs->m.kind != MANIFEST_SIGNATURES || !trust || !opts)
+	ret = caller_opts ? IMS_CHECK_SIZE(log, caller_opts, imastream_signpkg_opts, log) : 0;
+	if (ret)
+		return ret;
+	if (!path || !sigs || sigs->m.kind != MANIFEST_SIGNATURES || !trust || !caller_opts)
 		return ims_err(log, -EINVAL, "import-signatures: no package, signatures file or certificate given");
+	/* Ours, complete: what an older caller lacks is zero, its default. */
+	IMS_COPY_SIZED(opts, caller_opts);
 	ret = rpmpkg_open(&pkg, path, log);
 	if (ret)
 		return ret;
@@ -201,29 +204,12 @@ int imastream_signpkg_import_signatures(const char *path,
 		ret = find_block(&pkg, sigs, &block, log);
 	if (!ret)
 		ret = match_files(&pkg, block, trust, &fs, log);
-	if (!ret)
-		ret = signpkg_build_sig_header(&pkg, &fs, &sig, &sig_len, log);
-	if (ret)
-		goto out;
-	ret = signpkg_dest_path(path, opts->outdir, &dest);
-	if (ret) {
-		ims_err(log, ret, "%s: out of memory", path);
-		goto out;
+	if (!ret) {
+		res.algo = rpmpkg_file_digest_algo(&pkg)->algo;
+		ret = signpkg_store(&pkg, &fs, opts->outdir, &res, log);
 	}
-	res.files = fs.n;
-	res.signed_files = fs.signed_files;
-	res.algo = rpmpkg_file_digest_algo(&pkg)->algo;
-	res.max_len = fs.max_len;
-	res.replaced = headerIsEntry(pkg.sigh, IMASTREAM_RPMSIGTAG_FILESIGNATURES);
-	res.openpgp = headerIsEntry(pkg.sigh, RPMSIGTAG_RSA) || headerIsEntry(pkg.sigh, RPMSIGTAG_DSA) ||
-		      headerIsEntry(pkg.sigh, RPMSIGTAG_PGP) || headerIsEntry(pkg.sigh, RPMSIGTAG_GPG) ||
-		      headerIsEntry(pkg.sigh, RPMSIGTAG_OPENPGP_COMPAT);
-	ret = signpkg_write_package(&pkg, sig, sig_len, dest, log);
 	if (!ret && result_ret)
 		*result_ret = res;
-out:
-	free(dest);
-	free(sig);
 	file_sigs_free(&fs);
 	rpmpkg_close(&pkg);
 	return ret;

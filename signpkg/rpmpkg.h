@@ -11,6 +11,7 @@
 
 #include "imastream/common.h"
 #include "imastream/hash.h"
+#include "imastream/signpkg.h"
 
 #define RPMPKG_LEAD_SIZE 96
 /* Every header starts with 8e ad e8 01, four reserved bytes, then be32 il and be32 dl. */
@@ -90,16 +91,14 @@ void file_sigs_free(struct file_sigs *fs);
 
 /* Refuses, in one line, what rpm itself would not let file signatures be added to. */
 int signpkg_check_signable(const struct rpmpkg *pkg, const struct imastream_log *log);
-/* The new signature header blob (magic included, padding not) with @fs in it. */
-int signpkg_build_sig_header(const struct rpmpkg *pkg, const struct file_sigs *fs,
-			     uint8_t **blob_ret, size_t *len_ret, const struct imastream_log *log);
-/* Where the package goes: @path itself, or OUTDIR/basename(@path). */
-int signpkg_dest_path(const char *path, const char *outdir, char **ret);
 /*
- * Writes lead, @sig and the verified header and payload to a temp file beside @dest and
- * renames it into place; on any failure the temp file is removed, @dest untouched.
+ * The end of signing and of importing signatures: a new signature header with @fs in
+ * it, written with the package's verified header and payload to a temp file beside the
+ * destination (the package itself, or OUTDIR/its name) and renamed into place; on any
+ * failure the temp file is removed and the destination untouched.  Fills @res but its
+ * @algo and @rehashed, which the caller knows.
  */
-int signpkg_write_package(struct rpmpkg *pkg, const uint8_t *sig, size_t sig_len,
-			  const char *dest, const struct imastream_log *log);
+int signpkg_store(struct rpmpkg *pkg, const struct file_sigs *fs, const char *outdir,
+		  struct imastream_signpkg_result *res, const struct imastream_log *log);
 
 #endif /* IMASTREAM_SIGNPKG_RPMPKG_H */

@@ -281,8 +281,8 @@ static int adjust_reserved_space(Header nh, size_t orig_size)
 }
 
 /* The new signature header blob (magic included, padding not). */
-int signpkg_build_sig_header(const struct rpmpkg *pkg, const struct file_sigs *fs,
-			     uint8_t **blob_ret, size_t *len_ret, const struct imastream_log *log)
+static int signpkg_build_sig_header(const struct rpmpkg *pkg, const struct file_sigs *fs,
+				    uint8_t **blob_ret, size_t *len_ret, const struct imastream_log *log)
 {
 	/* The copy drops the old immutable region; headerReload() makes a new one. */
 	Header nh = headerCopy(pkg->sigh);
@@ -356,7 +356,7 @@ out:
 }
 
 /* Destination path: the input itself, or OUTDIR/basename(input). */
-int signpkg_dest_path(const char *path, const char *outdir, char **ret)
+static int signpkg_dest_path(const char *path, const char *outdir, char **ret)
 {
 	char *copy = strdup(path), *s = NULL;
 	int n;
@@ -401,8 +401,8 @@ out:
 	return ret;
 }
 
-int signpkg_write_package(struct rpmpkg *pkg, const uint8_t *sig, size_t sig_len,
-			  const char *dest, const struct imastream_log *log)
+static int signpkg_write_package(struct rpmpkg *pkg, const uint8_t *sig, size_t sig_len,
+				 const char *dest, const struct imastream_log *log)
 {
 	static const uint8_t zeros[8];
 	char *tmp = NULL;
@@ -448,21 +448,56 @@ out:
 	return ret;
 }
 
-int imastream_sign_package(const char *path, const struct imastream_signpkg_opts *opts,
-			   struct imastream_signpkg_result *result_ret)
+int signpkg_store(struct rpmpkg *pkg, const struct file_sigs *fs, const char *outdir,
+		  struct imastream_signpkg_result *res, const struct imastream_log *log)
 {
-	const struct imastream_log *log = opts ? opts->log : NULL;
-	const struct imastream_hash_info *hi = NULL, *own = NULL;
-	struct rpmpkg_digests re = { 0 }, *rehashed = NULL;
-	struct imastream_signpkg_result res = { 0 };
-	struct file_sigs fs = { 0 };
-	struct rpmpkg pkg;
 	uint8_t *sig = NULL;
 	size_t sig_len = 0;
 	char *dest = NULL;
 	int ret;
 
-	if (!path || !opts || !opts->signer || !opts->signer->sign)
+	ret = signpkg_build_sig_header(pkg, fs, &sig, &sig_len, log);
+	if (ret)
+		return ret;
+	ret = signpkg_dest_path(pkg->path, outdir, &dest);
+	if (ret) {
+		ims_err(log, ret, "%s: out of memory", pkg->path);
+		goto out;
+	}
+	res->files = fs->n;
+	res->signed_files = fs->signed_files;
+	res->max_len = fs->max_len;
+	res->replaced = headerIsEntry(pkg->sigh, IMASTREAM_RPMSIGTAG_FILESIGNATURES);
+	res->openpgp = headerIsEntry(pkg->sigh, RPMSIGTAG_RSA) || headerIsEntry(pkg->sigh, RPMSIGTAG_DSA) ||
+		       headerIsEntry(pkg->sigh, RPMSIGTAG_PGP) || headerIsEntry(pkg->sigh, RPMSIGTAG_GPG) ||
+		       headerIsEntry(pkg->sigh, RPMSIGTAG_OPENPGP_COMPAT);
+	ret = signpkg_write_package(pkg, sig, sig_len, dest, log);
+out:
+	free(dest);
+	free(sig);
+	return ret;
+}
+
+int imastream_sign_package(const char *path, const struct imastream_signpkg_opts *caller_opts,
+			   struct imastream_signpkg_result *result_ret)
+{
+	const struct imastream_log *log = caller_opts ? caller_opts->log : NULL;
+	struct imastream_signpkg_opts full, *opts = &full;
+	const struct imastream_hash_info *hi = NULL, *own = NULL;
+	struct rpmpkg_digests re = { 0 }, *rehashed = NULL;
+	struct imastream_signpkg_result res = { 0 };
+	struct file_sigs fs = { 0 };
+	struct rpmpkg pkg;
+	int ret;
+
+	if (!caller_opts)
+		return ims_err(log, -EINVAL, "sign-package: no options given");
+	/* The size first: it says which of the other members the caller has. */
+	ret = IMS_CHECK_SIZE(log, caller_opts, imastream_signpkg_opts, log);
+	if (ret)
+		return ret;
+	IMS_COPY_SIZED(opts, caller_opts);
+	if (!path || !opts->signer || !opts->signer->sign)
 		return ims_err(log, -EINVAL, "sign-package: no package or no signer given");
 	ret = rpmpkg_open(&pkg, path, log);
 	if (ret)
@@ -477,30 +512,13 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	}
 	if (!ret)
 		ret = sign_files(&pkg, opts->signer, own, hi, rehashed, &fs, log);
-	if (!ret)
-		ret = signpkg_build_sig_header(&pkg, &fs, &sig, &sig_len, log);
-	if (ret)
-		goto out;
-	ret = signpkg_dest_path(path, opts->outdir, &dest);
-	if (ret) {
-		ims_err(log, ret, "%s: out of memory", path);
-		goto out;
+	if (!ret) {
+		res.algo = hi->algo;
+		res.rehashed = rehashed != NULL;
+		ret = signpkg_store(&pkg, &fs, opts->outdir, &res, log);
 	}
-	res.files = fs.n;
-	res.signed_files = fs.signed_files;
-	res.algo = hi->algo;
-	res.rehashed = rehashed != NULL;
-	res.max_len = fs.max_len;
-	res.replaced = headerIsEntry(pkg.sigh, IMASTREAM_RPMSIGTAG_FILESIGNATURES);
-	res.openpgp = headerIsEntry(pkg.sigh, RPMSIGTAG_RSA) || headerIsEntry(pkg.sigh, RPMSIGTAG_DSA) ||
-		      headerIsEntry(pkg.sigh, RPMSIGTAG_PGP) || headerIsEntry(pkg.sigh, RPMSIGTAG_GPG) ||
-		      headerIsEntry(pkg.sigh, RPMSIGTAG_OPENPGP_COMPAT);
-	ret = signpkg_write_package(&pkg, sig, sig_len, dest, log);
 	if (!ret && result_ret)
 		*result_ret = res;
-out:
-	free(dest);
-	free(sig);
 	rpmpkg_digests_free(&re);
 	file_sigs_free(&fs);
 	rpmpkg_close(&pkg);

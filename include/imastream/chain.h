@@ -205,16 +205,20 @@ IMASTREAM_API int imastream_chain_new(const struct imastream_config *cfg,
 
 /**
  * imastream_chain_add - append a plugin (before imastream_chain_init())
- * Return: 0, -EINVAL after init, when @ops has no name, or when its rank would come
- * before a plugin already added with a higher rank (labels → ima → evm), -EEXIST for
- * a second plugin of the same name, -E2BIG past 16 plugins.
+ * @ops: a built-in plugin (imastream_plugin_lookup()), or a program's own; the library
+ *        loads none at run time
+ * Return: 0, -EINVAL after init, when @ops has no name or size, when it declares a
+ * configuration key no built-in plugin has (a configuration holds no other), or when its
+ * rank would come before a plugin already added with a higher rank (labels → ima → evm),
+ * -EEXIST for a second plugin of the same name, -E2BIG past 16 plugins.
  */
 IMASTREAM_API int imastream_chain_add(struct imastream_chain *chain,
 				      const struct imastream_plugin_ops *ops);
 
 /**
  * imastream_chain_add_list - append the built-in plugins named in a comma-separated list
- * Return: 0, -ENOENT for an unknown name (logged), or an imastream_chain_add() error.
+ * Return: 0, -ENOENT for a name that is no built-in plugin (logged), or an
+ * imastream_chain_add() error.
  */
 IMASTREAM_API int imastream_chain_add_list(struct imastream_chain *chain, const char *list);
 

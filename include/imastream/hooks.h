@@ -59,6 +59,20 @@ IMASTREAM_API const char *imastream_hook_name(int hook);
 
 struct imastream_config;
 
+/*
+ * Room to grow.  Every struct below that a driver fills and hands to the chain (txn, pkg,
+ * script, verify, conflict, file) starts with "size_t size": set it to sizeof the struct,
+ * as in "struct imastream_pkg pkg = { .size = sizeof(pkg), ... }".  Members are only
+ * ever added at the end.  The chain refuses a size below a struct's first version
+ * (-EINVAL, one line naming the struct), and it and the built-in plugins read a member
+ * added later only when the driver's size covers it; so a driver built against an older
+ * header keeps working with a newer library.  A size rather than reserved room: the
+ * chain can tell a struct nobody filled (size 0) from an older one, and no amount of
+ * spare room need be guessed.  The structs the chain hands out (struct
+ * imastream_file_xattr, struct imastream_init_args) grow at the end likewise; callers
+ * never allocate them.
+ */
+
 /* Transaction flags a driver reports in struct imastream_txn. */
 enum {
 	/* The driver did not check per-file digests (rpm --nofiledigest). */
@@ -71,6 +85,7 @@ enum {
 
 /**
  * struct imastream_txn - one transaction
+ * @size: sizeof(struct imastream_txn), as the driver was built (see "Room to grow")
  * @root: the root directory files are installed under ("/" for none); file paths given
  *        to file hooks are relative to the root the driver is chrooted into
  * @flags: IMASTREAM_TXN_*
@@ -79,6 +94,7 @@ enum {
  *          there.  Valid from tsm_pre to tsm_post.
  */
 struct imastream_txn {
+	size_t size;
 	const char *root;
 	unsigned int flags;
 	void *rpm_ts;
@@ -100,6 +116,7 @@ enum {
 
 /**
  * struct imastream_pkg - one package of the transaction
+ * @size: sizeof(struct imastream_pkg), as the driver was built (see "Room to grow")
  * @nevra: name-epoch:version-release.arch, for messages and records
  * @op: enum imastream_pkg_op
  * @flags: IMASTREAM_PKG_*
@@ -109,6 +126,7 @@ enum {
  *              to psm_post; plugins take their own reference (headerLink) to keep it.
  */
 struct imastream_pkg {
+	size_t size;
 	const char *nevra;
 	int op;
 	unsigned int flags;
@@ -123,16 +141,19 @@ enum {
 
 /**
  * struct imastream_script - a scriptlet about to be executed (in the forked child)
+ * @size: sizeof(struct imastream_script), as the driver was built (see "Room to grow")
  * @path: the interpreter or program run
  * @type: IMASTREAM_SCRIPT_*
  */
 struct imastream_script {
+	size_t size;
 	const char *path;
 	unsigned int type;
 };
 
 /**
  * struct imastream_verify - a signature check the driver made, which plugins may veto
+ * @size: sizeof(struct imastream_verify), as the driver was built (see "Room to grow")
  * @what: what was checked ("header", "payload", a path)
  * @hash_algo: kernel hash id of @digest, 0 if none
  * @digest: the digest the signature covers (may be NULL)
@@ -142,6 +163,7 @@ struct imastream_script {
  * @result: the driver's verdict: 0 or a negative errno
  */
 struct imastream_verify {
+	size_t size;
 	const char *what;
 	int hash_algo;
 	const uint8_t *digest;
@@ -153,11 +175,13 @@ struct imastream_verify {
 
 /**
  * struct imastream_conflict - a file about to replace one another package owns
+ * @size: sizeof(struct imastream_conflict), as the driver was built (see "Room to grow")
  * @path: the final path
  * @pkg: the package being installed
  * @owner: nevra of the package that owns the file now
  */
 struct imastream_conflict {
+	size_t size;
 	const char *path;
 	const struct imastream_pkg *pkg;
 	const char *owner;
@@ -206,13 +230,15 @@ struct imastream_file_xattr {
  * owns the digest and xattr state; plugins read it and add to it through the functions
  * below, never directly.
  *
+ * @size: sizeof(struct imastream_file), as the driver was built (see "Room to grow")
  * @path: where the object is now, relative to the current root (rpm: the temp name
  *        "dir/base;xxxxxxxx"); for symlinks and devices the only handle to use
  * @dest: the final name, which labels and policy are looked up by
  * @fd: a descriptor on the object (possibly write-only: never read it), or -1
  * @mode: the final st_mode, type bits included
  * @uid, @gid: the final owner
- * @size: content size in bytes
+ * @content_size: content size in bytes (named "size" before soname 1, which now sizes
+ *                the struct)
  * @flags: IMASTREAM_FILE_*
  * @pkg: the package it belongs to (may be NULL for unowned directories)
  * @known_algo: kernel hash id of @known_digest, or 0; set by the driver when it verified
@@ -228,13 +254,14 @@ struct imastream_file_xattr {
  * @chain_state: private to the chain
  */
 struct imastream_file {
+	size_t size;
 	const char *path;
 	const char *dest;
 	int fd;
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
-	uint64_t size;
+	uint64_t content_size;
 	unsigned int flags;
 	const struct imastream_pkg *pkg;
 	int known_algo;
@@ -365,7 +392,10 @@ struct imastream_init_args {
  *
  * imastream_config_set() takes the keys of every built-in plugin, whether or not the
  * plugin is in the chain; the plugin reads them with imastream_config_get().  An empty
- * value unsets a key: imastream_config_get() then gives @def again.
+ * value unsets a key: imastream_config_get() then gives @def again.  Plugins are built
+ * into the library (none is loaded at run time), so these are the only keys a
+ * configuration holds: a program's own plugin (imastream_chain_add()) may declare no
+ * key that no built-in plugin has, and reads its settings its own way.
  */
 struct imastream_plugin_key {
 	const char *name;

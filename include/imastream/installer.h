@@ -122,6 +122,9 @@ struct imastream_entry {
 /**
  * struct imastream_entry_sink - the narrow interface a hook chain implements
  *
+ * @size: sizeof(struct imastream_entry_sink), as the sink was built.  As for the chain's
+ *	plugin ops, callbacks added later go at the end and are called only when @size
+ *	covers them; imastream_extract_new() refuses a size below the first version.
  * Every callback is optional and returns 0 or a negative errno; an error fails the
  * package (abort follows).  @arg is the sink's own pointer; *entry_ctx is the sink's
  * per-entry state, set in begin and handed back to data and end.
@@ -156,6 +159,7 @@ struct imastream_entry {
  *	intent journal lists them after the package's own, so that recovery completes them.
  */
 struct imastream_entry_sink {
+	size_t size;
 	void *arg;
 	int (*begin_package)(void *arg, const char *name);
 	int (*entry_begin)(void *arg, const struct imastream_entry *e, void **entry_ctx);
@@ -200,7 +204,8 @@ struct imastream_extract;
  * @sink: the chain, or NULL; copied
  * @log: where errors go, one line naming the package and the entry (may be NULL)
  * @ret: the new extractor, freed with imastream_extract_free()
- * Return: 0, -EBADF/-ENOTDIR for a bad @rootfd, -EINVAL for unknown flags, -ENOMEM.
+ * Return: 0, -EBADF/-ENOTDIR for a bad @rootfd, -EINVAL for unknown flags or a @sink
+ * whose size is below the first version's, -ENOMEM.
  */
 IMASTREAM_API int imastream_extract_new(int rootfd, unsigned int flags,
 					const struct imastream_entry_sink *sink,
@@ -389,6 +394,9 @@ struct imastream_sink_progress {
 
 /**
  * struct imastream_chain_sink_opts - how the bridge runs
+ * @size: sizeof(struct imastream_chain_sink_opts), as the caller was built (see
+ *	"Room to grow" in libimastream(3)): options added later go at the end, and one
+ *	the caller's size does not cover is zero, its default
  * @root: the root's absolute path (txn.root, its rpm database); required
  * @flags: enum imastream_chain_sink_flag
  * @txn_flags: IMASTREAM_TXN_* the chain is told (IMASTREAM_TXN_NOFILEDIGEST when the
@@ -403,6 +411,7 @@ struct imastream_sink_progress {
  * @progress_arg: its first argument
  */
 struct imastream_chain_sink_opts {
+	size_t size;
 	const char *root;
 	unsigned int flags;
 	unsigned int txn_flags;
@@ -598,6 +607,8 @@ struct imastream_relabel_counts {
 
 /**
  * struct imastream_relabel_opts - how to relabel
+ * @size: sizeof(struct imastream_relabel_opts), as the caller was built (as for
+ *	struct imastream_chain_sink_opts)
  * @root: the root, absolute ("/" for the running system)
  * @cfg: the configuration the chain was made with (its xattr namespace, no_xattr_support,
  *       and "trust" and "cert", which tell an existing signature that is already right)
@@ -605,6 +616,7 @@ struct imastream_relabel_counts {
  * @report: called for each file, in header order (may be NULL)
  */
 struct imastream_relabel_opts {
+	size_t size;
 	const char *root;
 	const struct imastream_config *cfg;
 	unsigned int flags;

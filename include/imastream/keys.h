@@ -32,8 +32,18 @@ extern "C" {
  * only rule 2 is what the kernel will match.
  */
 
-/* Where a signing key comes from.  Zero-initialise, then fill in what applies. */
+/*
+ * Where a signing key comes from.  Zero-initialise with @size set, then fill in what
+ * applies: struct imastream_key_opts o = { .size = sizeof(o), .key = ... }.
+ */
 struct imastream_key_opts {
+	/*
+	 * sizeof(struct imastream_key_opts) as the caller was built: options added later
+	 * go at the end, and one the caller's size does not cover is zero, its default
+	 * (room to grow, libimastream(3)); imastream_signer_new() refuses a size below the
+	 * first version.
+	 */
+	size_t size;
 	/*
 	 * The key, one of:
 	 *  - a path to a PEM (or DER) private key: RSA 2048..4096 bits, ECDSA P-256 or

@@ -48,6 +48,10 @@ struct imastream_signpkg_signer {
 
 /**
  * struct imastream_signpkg_opts - how to sign a package
+ * @size: sizeof(struct imastream_signpkg_opts), as the caller was built: options added
+ *        later go at the end, and one the caller's size does not cover is zero, its
+ *        default (room to grow, libimastream(3)); a size below the first version is
+ *        refused
  * @signer: makes the signatures (required)
  * @algo: kernel hash_algo id the signatures must use; 0 takes the package's file digest
  *        algorithm (RPMTAG_FILEDIGESTALGO), whose digests are signed as the header has
@@ -59,6 +63,7 @@ struct imastream_signpkg_signer {
  * @log: where failures and notices go (may be NULL)
  */
 struct imastream_signpkg_opts {
+	size_t size;
 	const struct imastream_signpkg_signer *signer;
 	int algo;
 	const char *outdir;

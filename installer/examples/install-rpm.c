@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	struct imastream_log log = { print_log, NULL };
 	struct trace trace = { 0 };
 	struct imastream_entry_sink sink = {
-		.arg = &trace, .begin_package = t_begin_package, .entry_begin = t_entry_begin,
+		.size = sizeof(sink), .arg = &trace, .begin_package = t_begin_package, .entry_begin = t_entry_begin,
 		.entry_data = t_entry_data, .entry_end = t_entry_end, .end_package = t_end_package,
 	};
 	struct imastream_extract *x = NULL;

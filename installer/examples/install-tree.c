@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	/* The bridge: tsm_pre now; its entry sink drives the chain per entry and chunk. */
 	if (!err) {
 		struct imastream_chain_sink_opts opts = {
-			.root = root_abs, .cfg = &cfg,
+			.size = sizeof(opts), .root = root_abs, .cfg = &cfg,
 			/* A stage has no OpenPGP header to judge. */
 			.flags = IMASTREAM_SINK_NO_SIGNATURES,
 		};

@@ -204,7 +204,7 @@ static void put_file(FILE *out, const struct imastream_file *f, bool with_fd)
 	if (with_fd) {
 		fprintf(out, " owner=%u:%u", (unsigned int)f->uid, (unsigned int)f->gid);
 		if (S_ISREG(f->mode))
-			fprintf(out, " size=%llu", (unsigned long long)f->size);
+			fprintf(out, " size=%llu", (unsigned long long)f->content_size);
 		fprintf(out, " fd=%s", fd_kind(f->fd));
 		if (f->known_algo)
 			fprintf(out, " known=%d", f->known_algo);

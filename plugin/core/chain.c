@@ -78,6 +78,17 @@ int imastream_chain_add(struct imastream_chain *chain, const struct imastream_pl
 		return ims_err(chain->svc.log, -EINVAL,
 			       "chain: plugin %s: its ops have no size (set .size = sizeof(struct imastream_plugin_ops))",
 			       ops->name);
+	/*
+	 * Configuration keys exist for built-in plugins only: the library loads no plugin at
+	 * run time, so a configuration holds the keys of the registry and no others.  A
+	 * program's own plugin that declares another key would find it unset, its default
+	 * included.
+	 */
+	for (const struct imastream_plugin_key *k = ops->keys; k && k->name; k++)
+		if (!ims_config_values_has(chain->svc.cfg->values, k->name))
+			return ims_err(chain->svc.log, -EINVAL,
+				       "chain: plugin %s declares configuration key %s, which no built-in plugin has: only their keys can be set; read its settings in the program that adds it",
+				       ops->name, k->name);
 	if (chain->n == MAX_PLUGINS)
 		return ims_err(chain->svc.log, -E2BIG, "chain: more than %d plugins", MAX_PLUGINS);
 	for (unsigned int i = 0; i < chain->n; i++) {
@@ -118,7 +129,9 @@ int imastream_chain_add_list(struct imastream_chain *chain, const char *list)
 		name[e - b] = '\0';
 		ops = imastream_plugin_lookup(name);
 		if (!ops)
-			return ims_err(chain->svc.log, -ENOENT, "chain: unknown plugin \"%s\"", name);
+			return ims_err(chain->svc.log, -ENOENT,
+				       "chain: unknown plugin \"%s\" (not built in: no plugin is loaded at run time)",
+				       name);
 		err = imastream_chain_add(chain, ops);
 		if (err)
 			return err;
@@ -318,6 +331,21 @@ static int blame(struct imastream_chain *chain, unsigned int reached, const char
 	return err;
 }
 
+/*
+ * The structs a driver fills (hooks.h, "Room to grow"): refused below their first
+ * version, which ends with the member named here, before any plugin reads them.
+ */
+static int check_txn(const struct imastream_chain *chain, const struct imastream_txn *txn)
+{
+	return txn ? IMS_CHECK_SIZE(chain->svc.log, txn, imastream_txn, rpm_ts) : -EINVAL;
+}
+
+/* A package may be absent where hooks.h says so (a file of no package). */
+static int check_pkg(const struct imastream_chain *chain, const struct imastream_pkg *pkg)
+{
+	return pkg ? IMS_CHECK_SIZE(chain->svc.log, pkg, imastream_pkg, rpm_header) : 0;
+}
+
 int imastream_chain_tsm_pre(struct imastream_chain *chain, const struct imastream_txn *txn)
 {
 	unsigned int reached;
@@ -325,6 +353,9 @@ int imastream_chain_tsm_pre(struct imastream_chain *chain, const struct imastrea
 
 	if (!chain || !chain->initialised || chain->tsm_reached >= 0)
 		return -EINVAL;
+	err = check_txn(chain, txn);
+	if (err)
+		return err;
 	err = RUN_PRE(chain, reached, tsm_pre, txn);
 	chain->tsm_reached = reached;
 	return blame(chain, reached, "tsm_pre", err);
@@ -344,8 +375,11 @@ int imastream_chain_psm_pre(struct imastream_chain *chain, const struct imastrea
 	unsigned int reached;
 	int err;
 
-	if (!chain || !chain->initialised || chain->psm_reached >= 0)
+	if (!chain || !chain->initialised || chain->psm_reached >= 0 || !pkg)
 		return -EINVAL;
+	err = check_pkg(chain, pkg);
+	if (err)
+		return err;
 	/* One verdict per package, before any plugin reads it. */
 	if (chain->trust)
 		ims_trust_judge_pkg(chain->trust, pkg);
@@ -371,8 +405,11 @@ int imastream_chain_script_exec(struct imastream_chain *chain,
 	unsigned int reached;
 	int err;
 
-	if (!chain || !chain->initialised)
+	if (!chain || !chain->initialised || !script)
 		return -EINVAL;
+	err = IMS_CHECK_SIZE(chain->svc.log, script, imastream_script, type);
+	if (err)
+		return err;
 	err = RUN_PRE(chain, reached, script_exec, script);
 	return blame(chain, reached, "script_exec", err);
 }
@@ -382,8 +419,11 @@ int imastream_chain_verify(struct imastream_chain *chain, const struct imastream
 	unsigned int reached;
 	int err;
 
-	if (!chain || !chain->initialised)
+	if (!chain || !chain->initialised || !v)
 		return -EINVAL;
+	err = IMS_CHECK_SIZE(chain->svc.log, v, imastream_verify, result);
+	if (err)
+		return err;
 	err = RUN_PRE(chain, reached, verify, v);
 	return blame(chain, reached, "verify", err);
 }
@@ -394,8 +434,13 @@ int imastream_chain_file_conflict(struct imastream_chain *chain,
 	unsigned int reached;
 	int err;
 
-	if (!chain || !chain->initialised)
+	if (!chain || !chain->initialised || !c)
 		return -EINVAL;
+	err = IMS_CHECK_SIZE(chain->svc.log, c, imastream_conflict, owner);
+	if (!err)
+		err = check_pkg(chain, c->pkg);
+	if (err)
+		return err;
 	err = RUN_PRE(chain, reached, file_conflict, c);
 	return blame(chain, reached, "file_conflict", err);
 }
@@ -408,6 +453,11 @@ int imastream_chain_file_opened(struct imastream_chain *chain, struct imastream_
 
 	if (!chain || !chain->initialised || !f || f->chain_state)
 		return -EINVAL;
+	err = IMS_CHECK_SIZE(chain->svc.log, f, imastream_file, chain_state);
+	if (!err)
+		err = check_pkg(chain, f->pkg);
+	if (err)
+		return err;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;

@@ -240,7 +240,10 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	err = ims_config_values_set(cfg->values, key, value, where, log);
 	if (err != -ENOENT)
 		return err;
-	return ims_err(log, -EINVAL, "%s: unknown configuration key \"%s\"", where, key);
+	/* Plugins are built in (none is loaded at run time): no other key can exist. */
+	return ims_err(log, -EINVAL,
+		       "%s: unknown configuration key \"%s\" (neither the core's nor a built-in plugin's)",
+		       where, key);
 bad:
 	/* A key with a fixed set of values has no "unset": empty is a mistake, not the default. */
 	if (!value[0])

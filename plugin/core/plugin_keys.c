@@ -73,6 +73,11 @@ static struct ims_key_value *find(const struct imastream_config_values *t, const
 	return NULL;
 }
 
+bool ims_config_values_has(const struct imastream_config_values *t, const char *key)
+{
+	return find(t, key) != NULL;
+}
+
 int ims_config_values_set(struct imastream_config_values *t, const char *key, const char *value,
 			  const char *where, const struct imastream_log *log)
 {

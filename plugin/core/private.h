@@ -71,12 +71,11 @@ int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_diges
 const char *const *ims_config_core_keys(void);
 int ims_config_values_new(struct imastream_config_values **ret);
 void ims_config_values_free(struct imastream_config_values *t);
+/* Whether some built-in plugin declares @key. */
+bool ims_config_values_has(const struct imastream_config_values *t, const char *key);
 int ims_config_values_set(struct imastream_config_values *t, const char *key, const char *value,
 			  const char *where, const struct imastream_log *log);
 
-/* Whether a caller's struct (one with a size member) is large enough to hold @member. */
-#define IMS_HAS_MEMBER(p, type, member) \
-	((p)->size >= offsetof(type, member) + sizeof(((type *)0)->member))
 
 /* The size of the first struct imastream_config and imastream_plugin_ops with a size. */
 #define IMS_CONFIG_SIZE_1 (offsetof(struct imastream_config, allow_weak_algos) + sizeof(bool))

@@ -50,6 +50,7 @@ int ims_signer_load(const struct imastream_config *cfg, const struct imastream_l
 		    struct imastream_signer **ret)
 {
 	struct imastream_key_opts opts = {
+		.size = sizeof(opts),
 		.key = cfg->key,
 		.cert = cfg->cert,
 		.pass_file = cfg->key_pass_file,

@@ -404,6 +404,7 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 	a->root = strdup(root ? root : "/");
 	if (!a->root)
 		return RPMRC_FAIL;
+	a->txn.size = sizeof(a->txn);
 	a->txn.root = a->root;
 	a->txn.flags = 0;
 	a->txn.rpm_ts = ts;
@@ -447,6 +448,7 @@ static rpmRC ims_psm_pre(rpmPlugin plugin, rpmte te)
 	a->nevra = strdup(rpmteNEVRA(te) ? rpmteNEVRA(te) : "(unknown)");
 	if (!a->nevra)
 		return RPMRC_FAIL;
+	a->pkg.size = sizeof(a->pkg);
 	a->pkg.nevra = a->nevra;
 	/* Policy plugins judge the package by its header: one reference per psm pair. */
 	headerFree(a->pkg.rpm_header);
@@ -489,7 +491,7 @@ static rpmRC ims_psm_post(rpmPlugin plugin, rpmte te, int res)
 static rpmRC ims_scriptlet_fork_post(rpmPlugin plugin, const char *path, int type)
 {
 	struct adapter *a = rpmPluginGetData(plugin);
-	struct imastream_script s = { path, 0 };
+	struct imastream_script s = { .size = sizeof(s), .path = path };
 
 	if (!a)
 		return RPMRC_OK;
@@ -574,6 +576,7 @@ static struct afile *open_file(struct adapter *a, rpmfi fi, const char *path, co
 		afile_free(af);
 		return NULL;
 	}
+	af->f.size = sizeof(af->f);
 	af->f.path = af->path;
 	af->f.dest = af->dest;
 	af->f.fd = -1;
@@ -679,7 +682,7 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 		af->f.uid = sb.st_uid;
 		af->f.gid = sb.st_gid;
 		af->f.mode = sb.st_mode;
-		af->f.size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+		af->f.content_size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
 	}
 	take_known_digest(a, af, fi, op);
 	take_pkg_sig(af, fi);

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *type = "smack";
 	uint32_t index = 0;
-	struct imastream_pkg pkg = { .nevra = "fuzz-1-1.noarch", .op = IMASTREAM_PKG_INSTALL };
+	struct imastream_pkg pkg = { .size = sizeof(pkg), .nevra = "fuzz-1-1.noarch", .op = IMASTREAM_PKG_INSTALL };
 	char *b64;
 	Header h;
 	int rc;

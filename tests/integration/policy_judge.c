@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	struct imastream_config cfg;
 	struct imastream_chain *chain = NULL;
 	struct ims_domains *domains = NULL;
-	struct imastream_txn txn = { .root = "/" };
+	struct imastream_txn txn = { .size = sizeof(txn), .root = "/" };
 	rpmts ts;
 	int err;
 
@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 		err = imastream_chain_tsm_pre(chain, &txn);
 	for (int i = 3; !err && i < argc; i++) {
 		Header h = read_header(ts, argv[i]);
-		struct imastream_pkg pkg = { .op = IMASTREAM_PKG_INSTALL, .rpm_header = h };
+		struct imastream_pkg pkg = { .size = sizeof(pkg), .op = IMASTREAM_PKG_INSTALL,
+					     .rpm_header = h };
 		char *nevra = headerGetAsString(h, RPMTAG_NEVRA);
 		struct ims_verdict v;
 		int rc;

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct imastream_log log = { to_stderr, NULL };
-	struct imastream_key_opts o = { 0 };
+	struct imastream_key_opts o = { .size = sizeof(o) };
 	const struct imastream_hash_info *h;
 	struct imastream_signer *s;
 	unsigned char digest[IMASTREAM_HASH_MAX_DIGEST], sig[2048];

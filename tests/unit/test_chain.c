@@ -167,7 +167,7 @@ static int run_file(struct imastream_chain *chain, const struct imastream_pkg *p
 		    const char *base, int via)
 {
 	char path[600], dest[512];
-	struct imastream_file f = { 0 };
+	struct imastream_file f = { .size = sizeof(f) };
 	int err;
 
 	/* Relative names: the test runs inside its scratch directory. */
@@ -184,7 +184,7 @@ static int run_file(struct imastream_chain *chain, const struct imastream_pkg *p
 		f.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0200);
 		ASSERT(f.fd >= 0);
 		ASSERT_EQ(write(f.fd, "hello\n", 6), 6);
-		f.size = 6;
+		f.content_size = 6;
 		if (via == VIA_STREAM) {
 			err = imastream_chain_file_updated(chain, &f, "hel", 3);
 			if (!err)
@@ -235,13 +235,14 @@ int main(void)
 {
 	struct imastream_log log = { log_to_transcript, NULL };
 	struct imastream_plugin_ops a = trace_named("a"), b = trace_named("b");
-	struct imastream_pkg good = { "good-1.0-1.noarch", IMASTREAM_PKG_INSTALL,
+	struct imastream_pkg good = { sizeof(good), "good-1.0-1.noarch", IMASTREAM_PKG_INSTALL,
 				      IMASTREAM_PKG_HEADER_VERIFIED | IMASTREAM_PKG_FILEDIGESTS_CHECKED };
-	struct imastream_pkg bad = { "bad-1.0-1.noarch", IMASTREAM_PKG_INSTALL, 0 };
-	struct imastream_txn txn = { "/", 0 };
-	struct imastream_script script = { "/bin/sh", IMASTREAM_SCRIPT_FORK | IMASTREAM_SCRIPT_EXEC };
-	struct imastream_verify v = { "header", IMASTREAM_HASH_SHA256, NULL, 32, NULL, 0, 0 };
-	struct imastream_conflict c = { "/etc/x", &good, "other-2-1.noarch" };
+	struct imastream_pkg bad = { sizeof(bad), "bad-1.0-1.noarch", IMASTREAM_PKG_INSTALL, 0 };
+	struct imastream_txn txn = { sizeof(txn), "/", 0 };
+	struct imastream_script script = { sizeof(script), "/bin/sh",
+					   IMASTREAM_SCRIPT_FORK | IMASTREAM_SCRIPT_EXEC };
+	struct imastream_verify v = { sizeof(v), "header", IMASTREAM_HASH_SHA256, NULL, 32, NULL, 0, 0 };
+	struct imastream_conflict c = { sizeof(c), "/etc/x", &good, "other-2-1.noarch" };
 	struct imastream_config cfg;
 	struct imastream_chain *chain;
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";

@@ -79,7 +79,7 @@ static struct outcome run(const char *const *kv, const uint8_t *sig, size_t sig_
 {
 	struct imastream_config cfg;
 	struct imastream_chain *chain = NULL;
-	struct imastream_file f = { 0 };
+	struct imastream_file f = { .size = sizeof(f) };
 	const struct imastream_file_xattr *x;
 	struct outcome o = { 0 };
 	char path[600];
@@ -105,7 +105,7 @@ static struct outcome run(const char *const *kv, const uint8_t *sig, size_t sig_
 	f.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ASSERT(f.fd >= 0);
 	ASSERT_EQ(write(f.fd, content, strlen(content)), (ssize_t)strlen(content));
-	f.size = strlen(content);
+	f.content_size = strlen(content);
 	if (via == VIA_HEADER) {
 		/* The driver verified the content against the header's sha256 of "hello\n". */
 		f.known_algo = IMASTREAM_HASH_SHA256;

@@ -34,7 +34,7 @@ static const char *label_of(struct imastream_chain *chain, const char *path, con
 			    mode_t mode, int fd)
 {
 	static char got[256];
-	struct imastream_file f = { .path = path, .dest = dest, .fd = fd, .mode = mode };
+	struct imastream_file f = { .size = sizeof(f), .path = path, .dest = dest, .fd = fd, .mode = mode };
 	ssize_t n;
 
 	ASSERT_EQ(imastream_chain_file_opened(chain, &f), 0);
@@ -52,7 +52,7 @@ static const char *label_of(struct imastream_chain *chain, const char *path, con
 
 static struct imastream_chain *make_chain(struct imastream_config *cfg, unsigned int txn_flags)
 {
-	struct imastream_txn txn = { "/", txn_flags };
+	struct imastream_txn txn = { sizeof(txn), "/", txn_flags };
 	struct imastream_chain *chain;
 
 	ASSERT_EQ(imastream_chain_new(cfg, &test_log, &chain), 0);

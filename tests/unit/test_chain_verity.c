@@ -73,7 +73,7 @@ static struct outcome run(const uint8_t *content, size_t len, int via, unsigned 
 	};
 	struct imastream_config cfg;
 	struct imastream_chain *chain = NULL;
-	struct imastream_file f = { 0 };
+	struct imastream_file f = { .size = sizeof(f) };
 	const struct imastream_file_xattr *x;
 	struct outcome o = { 0 };
 	char path[600];
@@ -96,7 +96,7 @@ static struct outcome run(const uint8_t *content, size_t len, int via, unsigned 
 	f.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ASSERT(f.fd >= 0);
 	ASSERT_EQ(write(f.fd, content, len), (ssize_t)len);
-	f.size = len;
+	f.content_size = len;
 	/* The driver's verified header digest: of no use for the verity digest. */
 	f.known_algo = IMASTREAM_HASH_SHA256;
 	f.known_len = 32;
@@ -131,7 +131,7 @@ static struct outcome run(const uint8_t *content, size_t len, int via, unsigned 
 /* What the value must be: a sigv3 over the fs-verity digest of @content. */
 static size_t expected(const uint8_t *content, size_t len, uint8_t *out, size_t size)
 {
-	struct imastream_key_opts opts = { .key = key };
+	struct imastream_key_opts opts = { .size = sizeof(opts), .key = key };
 	struct imastream_signer *s;
 	struct imastream_verity *v;
 	uint8_t digest[IMASTREAM_VERITY_DIGEST_SIZE];

@@ -311,7 +311,7 @@ static int veto_end(void *arg, void *ctx, const struct imastream_entry *e, int f
 
 static void test_sink_veto(void)
 {
-	struct imastream_entry_sink sink = { .entry_end = veto_end };
+	struct imastream_entry_sink sink = { .size = sizeof(sink), .entry_end = veto_end };
 	struct imastream_extract *x;
 	char root[PATH_MAX];
 	int rootfd = new_root(root, sizeof(root));

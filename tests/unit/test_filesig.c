@@ -40,7 +40,7 @@ static char *tmp_path(const char *name)
 /* A 0600 copy of a committed test key (the signer refuses group-readable key files). */
 static struct imastream_signer *load_signer(const char *name)
 {
-	struct imastream_key_opts o = { 0 };
+	struct imastream_key_opts o = { .size = sizeof(o) };
 	struct imastream_signer *s = NULL;
 	char src[4096], buf[8192];
 	ssize_t n;

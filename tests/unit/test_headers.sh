@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Every public header compiles alone, first in its translation unit, as C11 and as C++17.
+# Every public header compiles alone, first in its translation unit, as C11 and as C++17;
+# every struct callers allocate and fill starts with its size (room to grow).
 set -euo pipefail
 : "${top_srcdir:?}"
 command -v gcc >/dev/null || { echo "SKIP: gcc is not installed"; exit 77; }
@@ -18,6 +19,22 @@ for h in "$top_srcdir"/include/imastream/*.h; do
 		fi
 		checked=$((checked + 1))
 	done
+done
+# Room to grow: each struct a caller allocates and fills starts with its size_t size.
+sized="chain.h:imastream_config hooks.h:imastream_plugin_ops hooks.h:imastream_txn
+hooks.h:imastream_pkg hooks.h:imastream_script hooks.h:imastream_verify
+hooks.h:imastream_conflict hooks.h:imastream_file installer.h:imastream_entry_sink
+installer.h:imastream_chain_sink_opts installer.h:imastream_relabel_opts
+keys.h:imastream_key_opts signpkg.h:imastream_signpkg_opts"
+for hs in $sized; do
+	h=${hs%%:*} s=${hs#*:}
+	if ! printf '#include <stddef.h>\n#include <imastream/%s>\n_Static_assert(offsetof(struct %s, size) == 0 && _Generic(((struct %s *)0)->size, size_t: 1, default: 0), "struct %s must start with size_t size");\n' \
+		"$h" "$s" "$s" "$s" | gcc -x c -std=c11 -fsyntax-only -Werror -I"$top_srcdir/include" - 2>err.$$; then
+		echo "FAIL: struct $s has no leading size_t size (room to grow):"
+		cat err.$$
+		failures=$((failures + 1))
+	fi
+	checked=$((checked + 1))
 done
 rm -f err.$$
 [ "$checked" -ge 20 ] || { echo "FAIL: only $checked header compilations (the headers moved?)"; exit 1; }

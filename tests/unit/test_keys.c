@@ -207,7 +207,7 @@ static void test_sign(void)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		struct imastream_key_opts o = { 0 };
+		struct imastream_key_opts o = { .size = sizeof(o) };
 		struct imastream_signer *s;
 
 		o.key = private_copy("k.pem", keys[i].key, NULL, 0600);
@@ -223,7 +223,7 @@ static void test_sign(void)
 /* RSA PKCS#1 v1.5 is deterministic: two signatures of one digest are the same bytes. */
 static void test_rsa_deterministic(void)
 {
-	struct imastream_key_opts o = { 0 };
+	struct imastream_key_opts o = { .size = sizeof(o) };
 	struct imastream_signer *s;
 	uint8_t d[32] = { 1 }, a[512], b[512];
 	size_t la, lb;
@@ -240,7 +240,7 @@ static void test_rsa_deterministic(void)
 
 static void test_keyid_sources(void)
 {
-	struct imastream_key_opts o = { 0 };
+	struct imastream_key_opts o = { .size = sizeof(o) };
 	struct imastream_signer *s;
 
 	/* A forced SKID in an appended certificate wins over the bare-key rule... */
@@ -275,7 +275,7 @@ static void test_keyid_sources(void)
 
 static void test_passphrase(void)
 {
-	struct imastream_key_opts o = { 0 };
+	struct imastream_key_opts o = { .size = sizeof(o) };
 	struct imastream_signer *s;
 	char pass_file[4096];
 
@@ -311,7 +311,7 @@ static void test_passphrase(void)
 
 static void test_errors(void)
 {
-	struct imastream_key_opts o = { 0 };
+	struct imastream_key_opts o = { .size = sizeof(o) };
 	struct imastream_signer *s = NULL;
 	uint8_t d[64] = { 0 }, sig[512];
 	char junk[4096];
@@ -367,7 +367,7 @@ static void test_errors(void)
 
 static void test_store_uri(void)
 {
-	struct imastream_key_opts o = { 0 };
+	struct imastream_key_opts o = { .size = sizeof(o) };
 	struct imastream_signer *s;
 	char uri[4096 + 8];
 

@@ -275,7 +275,7 @@ int main(void)
 {
 	EVP_PKEY *rsa, *ec;
 	struct imastream_signpkg_signer rsa_signer, ec_signer, bad_signer;
-	struct imastream_signpkg_opts opts = { 0 };
+	struct imastream_signpkg_opts opts = { .size = sizeof(opts) };
 	struct imastream_signpkg_result res;
 	char *pkg, *outdir, *out, *work, *bad, *cmd;
 	struct stat st;
