@@ -94,3 +94,16 @@ bench_min() {
 bench_ratio() {
 	awk -v a="$1" -v b="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f\n", d, a / b }'
 }
+
+# bench_unwrap VAR: when the program $VAR names is libtool's wrapper script (the program
+# itself in .libs/ beside it), points VAR at the program and puts the build's libraries
+# on LD_LIBRARY_PATH: the wrapper's shell and sed would otherwise be timed with it, which
+# an installed program does not pay.
+bench_unwrap() {
+	local -n bench_prog=$1
+	local dir=${bench_prog%/*} base=${bench_prog##*/}
+	[ "$dir" != "$bench_prog" ] || dir=.
+	[ -x "$dir/.libs/$base" ] || return 0
+	bench_prog=$dir/.libs/$base
+	export LD_LIBRARY_PATH=${top_builddir:-.}/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}

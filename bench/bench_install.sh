@@ -30,6 +30,7 @@ runs=${IMASTREAM_BENCH_RUNS:-3}
 . "$(dirname "$0")/bench_install_lib.sh"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
+bench_unwrap ours
 
 run_ours() { "$ours" "$fresh" "$1"; }
 run_ours1() { "$ours" --one-thread "$fresh" "$1"; }

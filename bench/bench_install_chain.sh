@@ -37,7 +37,8 @@ runs=${IMASTREAM_BENCH_RUNS:-3}
 openssl req -x509 -new -key "$work/p256.pem" -out "$work/p256.crt" -days 2 -subj "/CN=bench p256" \
 	-addext subjectKeyIdentifier=hash 2>/dev/null
 openssl x509 -in "$work/p256.crt" -outform DER -out "$work/p256.der"
-"$bin" --version >/dev/null # libtool's wrapper does its first-run work outside the timing
+bench_unwrap bin
+"$bin" --version >/dev/null
 
 run_ours() {
 	"$bin" install --root "$fresh" --allow-unsigned --quiet --mode sign --key "$work/p256.pem" \

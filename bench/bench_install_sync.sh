@@ -18,6 +18,7 @@ work=$(mktemp -d "${IMASTREAM_BENCH_DIR:-/var/tmp}/bench-install-sync.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=bench/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
+bench_unwrap bin
 bench_corpus $((n * 16384 / 1048576 + 1))
 pkg=$(bench_build_pkg benchsync "$n" 16384 w3.zstdio)
 

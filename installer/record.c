@@ -94,14 +94,21 @@ void ims_field_put(FILE *f, const char *s)
 		fputs("%00", f); /* never an empty field; decodes to "" */
 		return;
 	}
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p > ' ' && *p < 0x7f && *p != '%') {
-			putc(*p, f);
-		} else {
-			putc('%', f);
-			putc(hex[*p >> 4], f);
-			putc(hex[*p & 15], f);
+	/* Runs of plain bytes in one write to the stream: a record has thousands of paths. */
+	for (const unsigned char *p = (const unsigned char *)s; *p; ) {
+		size_t n = 0;
+
+		while (p[n] > ' ' && p[n] < 0x7f && p[n] != '%')
+			n++;
+		if (n) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
 		}
+		putc('%', f);
+		putc(hex[*p >> 4], f);
+		putc(hex[*p & 15], f);
+		p++;
 	}
 }
 
@@ -654,9 +661,18 @@ static void put_digest(FILE *f, const struct imastream_record_file *rf)
 		putc('-', f);
 		return;
 	}
-	fprintf(f, "%s:", hi->name);
-	for (unsigned int i = 0; i < hi->digest_size; i++)
-		fprintf(f, "%02x", rf->digest[i]);
+	static const char hex[] = "0123456789abcdef";
+	char text[2 * IMASTREAM_RECORD_MAX_DIGEST];
+	unsigned int n = hi->digest_size < IMASTREAM_RECORD_MAX_DIGEST ?
+			 hi->digest_size : IMASTREAM_RECORD_MAX_DIGEST;
+
+	for (unsigned int i = 0; i < n; i++) {
+		text[2 * i] = hex[rf->digest[i] >> 4];
+		text[2 * i + 1] = hex[rf->digest[i] & 15];
+	}
+	fputs(hi->name, f);
+	putc(':', f);
+	fwrite(text, 1, 2 * n, f);
 }
 
 /* The record's file name for package @name: "NAME.record", '/' and '%' encoded. */

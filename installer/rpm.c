@@ -21,6 +21,7 @@
 #include <rpm/rpmkeyring.h>
 #include <rpm/rpmlib.h>
 #include <rpm/rpmlog.h>
+#include <rpm/rpmmacro.h>
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
@@ -51,9 +52,25 @@
 static pthread_once_t rpm_config_once = PTHREAD_ONCE_INIT;
 static int rpm_config_rc;
 
+/*
+ * %_dbpath expanded once and kept as a plain value: Debian's runs a shell
+ * (%(bash -c 'echo ~/.rpmdb')) at every expansion, and a command expands it two to four
+ * times (ims_rpmdb_exists, rpm's own database open), each a fork and two execs.
+ */
+static void freeze_dbpath(void)
+{
+	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
+
+	if (dbpath && dbpath[0] == '/' && !strchr(dbpath, '%'))
+		rpmPushMacro(NULL, "_dbpath", NULL, dbpath, RMIL_CMDLINE);
+	free(dbpath);
+}
+
 static void read_rpm_config(void)
 {
 	rpm_config_rc = rpmReadConfigFiles(NULL, NULL);
+	if (!rpm_config_rc)
+		freeze_dbpath();
 }
 
 int ims_rpm_config(void)

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# What producing the policy at install costs (issue 16: at most 1%): installs with the
+# data `imastream policy keylime` reads against the same installs without it, in one run.
+#
+# One package of 5,000 files of 16 KiB (bench-lib.sh; payload IMASTREAM_BENCH_PAYLOAD,
+# default w3.zstdio), BENCH_ROUNDS rounds (default 9), the order turning each round, each
+# install into a fresh root on IMASTREAM_BENCH_DIR (default /dev/shm), medians compared:
+#   imastream install   with its install record (what --record reads) against the same
+#                       install with IMASTREAM_SINK_NO_RECORD, in one process
+#                       (bench/bench_install_record.c)                    target <= 1.01x
+#   rpm -i + plugin     imastream.so (hash mode) with the record plugin last in the chain
+#                       (plugins selinux,ima,evm,record) against the default chain
+#                       (selinux,ima,evm)                                 target <= 1.01x
+# Under rpm, --rpmdb needs nothing more than rpm's database; the record plugin's log is
+# what the record source of a policy is made from.  Wall and CPU (user + system, every
+# thread) medians are printed; a shared machine's noise is larger than 1%, so read the
+# CPU ratio too.  Exits 1 if a target is missed on wall time.  Needs root.
+set -euo pipefail
+
+: "${top_builddir:?run through make bench-install-record}"
+prog=$top_builddir/bench/bench_install_record
+so=$top_builddir/.libs/imastream.so
+ims=$top_builddir/imastream
+for f in "$prog" "$ims"; do
+	[ -x "$f" ] || { echo "bench-install-record: build first ($f missing)" >&2; exit 1; }
+done
+[ -f "$so" ] || { echo "bench-install-record: build first ($so missing)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench-install-record: needs root (rpm --root, chown)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "bench-install-record: jq not installed" >&2; exit 1; }
+rounds=${BENCH_ROUNDS:-9}
+payload=${IMASTREAM_BENCH_PAYLOAD:-w3.zstdio}
+case "$rounds" in '' | *[!0-9]* | 0) echo "bench-install-record: BENCH_ROUNDS wants a count" >&2; exit 1 ;; esac
+
+work=$(mktemp -d "${IMASTREAM_BENCH_DIR:-/dev/shm}/imastream-bench-record.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+# shellcheck source=bench/bench-csv.sh
+. "$(dirname "$0")/bench-csv.sh"
+bench_unwrap ims
+bench_unwrap prog
+
+echo "bench-install-record: making a package of 5,000 files of 16 KiB ($payload)..."
+bench_corpus 80
+pkg=$(bench_build_pkg small 5000 16384 "$payload")
+rm -f "$corpus"
+
+# Untimed checks that the data is there: the record lists every file for the policy.
+mkdir -p "$work/check"
+"$ims" install --root "$work/check" --allow-unsigned --quiet "$pkg"
+"$ims" policy keylime --root "$work/check" --record >"$work/policy.json" 2>/dev/null
+n=$(jq '.digests | length' "$work/policy.json")
+[ "$n" = 5000 ] || { echo "bench-install-record: the record gave a policy of $n files, not 5000" >&2; exit 1; }
+rm -rf "$work/check"
+
+echo "bench-install-record: rpm $(rpm --version | awk '{print $3}'), $rounds rounds, medians," \
+	"roots on $(df --output=fstype "$work" | tail -1), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
+missed=0
+echo "imastream install, 5,000 files of 16 KiB:"
+"$prog" "$rounds" "$work" "$pkg" || { rc=$?; [ $rc = 3 ] || exit 1; missed=1; }
+
+# Every variant runs the same rpm with the same flags; only the chain differs.
+rpm_i() {
+	rpm -i --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb' \
+		--define "__plugindir $top_builddir/.libs" --define "__transaction_imastream $so" \
+		--define '_imastream_mode hash' "$@" "$pkg"
+}
+run_off() { rpm_i; }
+run_on() {
+	rpm_i --define '_imastream_plugins selinux,ima,evm,record' \
+		--define "_imastream_record_log $fresh/record.log" --define '_imastream_record_syslog none'
+}
+fresh=$work/check
+mkdir -p "$fresh"
+run_on >/dev/null
+[ "$(grep -c ' sha256:' "$fresh/record.log")" = 5000 ] ||
+	{ echo "bench-install-record: the record plugin did not log 5000 files" >&2; exit 1; }
+rm -rf "$fresh"
+t_on=() t_off=() c_on=() c_off=()
+for ((i = 0; i < rounds; i++)); do
+	order="on off"
+	[ $((i % 2)) = 0 ] || order="off on"
+	for v in $order; do
+		t=$(bench_elapsed "run_$v") || exit 1
+		case $v in
+		on) t_on+=("${t% *}") c_on+=("${t#* }") ;;
+		off) t_off+=("${t% *}") c_off+=("${t#* }") ;;
+		esac
+	done
+done
+mon=$(bench_median "${t_on[@]}") moff=$(bench_median "${t_off[@]}")
+con=$(bench_median "${c_on[@]}") coff=$(bench_median "${c_off[@]}")
+ratio=$(bench_ratio "$mon" "$moff" 4)
+ok=met
+awk -v r="$ratio" 'BEGIN { exit !(r <= 1.01) }' || { ok=MISSED; missed=1; }
+echo "rpm -i with imastream.so (hash), 5,000 files of 16 KiB:"
+printf '  with the record plugin     wall median %7.3f s, cpu %7.3f s\n' "$mon" "$con"
+printf '  without (selinux,ima,evm)  wall median %7.3f s, cpu %7.3f s\n' "$moff" "$coff"
+printf '  record / no record %6.4fx (cpu %6.4fx)  target <= 1.01x: %s\n' "$ratio" \
+	"$(bench_ratio "$con" "$coff" 4)" "$ok"
+bench_csv "variant (0 imastream install; 1 rpm -i)" 1 "with the record (policy data)" "$mon" 1 installs/s
+bench_csv "variant (0 imastream install; 1 rpm -i)" 1 "without the record" "$moff" 1 installs/s "$mon"
+exit $missed
