@@ -37,7 +37,12 @@ runs=${IMASTREAM_BENCH_RUNS:-3}
 openssl req -x509 -new -key "$work/p256.pem" -out "$work/p256.crt" -days 2 -subj "/CN=bench p256" \
 	-addext subjectKeyIdentifier=hash 2>/dev/null
 openssl x509 -in "$work/p256.crt" -outform DER -out "$work/p256.der"
-"$bin" --version >/dev/null # libtool's wrapper does its first-run work outside the timing
+# Time the program itself, not libtool's wrapper script in front of it in the build tree.
+if [ -x "$top_builddir/.libs/imastream" ]; then
+	bin=$top_builddir/.libs/imastream
+	export LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+"$bin" --version >/dev/null || { echo "bench-install-chain: $bin does not run" >&2; exit 1; }
 
 run_ours() {
 	"$bin" install --root "$fresh" --allow-unsigned --quiet --mode sign --key "$work/p256.pem" \
