@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# imastream hash -r against evmctl ima_hash -r over the same copied tree, best of N each.
+# imastream hash -r against evmctl ima_hash -r and against its own single-stream path, on a copied tree and on 20,000 x 4 KiB files, best of N each.
 set -euo pipefail
 
 : "${top_builddir:?run through make bench-hash-tree}"
@@ -8,54 +8,123 @@ bin="$top_builddir/imastream"
 rounds=${BENCH_ROUNDS:-3}
 algo=${BENCH_ALGO:-sha256}
 sources=${BENCH_TREE:-"/usr/bin /usr/include"}
+small_count=${BENCH_SMALL_COUNT:-20000}
+small_size=${BENCH_SMALL_SIZE:-4096}
 command -v evmctl >/dev/null || { echo "bench-hash-tree: evmctl not installed" >&2; exit 1; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-hash-tree.XXXXXX")
+# tmpfs when it is there, so that the disk is out of the measure (every run reads from
+# the page cache anyway; root can write security.ima there).
+base=${BENCH_TMP:-/dev/shm}
+[ -w "$base" ] || base=${TMPDIR:-/tmp}
+work=$(mktemp -d "$base/bench-hash-tree.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # A plain copy: symlinks stay symlinks, no xattrs come along.
 for s in $sources; do
 	mkdir -p "$work/tree/$(basename "$s")"
 	cp -dR --no-preserve=all "$s/." "$work/tree/$(basename "$s")/"
 done
-nfiles=$(find "$work/tree" -type f | wc -l)
-mbytes=$(du -sm --apparent-size "$work/tree" | cut -f1)
+# Random small files, 1,000 to a directory, as packages have them.
+mkdir "$work/small"
+for ((d = 0; d * 1000 < small_count; d++)); do
+	n=$((small_count - d * 1000 < 1000 ? small_count - d * 1000 : 1000))
+	mkdir "$work/small/d$d"
+	head -c $((n * small_size)) /dev/urandom | split -b "$small_size" -a 3 -d - "$work/small/d$d/f"
+done
 opt=
 [ "$(id -u)" = 0 ] || opt=--xattr-user
-"$bin" --version >/dev/null # let libtool's wrapper do its first-run work outside the timing
+# Time the program as it is installed, not libtool's wrapper script around it in the
+# build tree (a shell script that costs more than hashing a few thousand small files).
+if [ -x "$top_builddir/.libs/imastream" ]; then
+	bin=$top_builddir/.libs/imastream
+	export LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+"$bin" --version >/dev/null || { echo "bench-hash-tree: $bin does not run" >&2; exit 1; }
 
-# elapsed CMD...: wall seconds of one run; output discarded, failure fatal.
+# elapsed CMD...: "WALL CPU" seconds of one run (CPU: user + system, every thread), output
+# discarded, failure fatal.  On a shared machine the wall time is mostly the wait for a
+# core; the CPU time is the work done.
 elapsed() {
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null 2>"$work/stderr" || { echo "failed: $*" >&2; cat "$work/stderr" >&2; exit 1; }
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+	local rc=0 TIMEFORMAT='%R %U %S'
+	{ time "$@" >/dev/null 2>"$work/stderr" || rc=$?; } 2>"$work/time"
+	[ $rc = 0 ] || { echo "failed: $*" >&2; cat "$work/stderr" >&2; exit 1; }
+	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$work/time"
 }
-min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
+# min BEST "WALL CPU": the smaller wall and the smaller CPU time, each on its own.
+min() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		split(b, n, " ")
+		if (a == "") { print b; exit }
+		split(a, o, " ")
+		printf "%s %s\n", (n[1] + 0 < o[1] + 0) ? n[1] : o[1], (n[2] + 0 < o[2] + 0) ? n[2] : o[2] }'
+}
+wall() { echo "${1% *}"; }
+cpu() { echo "${1#* }"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# row LABEL PEER OURS: "LABEL  wall s  CPU s  (x wall ratio, x CPU ratio)"; no ratios without PEER.
+row() {
+	printf '  %-44s %7.3f s wall %7.3f s CPU' "$1" "$(wall "$3")" "$(cpu "$3")"
+	[ -z "$2" ] || printf '   (x%s wall, x%s CPU)' "$(ratio "$(wall "$2")" "$(wall "$3")")" \
+		"$(ratio "$(cpu "$2")" "$(cpu "$3")")"
+	echo
+}
+evm() { evmctl ima_hash -r $opt -a "$algo" "$1"; }
+ours() { "$bin" hash -r --quiet $opt -a "$algo" "$@"; }
+# IMASTREAM_FILE_BATCH=1: one file at a time, every file streamed: the path before batches.
+single() { IMASTREAM_FILE_BATCH=1 ours "$@"; }
 
-# One warm-up each so that both runs read from the page cache, then interleaved rounds.
-elapsed evmctl ima_hash -r $opt -a "$algo" "$work/tree" >/dev/null
-elapsed "$bin" hash -r $opt -a "$algo" "$work/tree" >/dev/null
-best_evmctl= best_ours= best_one=
-for _ in $(seq "$rounds"); do
-	best_evmctl=$(min "$best_evmctl" "$(elapsed evmctl ima_hash -r $opt -a "$algo" "$work/tree")")
-	best_ours=$(min "$best_ours" "$(elapsed "$bin" hash -r $opt -a "$algo" "$work/tree")")
-	best_one=$(min "$best_one" "$(elapsed "$bin" hash -r -j 1 $opt -a "$algo" "$work/tree")")
+# The two must agree on every value, on both trees.
+for t in tree small; do
+	evmctl ima_hash -r -n -a "$algo" "$work/$t" 2>/dev/null >"$work/evmctl.out"
+	"$bin" hash -r -n --no-names --quiet -a "$algo" "$work/$t" >"$work/ours.out"
+	cmp -s "$work/evmctl.out" "$work/ours.out" || { echo "bench-hash-tree: outputs differ on $t!" >&2; exit 1; }
 done
-# The two must also agree on every value.
-evmctl ima_hash -r -n -a "$algo" "$work/tree" 2>/dev/null >"$work/evmctl.out"
-"$bin" hash -r -n --no-names -a "$algo" "$work/tree" >"$work/ours.out" 2>/dev/null
-cmp -s "$work/evmctl.out" "$work/ours.out" || { echo "outputs differ!" >&2; exit 1; }
+backends=$("$bin" hash -r -n -v --quiet -a "$algo" "$work/small" 2>&1 >/dev/null |
+	sed -n 's/.*digests of [0-9]* files: //p')
 
-printf 'tree: %s (%d files, %d MiB), %s, %s, best of %d\n' "$sources" "$nfiles" "$mbytes" \
+# One warm-up each so that every run reads from the page cache, then interleaved rounds.
+for t in tree small; do
+	elapsed evm "$work/$t" >/dev/null
+	elapsed ours "$work/$t" >/dev/null
+done
+tree_evm='' tree_ours='' tree_one='' small_evm='' small_single='' small_ours=''
+small_single_one='' small_one=''
+for _ in $(seq "$rounds"); do
+	tree_evm=$(min "$tree_evm" "$(elapsed evm "$work/tree")")
+	tree_ours=$(min "$tree_ours" "$(elapsed ours "$work/tree")")
+	tree_one=$(min "$tree_one" "$(elapsed ours -j 1 "$work/tree")")
+	small_evm=$(min "$small_evm" "$(elapsed evm "$work/small")")
+	small_single=$(min "$small_single" "$(elapsed single "$work/small")")
+	small_ours=$(min "$small_ours" "$(elapsed ours "$work/small")")
+	small_single_one=$(min "$small_single_one" "$(elapsed single -j 1 "$work/small")")
+	small_one=$(min "$small_one" "$(elapsed ours -j 1 "$work/small")")
+done
+
+nfiles=$(find "$work/tree" -type f | wc -l)
+mbytes=$(du -sm --apparent-size "$work/tree" | cut -f1)
+small_mib=$((small_count * small_size / 1048576))
+jobs=$(nproc)
+printf 'imastream hash -r, %s, %s, best of %d (times of the program itself, not libtool'"'"'s wrapper)\n' \
 	"$algo" "${opt:-security.ima}" "$rounds"
-printf '  evmctl ima_hash -r          %8.3f s\n' "$best_evmctl"
-printf '  imastream hash -r -j 1      %8.3f s   (x%s)\n' "$best_one" "$(ratio "$best_evmctl" "$best_one")"
-printf '  imastream hash -r (-j %d)    %8.3f s   (x%s)\n' "$(nproc)" "$best_ours" "$(ratio "$best_evmctl" "$best_ours")"
-echo "ratio (evmctl time / imastream time, default jobs): $(ratio "$best_evmctl" "$best_ours")"
+printf 'tree: %s (%d files, %d MiB):\n' "$sources" "$nfiles" "$mbytes"
+row "evmctl ima_hash -r" "" "$tree_evm"
+row "imastream hash -r -j 1" "$tree_evm" "$tree_one"
+row "imastream hash -r (-j $jobs)" "$tree_evm" "$tree_ours"
+printf '%d files of %d bytes (%d MiB), %s:\n' "$small_count" "$small_size" "$small_mib" "$backends"
+row "evmctl ima_hash -r" "" "$small_evm"
+row "single-stream path (IMASTREAM_FILE_BATCH=1)" "" "$small_single"
+row "imastream hash -r (-j $jobs)" "$small_evm" "$small_ours"
+row "the same, vs the single-stream path" "$small_single" "$small_ours"
+row "single-stream path, -j 1" "" "$small_single_one"
+row "imastream hash -r -j 1, vs the single stream" "$small_single_one" "$small_one"
+echo "ratio (evmctl time / imastream time, default jobs), wall: tree $(ratio "$(wall "$tree_evm")" "$(wall "$tree_ours")"), small files $(ratio "$(wall "$small_evm")" "$(wall "$small_ours")")"
+echo "ratio (single-stream time / batched time, small files), wall: $(ratio "$(wall "$small_single")" "$(wall "$small_ours")") (-j $jobs), $(ratio "$(wall "$small_single_one")" "$(wall "$small_one")") (-j 1); CPU: $(ratio "$(cpu "$small_single")" "$(cpu "$small_ours")") (-j $jobs), $(ratio "$(cpu "$small_single_one")" "$(cpu "$small_one")") (-j 1)"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
-bench_csv "file count" "$nfiles" "imastream hash -r (-j $(nproc))" "$best_ours" "$mbytes" MiB/s
-bench_csv "file count" "$nfiles" "imastream hash -r -j 1" "$best_one" "$mbytes" MiB/s
-bench_csv "file count" "$nfiles" "evmctl ima_hash -r" "$best_evmctl" "$mbytes" MiB/s "$best_ours"
+# Wall-clock rows, as the other benchmarks write them.
+bench_csv "file count" "$nfiles" "imastream hash -r (-j $jobs)" "$(wall "$tree_ours")" "$mbytes" MiB/s
+bench_csv "file count" "$nfiles" "imastream hash -r -j 1" "$(wall "$tree_one")" "$mbytes" MiB/s
+bench_csv "file count" "$nfiles" "evmctl ima_hash -r" "$(wall "$tree_evm")" "$mbytes" MiB/s "$(wall "$tree_ours")"
+bench_csv "file count" "$small_count" "imastream hash -r (-j $jobs)" "$(wall "$small_ours")" "$small_mib" MiB/s
+bench_csv "file count" "$small_count" "imastream hash -r -j 1" "$(wall "$small_one")" "$small_mib" MiB/s
+bench_csv "file count" "$small_count" "evmctl ima_hash -r" "$(wall "$small_evm")" "$small_mib" MiB/s "$(wall "$small_ours")"
+bench_csv "file count" "$small_count" "single-stream path" "$(wall "$small_single")" "$small_mib" MiB/s "$(wall "$small_ours")"

@@ -38,7 +38,7 @@ openssl req -x509 -new -key "$work/p256.pem" -out "$work/p256.crt" -days 2 -subj
 	-addext subjectKeyIdentifier=hash 2>/dev/null
 openssl x509 -in "$work/p256.crt" -outform DER -out "$work/p256.der"
 bench_unwrap bin
-"$bin" --version >/dev/null
+"$bin" --version >/dev/null || { echo "bench-install-chain: $bin does not run" >&2; exit 1; }
 
 run_ours() {
 	"$bin" install --root "$fresh" --allow-unsigned --quiet --mode sign --key "$work/p256.pem" \

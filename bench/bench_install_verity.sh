@@ -30,7 +30,7 @@ if [ -z "$dir" ]; then
 fi
 (umask 077; openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/p256.pem" 2>/dev/null)
 bench_unwrap bin
-"$bin" --version >/dev/null
+"$bin" --version >/dev/null || { echo "bench-install-verity: $bin does not run" >&2; exit 1; }
 
 root=$dir/bench-root
 run_hash() { "$bin" install --root "$root" --allow-unsigned --quiet "$1"; }

@@ -78,20 +78,6 @@ static const struct cli_spec hash_spec = {
 	"on stderr and the other files are still done), 2 for a usage error.\n",
 };
 
-/* Worker, --verity: the fs-verity digest of the open regular file of @it. */
-static void verity_item(struct hash_job *job, unsigned int worker, struct cli_item *it)
-{
-	struct hash_result *res = it->data;
-	int err = imastream_verity_fd(job->workers[worker].verity, it->fd, res->value);
-
-	if (err) {
-		cli_error("%s: cannot read: %s", it->path, strerror(-err));
-		return;
-	}
-	res->len = IMASTREAM_VERITY_DIGEST_SIZE;
-	it->ok = true;
-}
-
 /* Worker: encodes the @digest of the file of @it and writes its xattr. */
 static void finish_item(struct hash_job *job, struct cli_item *it, const uint8_t *digest)
 {
@@ -107,21 +93,27 @@ static void finish_item(struct hash_job *job, struct cli_item *it, const uint8_t
 	it->ok = true;
 }
 
-/* Worker: hashes the @n open regular files of @items, the small ones together, and writes their xattrs. */
+/* Worker: hashes the @n open regular files of @items, the small ones together, and writes their xattrs (--verity: keeps the digests to print). */
 static void hash_run(void *ctx, unsigned int worker, struct cli_item **items, size_t n)
 {
 	struct hash_job *job = ctx;
 	const uint8_t *digest[CLI_WALK_RUN];
 
-	if (job->verity) {
-		for (size_t i = 0; i < n; i++)
-			verity_item(job, worker, items[i]);
-		return;
-	}
 	cli_digests_run(&job->workers[worker].digests, items, n, digest);
-	for (size_t i = 0; i < n; i++)
-		if (digest[i])
+	for (size_t i = 0; i < n; i++) {
+		struct hash_result *res = items[i]->data;
+
+		if (!digest[i])
+			continue;
+		if (job->verity) {
+			/* fs-verity digests are printed, never written. */
+			memcpy(res->value, digest[i], IMASTREAM_VERITY_DIGEST_SIZE);
+			res->len = IMASTREAM_VERITY_DIGEST_SIZE;
+			items[i]->ok = true;
+		} else {
 			finish_item(job, items[i], digest[i]);
+		}
+	}
 }
 
 /* Worker: one file, the way a run of one is done. */
@@ -186,11 +178,10 @@ static int make_hashers(struct hash_job *job, unsigned int jobs)
 						   &w->hasher);
 		if (err)
 			return err; /* the library said why */
-		if (!job->verity) {
-			err = cli_digests_init(&w->digests, w->hasher, job->algo->algo, &job->walk);
-			if (err)
-				return err;
-		}
+		err = job->verity ? cli_digests_init_verity(&w->digests, w->verity, &job->walk) :
+		      cli_digests_init(&w->digests, w->hasher, job->algo->algo, &job->walk);
+		if (err)
+			return err;
 		w->quiet = true;
 	}
 	/* -v: which backend hashes the data blocks, so a run shows what did the work. */
@@ -283,7 +274,7 @@ int cmd_hash(int argc, char **argv)
 	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
-	if (job.walk.verbosity && !job.verity) {
+	if (job.walk.verbosity) {
 		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
 
 		for (unsigned int i = 0; i < job.walk.jobs; i++)

@@ -165,24 +165,13 @@ static void sign_run(void *ctx, unsigned int worker, struct cli_item **items, si
 	struct sign_job *job = ctx;
 	struct sign_worker *w = &job->workers[worker];
 	const uint8_t *digest[CLI_WALK_RUN];
-	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE];
-	int err;
+	/* fs-verity digests too: each file's tree is its own, the hashing goes across files. */
+	size_t len = job->verity ? IMASTREAM_VERITY_DIGEST_SIZE : job->algo->digest_size;
 
-	if (job->verity) {
-		/* An fs-verity digest has its own tree per file: no cross-file batch. */
-		for (size_t i = 0; i < n; i++) {
-			err = imastream_verity_fd(w->verity, items[i]->fd, verity_digest);
-			if (err)
-				cli_error("%s: cannot read: %s", items[i]->path, strerror(-err));
-			else
-				sign_file(job, w, items[i], verity_digest, sizeof(verity_digest));
-		}
-		return;
-	}
 	cli_digests_run(&w->digests, items, n, digest);
 	for (size_t i = 0; i < n; i++)
 		if (digest[i])
-			sign_file(job, w, items[i], digest[i], job->algo->digest_size);
+			sign_file(job, w, items[i], digest[i], len);
 }
 
 static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
@@ -239,8 +228,11 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 		else
 			err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &cli_log,
 						   &job->workers[i].hasher);
-		if (!err && !job->verity)
-			err = cli_digests_init(&job->workers[i].digests, job->workers[i].hasher,
+		if (!err)
+			err = job->verity ?
+			      cli_digests_init_verity(&job->workers[i].digests,
+						      job->workers[i].verity, &job->walk) :
+			      cli_digests_init(&job->workers[i].digests, job->workers[i].hasher,
 					       job->algo->algo, &job->walk);
 		if (err)
 			return err;

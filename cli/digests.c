@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Digests of a run of walked files: small ones read whole and hashed across files in one batch, large ones streamed. */
+/* Digests (or fs-verity digests) of a run of walked files: small ones read whole and hashed across files in one batch, large ones streamed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +12,9 @@
 /* One more byte than a small file holds, so that a file that grew shows it. */
 #define SLOT (CLI_SMALL_FILE + 1)
 
-int cli_digests_init(struct cli_digests *d, struct imastream_hasher *hasher, int algo,
-		     struct cli_walk *w)
+static int setup(struct cli_digests *d, struct cli_walk *w)
 {
-	*d = (struct cli_digests){ .hasher = hasher, .algo = algo, .batch = w->run > 1 };
+	d->batch = w->run > 1;
 	if (d->batch) {
 		d->buf = malloc((size_t)CLI_WALK_RUN * SLOT);
 		if (!d->buf) {
@@ -25,6 +24,20 @@ int cli_digests_init(struct cli_digests *d, struct imastream_hasher *hasher, int
 		w->small_max = CLI_SMALL_FILE;
 	}
 	return 0;
+}
+
+int cli_digests_init(struct cli_digests *d, struct imastream_hasher *hasher, int algo,
+		     struct cli_walk *w)
+{
+	*d = (struct cli_digests){ .hasher = hasher, .algo = algo };
+	return setup(d, w);
+}
+
+int cli_digests_init_verity(struct cli_digests *d, struct imastream_verity *verity,
+			    struct cli_walk *w)
+{
+	*d = (struct cli_digests){ .verity = verity };
+	return setup(d, w);
 }
 
 void cli_digests_free(struct cli_digests *d)
@@ -73,6 +86,30 @@ static ssize_t read_small(int fd, uint8_t *buf, uint64_t size)
 	}
 }
 
+/* stream_rest() for an fs-verity digest. */
+static int stream_rest_verity(struct cli_digests *d, int fd, const uint8_t *buf, size_t have,
+			      uint8_t *out)
+{
+	uint8_t *rest;
+	int err;
+
+	if (!have)
+		return imastream_verity_fd(d->verity, fd, out);
+	rest = d->buf + (size_t)(CLI_WALK_RUN - 1) * SLOT;
+	imastream_verity_reset(d->verity);
+	err = imastream_verity_update(d->verity, buf, have);
+	while (!err) {
+		ssize_t n = read(fd, rest, SLOT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : imastream_verity_final(d->verity, out);
+		err = imastream_verity_update(d->verity, rest, (size_t)n);
+	}
+	return err;
+}
+
 /* The digest of the open file @fd into @out, streamed after the @have bytes already in @buf. */
 static int stream_rest(struct cli_digests *d, int fd, const uint8_t *buf, size_t have,
 		       uint8_t *out)
@@ -81,6 +118,8 @@ static int stream_rest(struct cli_digests *d, int fd, const uint8_t *buf, size_t
 	size_t len;
 	int err;
 
+	if (d->verity)
+		return stream_rest_verity(d, fd, buf, have, out);
 	if (!have) {
 		err = imastream_hash_fd(d->hasher, fd);
 	} else {
@@ -144,7 +183,8 @@ void cli_digests_run(struct cli_digests *d, struct cli_item **items, size_t n,
 	}
 	if (!m)
 		return;
-	err = imastream_hash_batch(d->hasher, d->algo, d->msgs, m);
+	err = d->verity ? imastream_verity_batch(d->verity, d->msgs, m) :
+	      imastream_hash_batch(d->hasher, d->algo, d->msgs, m);
 	if (err) {
 		for (size_t k = 0; k < m; k++)
 			cli_error("%s: hashing failed: %s", items[of[k]]->path, strerror(-err));
@@ -152,7 +192,8 @@ void cli_digests_run(struct cli_digests *d, struct cli_item **items, size_t n,
 	}
 	for (size_t k = 0; k < m; k++)
 		digest[of[k]] = d->digest[of[k]];
-	count(d, imastream_hash_batch_last_backend(d->hasher, d->algo), m);
+	count(d, d->verity ? imastream_verity_backend(d->verity) :
+	      imastream_hash_batch_last_backend(d->hasher, d->algo), m);
 }
 
 void cli_digests_say(const char *cmd, const struct cli_digests *const ds[], unsigned int n)

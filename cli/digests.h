@@ -9,6 +9,7 @@
 
 #include "cli/walk.h"
 #include "imastream/hash.h"
+#include "imastream/verity.h"
 
 /*
  * A file of at most this many bytes is read whole in one read(2) and hashed with the
@@ -31,6 +32,7 @@ struct cli_digests_count {
 struct cli_digests {
 	struct imastream_hasher *hasher;
 	int algo;
+	struct imastream_verity *verity; /* fs-verity digests instead (no hasher then) */
 	bool batch;   /* false: every file streamed, as IMASTREAM_FILE_BATCH=1 asks */
 	uint8_t *buf; /* CLI_WALK_RUN slots of CLI_SMALL_FILE + 1 bytes */
 	struct imastream_hash_msg msgs[CLI_WALK_RUN];
@@ -44,6 +46,9 @@ struct cli_digests {
  */
 int cli_digests_init(struct cli_digests *d, struct imastream_hasher *hasher, int algo,
 		     struct cli_walk *w);
+/* The same for fs-verity digests (imastream_verity_batch()), over @verity. */
+int cli_digests_init_verity(struct cli_digests *d, struct imastream_verity *verity,
+			    struct cli_walk *w);
 void cli_digests_free(struct cli_digests *d);
 
 /*

@@ -39,6 +39,13 @@
 #define DESC_SIZE 256
 #define DESC_DATA_SIZE 8
 #define DESC_ROOT_HASH 16
+/*
+ * imastream_verity_batch(): files of at most one tree block's worth of data blocks (512
+ * KiB), whose root is the hash of one block of level-0 hashes, are done GROUP at a time,
+ * each stage across the group in one batch: a run of a tree walk is 16 files.
+ */
+#define GROUP 16
+#define GROUP_MAX_BLOCKS HASHES_PER_BLOCK
 
 enum verity_state { VERITY_OPEN, VERITY_FINAL, VERITY_FAILED };
 
@@ -57,6 +64,8 @@ struct imastream_verity {
 	size_t staged;
 	size_t fill;      /* bytes in stage block @staged */
 	uint8_t *readbuf; /* imastream_verity_fd()'s, allocated on first use */
+	uint8_t *trees;   /* imastream_verity_batch()'s: GROUP level-0 blocks, on first use */
+	uint8_t desc[GROUP][DESC_SIZE];
 	struct imastream_hash_msg msgs[BATCH];
 	uint8_t hashes[BATCH][HASH_SIZE];
 	struct verity_level level[MAX_LEVELS];
@@ -105,6 +114,7 @@ void imastream_verity_free(struct imastream_verity *v)
 		free(v->level[l].block);
 	free(v->stage);
 	free(v->readbuf);
+	free(v->trees);
 	free(v);
 }
 
@@ -252,15 +262,25 @@ static int close_tree(struct imastream_verity *v, uint8_t *root)
 	return ims_err(&v->log, -EFBIG, "verity: tree deeper than %d levels", MAX_LEVELS);
 }
 
+/* The descriptor of @length bytes, its root hash left zero. */
+static void desc_init(uint8_t desc[DESC_SIZE], uint64_t length)
+{
+	memset(desc, 0, DESC_SIZE);
+	desc[0] = 1; /* version */
+	desc[1] = IMASTREAM_VERITY_HASH_SHA256;
+	desc[2] = LOG2_BLOCK;
+	for (int i = 0; i < DESC_DATA_SIZE; i++)
+		desc[DESC_DATA_SIZE + i] = (uint8_t)(length >> (8 * i)); /* little-endian */
+}
+
 int imastream_verity_final(struct imastream_verity *v, uint8_t digest[IMASTREAM_VERITY_DIGEST_SIZE])
 {
-	uint8_t desc[DESC_SIZE] = { 1, IMASTREAM_VERITY_HASH_SHA256, LOG2_BLOCK, 0 };
+	uint8_t desc[DESC_SIZE];
 	int err = check_open(v, "final");
 
 	if (err)
 		return err;
-	for (int i = 0; i < DESC_DATA_SIZE; i++)
-		desc[DESC_DATA_SIZE + i] = (uint8_t)(v->length >> (8 * i)); /* little-endian */
+	desc_init(desc, v->length);
 	err = close_tree(v, desc + DESC_ROOT_HASH);
 	if (!err)
 		err = hash_one(v, desc, sizeof(desc), digest);
@@ -312,6 +332,107 @@ int imastream_verity_fd(struct imastream_verity *v, int fd,
 			return err;
 	}
 	return imastream_verity_final(v, digest);
+}
+
+/* Hashes the @n messages of v->msgs in one batch. */
+static int flush_msgs(struct imastream_verity *v, size_t n)
+{
+	return n ? imastream_hash_batch(v->hasher, IMASTREAM_HASH_SHA256, v->msgs, n) : 0;
+}
+
+/*
+ * The digests of @n (at most GROUP) files of at most GROUP_MAX_BLOCKS blocks, in three
+ * batches across the files: every data block (the last one of each file zero-padded in
+ * the stage), then the block of level-0 hashes of each file with more than one, then the
+ * descriptors.  A one-block file's root is its block's hash, an empty file's is zeros.
+ */
+static int batch_group(struct imastream_verity *v, struct imastream_hash_msg *const *files,
+		       size_t n)
+{
+	size_t queued = 0;
+	int err = 0;
+
+	memset(v->trees, 0, n * BLOCK);
+	for (size_t f = 0; f < n; f++) {
+		const uint8_t *data = files[f]->data;
+		size_t len = files[f]->len;
+		uint8_t *hashes = v->trees + f * BLOCK;
+
+		for (size_t off = 0; off < len && !err; off += BLOCK, hashes += HASH_SIZE) {
+			const uint8_t *block = data + off;
+
+			if (len - off < BLOCK) {
+				uint8_t *pad = v->stage + f * BLOCK;
+
+				memcpy(pad, block, len - off);
+				memset(pad + (len - off), 0, BLOCK - (len - off));
+				block = pad;
+			}
+			v->msgs[queued++] = (struct imastream_hash_msg){ block, BLOCK, hashes };
+			if (queued == BATCH) {
+				err = flush_msgs(v, queued);
+				queued = 0;
+			}
+		}
+	}
+	if (!err)
+		err = flush_msgs(v, queued);
+	queued = 0;
+	for (size_t f = 0; f < n && !err; f++) {
+		uint8_t *root = v->desc[f] + DESC_ROOT_HASH;
+
+		desc_init(v->desc[f], files[f]->len);
+		if (files[f]->len > BLOCK)
+			v->msgs[queued++] = (struct imastream_hash_msg){ v->trees + f * BLOCK, BLOCK,
+									 root };
+		else if (files[f]->len)
+			memcpy(root, v->trees + f * BLOCK, HASH_SIZE);
+	}
+	if (!err)
+		err = flush_msgs(v, queued);
+	for (size_t f = 0; f < n; f++)
+		v->msgs[f] = (struct imastream_hash_msg){ v->desc[f], DESC_SIZE, files[f]->digest };
+	return err ? err : flush_msgs(v, n);
+}
+
+int imastream_verity_batch(struct imastream_verity *v, struct imastream_hash_msg *msgs, size_t n)
+{
+	struct imastream_hash_msg *group[GROUP];
+	size_t g = 0;
+	int err = 0;
+
+	if (!msgs && n)
+		return ims_err(&v->log, -EINVAL, "verity: batch without messages");
+	for (size_t i = 0; i < n; i++)
+		if ((!msgs[i].data && msgs[i].len) || !msgs[i].digest)
+			return ims_err(&v->log, -EINVAL, "verity: batch message %zu has a NULL %s", i,
+				       msgs[i].digest ? "data" : "digest");
+	if (!v->trees && n) {
+		v->trees = alloc_blocks(GROUP);
+		if (!v->trees)
+			return ims_err(&v->log, -ENOMEM, "verity: no memory for the batch's tree blocks");
+	}
+	/* The stage serves as padding: whatever stream was open is gone. */
+	imastream_verity_reset(v);
+	for (size_t i = 0; i < n && !err; i++) {
+		if (msgs[i].len > (uint64_t)GROUP_MAX_BLOCKS * BLOCK) {
+			/* A deeper tree: streamed alone, as imastream_verity_fd() does. */
+			imastream_verity_reset(v);
+			err = imastream_verity_update(v, msgs[i].data, msgs[i].len);
+			if (!err)
+				err = imastream_verity_final(v, msgs[i].digest);
+			imastream_verity_reset(v);
+			continue;
+		}
+		group[g++] = &msgs[i];
+		if (g == GROUP) {
+			err = batch_group(v, group, g);
+			g = 0;
+		}
+	}
+	if (!err && g)
+		err = batch_group(v, group, g);
+	return err;
 }
 
 const char *imastream_verity_backend(const struct imastream_verity *v)

@@ -304,6 +304,14 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 		     ((cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS) || !e->digest ||
 		      !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo)) ||
 		      cs->verity /* no header has the fs-verity digest: from the stream */);
+	/*
+	 * verity = on streams every file for its tree.  The header digest the extractor
+	 * checks in the same pass is promised to the chain now (known_algo before
+	 * file_opened, the digest at file_closed): when it is every plain digest the chain
+	 * wants, the stream is not hashed a second time in that algorithm.
+	 */
+	if (sf->stream && e->digest && e->digest_algo)
+		sf->f.known_algo = e->digest_algo;
 	/* Nothing of this file needs the chain before it is closed: the chain thread
 	 * opens and closes it in one go. */
 	if (cs->worker.started && !sf->stream)

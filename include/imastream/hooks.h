@@ -243,7 +243,11 @@ struct imastream_file_xattr {
  * @pkg: the package it belongs to (may be NULL for unowned directories)
  * @known_algo: kernel hash id of @known_digest, or 0; set by the driver when it verified
  *              the content against a digest (rpm's header digest), so no byte need be
- *              read again
+ *              read again.  Set before file_opened (with @known_len still 0), it promises
+ *              that digest, verified, by file_closed: a file the driver streams through
+ *              file_updated is then not hashed in that algorithm by the chain (with
+ *              verity = on, where the stream feeds the fs-verity tree); a promise not
+ *              kept costs one re-read
  * @known_digest: that digest
  * @known_len: its length
  * @pkg_sig: the security.ima value the package carries for this file (rpm's

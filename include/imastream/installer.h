@@ -327,7 +327,10 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *				  when the header digest the extractor verifies in the same pass
  *				  is every digest the chain wants: then the chain takes that one
  *				  (known_digest) and no byte is hashed twice
- *				  (IMASTREAM_SINK_STREAM_ALWAYS streams anyway)
+ *				  (IMASTREAM_SINK_STREAM_ALWAYS streams anyway); with
+ *				  verity = on every file streams for its fs-verity tree, and
+ *				  that header digest, promised as known_algo before
+ *				  file_opened, is still not hashed again by the chain
  *	entry_end		→ file_closed on the temp object: fd = the extractor's fd,
  *				  path = "/proc/self/fd/DIRFD/TEMPNAME" (never follows a symlink
  *				  in the root), known_digest = the digest the extractor verified,

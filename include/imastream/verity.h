@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "imastream/common.h"
+#include "imastream/hash.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +66,20 @@ IMASTREAM_API uint64_t imastream_verity_length(const struct imastream_verity *v)
  */
 IMASTREAM_API int imastream_verity_fd(struct imastream_verity *v, int fd,
 				      uint8_t digest[IMASTREAM_VERITY_DIGEST_SIZE]);
+/**
+ * imastream_verity_batch - the fs-verity digests of @n whole files held in memory
+ * @msgs: one per file: its bytes (@data, @len) and where its digest goes (@digest,
+ *        IMASTREAM_VERITY_DIGEST_SIZE bytes)
+ *
+ * Each file's tree is its own, but the hashing goes across files: the data blocks of
+ * up to 16 files in one imastream_hash_batch() call, then their tree blocks, then their
+ * descriptors, so that files of a few blocks still fill the lanes.  A file over 512 KiB
+ * (more than one tree block) is streamed alone.  Ends any stream of @v (as reset()).
+ * Return: 0, -EINVAL for a NULL @msgs with @n > 0 or a message with NULL data (and
+ * len > 0) or a NULL digest (no digest is written then), -ENOMEM, -EIO.
+ */
+IMASTREAM_API int imastream_verity_batch(struct imastream_verity *v, struct imastream_hash_msg *msgs,
+					 size_t n);
 /* The batch backend that hashes the data blocks ("avx512-16x", "openssl", ...); static. */
 IMASTREAM_API const char *imastream_verity_backend(const struct imastream_verity *v);
 

@@ -483,11 +483,21 @@ int imastream_chain_file_updated(struct imastream_chain *chain, struct imastream
 			return ims_err(chain->svc.log, -EBUSY, "%s: another file is still streaming",
 				       f->dest ? f->dest : f->path);
 		if (!chain->svc.streaming) {
-			err = ims_digest_stream_start(chain->svc.engine);
+			/*
+			 * A driver that set known_algo before file_opened gives that digest,
+			 * verified, at file_closed: when it is every digest wanted, the stream
+			 * is hashed for the fs-verity tree only (invariant 1: each digest once).
+			 */
+			uint32_t plain = chain->svc.hash_algos;
+
+			if (f->known_algo > 0 && f->known_algo < 32)
+				plain &= ~IMASTREAM_HASH_BIT(f->known_algo);
+			err = ims_digest_stream_start(chain->svc.engine, plain != 0);
 			if (err)
 				return err;
 			chain->svc.streaming = f;
 			st->streamed = true;
+			st->plain_skipped = !plain && chain->svc.verity;
 		}
 		err = ims_digest_stream_feed(chain->svc.engine, buf, len);
 		if (err)

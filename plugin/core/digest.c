@@ -15,6 +15,7 @@ struct ims_digest_engine {
 	struct imastream_hasher *hasher;
 	uint32_t algos;
 	struct imastream_verity *verity; /* verity = on only */
+	bool plain;                      /* this stream feeds the hasher too */
 	uint8_t *buf;                    /* REREAD_CHUNK, made on the first re-read */
 };
 
@@ -49,10 +50,12 @@ void ims_digest_engine_free(struct ims_digest_engine *e)
 	free(e);
 }
 
-int ims_digest_stream_start(struct ims_digest_engine *e)
+int ims_digest_stream_start(struct ims_digest_engine *e, bool plain)
 {
 	if (!e)
 		return -EOPNOTSUPP;
+	/* Without a verity tree there is nothing else to compute: the hasher always runs. */
+	e->plain = plain || !e->verity;
 	if (e->verity)
 		imastream_verity_reset(e->verity);
 	return imastream_hasher_reset(e->hasher);
@@ -64,7 +67,7 @@ int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t 
 
 	if (!e)
 		return -EOPNOTSUPP;
-	err = imastream_hasher_update(e->hasher, buf, len);
+	err = e->plain ? imastream_hasher_update(e->hasher, buf, len) : 0;
 	if (!err && e->verity)
 		err = imastream_verity_update(e->verity, buf, len);
 	return err;
@@ -78,7 +81,7 @@ static int reread_both(struct ims_digest_engine *e, int fd)
 
 	if (!e->buf && !(e->buf = malloc(REREAD_CHUNK)))
 		return -ENOMEM;
-	err = ims_digest_stream_start(e);
+	err = ims_digest_stream_start(e, true);
 	while (!err && (n = read(fd, e->buf, REREAD_CHUNK)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -103,11 +106,15 @@ int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_diges
 	if (fd >= 0)
 		err = e->verity ? reread_both(e, fd) : imastream_hash_fd(e->hasher, fd);
 	else
-		err = imastream_hasher_final(e->hasher);
+		err = e->plain ? imastream_hasher_final(e->hasher) : 0;
 	if (!err && e->verity)
 		err = imastream_verity_final(e->verity, verity_out);
 	if (err)
 		return err;
+	if (fd < 0 && !e->plain) {
+		*n_ret = 0; /* the stream built the fs-verity tree alone */
+		return 0;
+	}
 	for (int algo = 0; algo < 32; algo++) {
 		const uint8_t *d;
 		size_t len;

@@ -64,6 +64,7 @@ static int reread(struct imastream_file *f, struct ims_file_state *st)
 		goto out;
 	}
 	st->have_digests = true;
+	st->plain_skipped = false;
 	st->digest_source = "reread";
 out:
 	close(fd);
@@ -90,7 +91,8 @@ int imastream_file_digest(struct imastream_file *f, int algo, const uint8_t **di
 			*how_ret = "header";
 		return 0;
 	}
-	if (!st->have_digests) {
+	/* A stream that left the plain digests to the driver, which then gave none: read. */
+	if (!st->have_digests || st->plain_skipped) {
 		err = reread(f, st);
 		if (err)
 			return err;

@@ -41,6 +41,8 @@ struct ims_file_state {
 	unsigned int reached;       /* plugins file_opened ran for */
 	bool streamed;              /* file_updated fed the engine */
 	bool have_digests;          /* digests[] hold every wanted algorithm (and verity_digest) */
+	bool plain_skipped;         /* streamed for the fs-verity digest only: digests[] are empty,
+				     * the driver promised the plain one as known_digest */
 	const char *digest_source;  /* "stream" or "reread" */
 	struct ims_file_digest digests[IMS_MAX_FILE_DIGESTS];
 	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE]; /* verity = on */
@@ -55,7 +57,11 @@ struct ims_file_state {
 int ims_digest_engine_new(uint32_t algos, bool verity, const struct imastream_log *log,
 			  struct ims_digest_engine **ret);
 void ims_digest_engine_free(struct ims_digest_engine *e);
-int ims_digest_stream_start(struct ims_digest_engine *e);
+/*
+ * Starts a stream; @plain false: the hasher is left out of it and only the fs-verity
+ * tree is built (when there is one), ims_digest_finish() then gives no digest.
+ */
+int ims_digest_stream_start(struct ims_digest_engine *e, bool plain);
 int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t len);
 /* Finishes the stream (or hashes @fd from its offset when fd >= 0) into @out, and the
  * fs-verity digest into @verity_out when the engine makes one. */

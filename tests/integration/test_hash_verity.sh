@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# imastream hash --verity against Debian's `fsverity digest` on a random tree, on every batch backend this CPU runs; one line per failure.
+# imastream hash --verity against Debian's `fsverity digest` on a random tree, on every batch backend this CPU runs, and sign --verity -r verified; one line per failure.
 set -uo pipefail
 
-: "${top_builddir:?run through make check}"
+: "${top_builddir:?run through make check}" "${top_srcdir:?run through make check}"
 bin="$top_builddir/imastream"
 command -v fsverity >/dev/null || { echo "SKIP: fsverity (Debian package fsverity) not installed"; exit 77; }
 command -v getfattr >/dev/null || { echo "SKIP: getfattr (attr) not installed"; exit 77; }
@@ -55,12 +55,19 @@ for backend in portable shani avx2 avx512; do
 	esac
 	sort "$work/ours" | cmp -s - "$work/want" ||
 		fail "$backend ($used): output differs from fsverity digest: $(sort "$work/ours" | diff - "$work/want" | head -4 | tr '\n' ' ')"
-	echo "backend $backend ($used): $(wc -l <"$work/ours") files equal to fsverity digest"
+	# The small files' trees were hashed across files, in that backend's batches.
+	batched=$(sed -n 's/.*digests of [0-9]* files:.* \([0-9]*\) in \([^ ]*\) batches.*/\1 \2/p' "$work/err")
+	[ "${batched#* }" = "$used" ] && [ "${batched% *}" -ge 40 ] ||
+		fail "$backend ($used): small files not batched across files: $(grep 'digests of' "$work/err")"
+	echo "backend $backend ($used): $(wc -l <"$work/ours") files equal to fsverity digest, ${batched% *} in cross-file batches"
 	ran=$((ran + 1))
 done
 [ $ran -ge 1 ] || fail "no backend ran (not even portable)"
 
-# The dispatch's own choice, serial and parallel, and --no-names against --compact.
+# The dispatch's own choice, serial and parallel, one file at a time too (no batches), and
+# --no-names against --compact.
+IMASTREAM_FILE_BATCH=1 "$bin" hash --verity -r --quiet "$tree" | sort | cmp -s - "$work/want" ||
+	fail "IMASTREAM_FILE_BATCH=1: output differs from fsverity digest"
 for jobs in 1 4; do
 	"$bin" hash --verity -r -j $jobs --quiet "$tree" >"$work/ours" 2>"$work/err" ||
 		fail "-j $jobs: exit $?: $(head -3 "$work/err")"
@@ -99,6 +106,24 @@ IMASTREAM_HASH_BACKEND=sse9 "$bin" hash --verity "$tree/f3-4096" >/dev/null 2>"$
 rc=$?
 if [ $rc != 1 ] || ! grep -q "no such batch backend" "$work/err"; then
 	fail "IMASTREAM_HASH_BACKEND=sse9: exit $rc, $(cat "$work/err")"
+fi
+
+# sign --verity -r takes the same cross-file batches: every sigv3 verifies against the
+# fs-verity digest verify recomputes alone, file by file.
+cp "$top_srcdir/tests/keys/rsa2048.pem" "$work/key.pem"
+chmod 600 "$work/key.pem"
+if setfattr -n user.probe -v 1 "$tree/f0-0" 2>/dev/null; then
+	setfattr -x user.probe "$tree/f0-0"
+	"$bin" sign --verity -r -v --quiet --xattr-user --evm none --key "$work/key.pem" "$tree" \
+		>/dev/null 2>"$work/err" || fail "sign --verity -r: exit $?: $(head -3 "$work/err")"
+	grep -q "digests of [0-9]* files:.* in [^ ]* batches" "$work/err" ||
+		fail "sign --verity -r: no cross-file batches: $(grep 'digests of' "$work/err")"
+	"$bin" verify -r --quiet --xattr-user --evm none --trust "$top_srcdir/tests/keys/rsa2048.crt" \
+		"$tree" >"$work/verify" 2>&1 || fail "verify after sign --verity -r: exit $?: $(grep -v ': OK$' "$work/verify" | head -3)"
+	[ "$(grep -c ': OK$' "$work/verify")" = "$(find "$tree" -type f | wc -l)" ] ||
+		fail "verify after sign --verity -r: not every file OK"
+else
+	echo "SKIP sign --verity -r: no user xattrs on $work"
 fi
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "imastream/chain.h"
 #include "imastream/filesig.h"
 #include "imastream/verity.h"
@@ -64,6 +66,10 @@ struct outcome {
 
 enum { VIA_STREAM, VIA_REREAD };
 
+/* The digest run() gives as the driver's at file_closed, unless it breaks its promise. */
+static uint8_t header_digest[32];
+static bool break_promise;
+
 /* One file of @len bytes through a sign-mode, verity = on chain of "ima". */
 static struct outcome run(const uint8_t *content, size_t len, int via, unsigned int flags,
 			  const uint8_t *pkg_sig, size_t pkg_sig_len)
@@ -97,9 +103,9 @@ static struct outcome run(const uint8_t *content, size_t len, int via, unsigned 
 	ASSERT(f.fd >= 0);
 	ASSERT_EQ(write(f.fd, content, len), (ssize_t)len);
 	f.content_size = len;
-	/* The driver's verified header digest: of no use for the verity digest. */
+	/* The driver's verified header digest: of no use for the verity digest.  Promised
+	 * before file_opened, given at file_closed, as the installer does. */
 	f.known_algo = IMASTREAM_HASH_SHA256;
-	f.known_len = 32;
 	ASSERT_EQ(imastream_chain_file_opened(chain, &f), 0);
 	if (via == VIA_STREAM) {
 		/* Odd chunk sizes: the tree must not depend on them. */
@@ -110,6 +116,10 @@ static struct outcome run(const uint8_t *content, size_t len, int via, unsigned 
 		}
 		if (!len)
 			ASSERT_EQ(imastream_chain_file_updated(chain, &f, "", 0), 0);
+	}
+	if (!break_promise) {
+		memcpy(f.known_digest, header_digest, 32);
+		f.known_len = 32;
 	}
 	o.err = imastream_chain_file_closed(chain, &f);
 	x = imastream_file_get_xattr(&f, "security.ima");
@@ -197,6 +207,39 @@ static void test_sigv3_values(void)
 	ASSERT(!o.wants_verity);
 }
 
+/*
+ * The plain digest the driver promised before file_opened is not computed from the
+ * stream (which builds the fs-verity tree only): a %config file's digest is the driver's;
+ * a promise not kept costs one re-read, and the digest is still right.
+ */
+static void test_promised_digest(void)
+{
+	static const uint8_t hello[] = "hello world\n";
+	uint8_t want[32];
+	struct outcome o;
+
+	memset(header_digest, 0x3c, sizeof(header_digest));
+	o = run(hello, 12, VIA_STREAM, IMASTREAM_FILE_CONFIG, NULL, 0);
+	ASSERT_EQ(o.err, 0);
+	ASSERT_EQ(o.ima_len, 34);
+	ASSERT_MEM_EQ(o.ima + 2, header_digest, 32);
+	ASSERT(strstr(debug_seen, "digest from header"));
+
+	break_promise = true;
+	ASSERT(EVP_Digest(hello, 12, want, NULL, EVP_sha256(), NULL));
+	o = run(hello, 12, VIA_STREAM, IMASTREAM_FILE_CONFIG, NULL, 0);
+	ASSERT_EQ(o.err, 0);
+	ASSERT_EQ(o.ima_len, 34);
+	ASSERT_MEM_EQ(o.ima + 2, want, 32);
+	ASSERT(strstr(debug_seen, "digest from reread"));
+	/* The fs-verity digest is the stream's all the same. */
+	o = run(hello, 12, VIA_STREAM, 0, NULL, 0);
+	ASSERT_EQ(o.err, 0);
+	ASSERT(strstr(debug_seen, "fs-verity digest from stream"));
+	break_promise = false;
+	memset(header_digest, 0, sizeof(header_digest));
+}
+
 /* The drivers' probe and enable: one line, fail closed, where there is no fs-verity. */
 static void test_probe_and_enable(void)
 {
@@ -269,6 +312,7 @@ int main(void)
 	close(out);
 	srand(14);
 	test_sigv3_values();
+	test_promised_digest();
 	test_probe_and_enable();
 	unlink(key);
 	rmdir(workdir);

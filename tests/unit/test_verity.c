@@ -237,6 +237,102 @@ static void test_against_reference(void)
 	imastream_verity_free(v);
 }
 
+/* ========== batches across files ========== */
+
+/*
+ * imastream_verity_batch() of @n files cut from misaligned spots of the stream, each
+ * against the reference: the lengths around the one-block, one-tree-block and
+ * group boundaries, and random ones.
+ */
+static void check_batch(struct imastream_verity *v, const size_t *lens, size_t n)
+{
+	struct imastream_hash_msg msgs[48];
+	uint8_t out[48][32], want[32];
+
+	ASSERT(n <= ARRAY_SIZE(msgs));
+	for (size_t i = 0; i < n; i++) {
+		size_t off = (size_t)(rng() % 61);
+
+		ASSERT(off + lens[i] <= stream_len);
+		memset(out[i], 0xa5, 32);
+		msgs[i] = (struct imastream_hash_msg){ stream + off, lens[i], out[i] };
+	}
+	ASSERT_EQ(imastream_verity_batch(v, msgs, n), 0);
+	for (size_t i = 0; i < n; i++) {
+		reference_digest(msgs[i].data, lens[i], want);
+		if (memcmp(out[i], want, 32)) {
+			fprintf(stderr, "batch of %zu, file %zu of %zu bytes, backend %s: wrong digest\n",
+				n, i, lens[i], imastream_verity_backend(v));
+			exit(1);
+		}
+	}
+}
+
+static void check_batches(struct imastream_verity *v)
+{
+	static const size_t edge[] = {
+		0, 1, 55, 64, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, 4 * BLOCK - 1, 4 * BLOCK,
+		16 * BLOCK + 7, 127 * BLOCK, 128 * BLOCK - 1, 128 * BLOCK, 128 * BLOCK + 1,
+		300 * BLOCK + 5,
+	};
+	size_t lens[48];
+
+	check_batch(v, edge, ARRAY_SIZE(edge));
+	/* One file alone, and 16 KiB files in numbers that fill and overflow a group. */
+	check_batch(v, (size_t[]){ 4 * BLOCK }, 1);
+	for (size_t i = 0; i < 40; i++)
+		lens[i] = 4 * BLOCK;
+	check_batch(v, lens, 17);
+	check_batch(v, lens, 40);
+	for (int round = 0; round < 6; round++) {
+		size_t n = 1 + rng() % 48;
+
+		for (size_t i = 0; i < n; i++)
+			lens[i] = rng() % 3 ? rng() % (20 * BLOCK) : rng() % (200 * BLOCK);
+		check_batch(v, lens, n);
+	}
+	ASSERT_EQ(imastream_verity_batch(v, NULL, 0), 0);
+}
+
+/* Every backend this CPU runs, forced, gives the reference's digests in batches too. */
+static void test_batch(void)
+{
+	unsigned int detected = ims_cpu_features();
+	struct imastream_verity *v;
+	uint8_t out[32];
+
+	ASSERT_EQ(imastream_verity_new(&test_log, &v), 0);
+	check_batches(v);
+	/* Misuse: refused before any digest is written, one line each. */
+	log_lines = 0;
+	memset(out, 0x5a, sizeof(out));
+	ASSERT_EQ(imastream_verity_batch(v, NULL, 1), -EINVAL);
+	ASSERT_EQ(imastream_verity_batch(v, (struct imastream_hash_msg[]){
+		{ stream, 1, out }, { NULL, 1, out } }, 2), -EINVAL);
+	ASSERT_EQ(imastream_verity_batch(v, (struct imastream_hash_msg[]){
+		{ stream, 1, NULL } }, 1), -EINVAL);
+	ASSERT_EQ(log_lines, 3);
+	ASSERT_EQ(out[0], 0x5a);
+	/* A stream open before a batch is gone after it: final() is of an empty stream. */
+	ASSERT_EQ(imastream_verity_update(v, stream, 5000), 0);
+	check_batch(v, (size_t[]){ 3 * BLOCK }, 1);
+	ASSERT_EQ(imastream_verity_final(v, out), 0);
+	ASSERT_MEM_EQ(out, vectors[0].digest, 32);
+	imastream_verity_free(v);
+	for (size_t b = 0; b < ims_batch_nbackends; b++) {
+		const struct ims_batch_backend *be = ims_batch_backends[b];
+
+		if ((be->cpu_needed & detected) != be->cpu_needed)
+			continue; /* said by test_known_answers_per_backend() */
+		setenv(IMS_HASH_BACKEND_ENV, be->env_name, 1);
+		ASSERT_EQ(imastream_verity_new(&test_log, &v), 0);
+		check_batches(v);
+		printf("verity batches on backend %s: equal to the reference\n", be->name);
+		imastream_verity_free(v);
+	}
+	unsetenv(IMS_HASH_BACKEND_ENV);
+}
+
 /* ========== file descriptors, short reads, misuse ========== */
 
 static void test_fd(void)
@@ -332,6 +428,7 @@ int main(void)
 	test_misuse();
 	test_known_answers_per_backend();
 	test_against_reference();
+	test_batch();
 	test_fd();
 	free(stream);
 	return 0;
