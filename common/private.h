@@ -106,4 +106,8 @@ static inline uint32_t ims_get_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+struct imastream_verifier;
+/* A verifier with @v's trust store and log, for another thread (filesig/verify.c). */
+int ims_verifier_copy(const struct imastream_verifier *v, struct imastream_verifier **ret);
+
 #endif /* IMASTREAM_PRIVATE_H */

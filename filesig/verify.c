@@ -61,6 +61,11 @@ int imastream_verifier_new(const struct imastream_trust *trust, const struct ima
 	return 0;
 }
 
+int ims_verifier_copy(const struct imastream_verifier *v, struct imastream_verifier **ret)
+{
+	return imastream_verifier_new(v->trust, &v->log, ret);
+}
+
 void imastream_verifier_free(struct imastream_verifier *v)
 {
 	if (!v)

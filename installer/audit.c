@@ -15,15 +15,40 @@
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
 #include "imastream/installer.h"
+#include "installer/ordered_pool.h"
 #include "installer/private.h"
+
+/* Enough threads for the cores of most machines; each file in flight holds two descriptors. */
+#define MAX_WORKERS 8
+#define MAX_INFLIGHT 64
+
+/* What one worker thread owns: its own verifier (its buffers), hasher and their state. */
+struct audit_worker {
+	struct imastream_verifier *verifier;
+	struct imastream_hasher *hasher; /* the header's algorithm and security.ima's */
+	uint32_t hasher_mask;
+};
+
+/* One regular file between its opening (caller's thread) and its report (likewise). */
+struct audit_item {
+	struct audit_item *next_free;
+	struct imastream_audit_file af;
+	struct ims_installed in;
+	char *path, *nevra;
+	bool content; /* open and regular: to hash and verify */
+	const struct imastream_hash_info *hi;
+	uint8_t want[IMASTREAM_HASH_MAX_DIGEST]; /* the header's digest */
+	size_t want_len;
+};
 
 struct audit {
 	int rootfd;
 	struct ims_ids ids;
-	struct imastream_verifier *verifier;
 	unsigned int verify_flags;
-	struct imastream_hasher *hasher; /* the header's algorithm and security.ima's */
-	uint32_t hasher_mask;
+	struct audit_worker *workers;
+	unsigned int nworkers;
+	struct ims_pool *pool;
+	struct audit_item *free_items;
 	void (*fn)(void *arg, const struct imastream_audit_file *f);
 	void *arg;
 	const struct imastream_log *log;
@@ -50,47 +75,46 @@ static int ima_algo(const struct audit *a, int fd)
  * or NULL when nothing was read).
  * Return: 1 the header's digest matches, 0 it does not, -errno.
  */
-static int hash_content(struct audit *a, rpmfi fi, int fd, const struct imastream_hash_info *hi,
-			const struct imastream_hasher **hashed)
+static int hash_content(const struct audit *a, struct audit_worker *w,
+			const struct audit_item *it, const struct imastream_hasher **hashed)
 {
-	const unsigned char *want;
+	const struct imastream_hash_info *hi = it->hi;
 	const uint8_t *digest;
-	size_t want_len = 0, len;
+	size_t len;
 	uint32_t mask = 0;
-	int algo = 0, err;
+	int algo, err;
 	bool header;
 
 	*hashed = NULL;
-	want = rpmfiFDigest(fi, &algo, &want_len);
-	header = want && hi && want_len == hi->digest_size;
+	header = it->want_len && hi && it->want_len == hi->digest_size;
 	if (header)
 		mask |= IMASTREAM_HASH_BIT(hi->algo);
-	algo = ima_algo(a, fd);
+	algo = ima_algo(a, it->in.fd);
 	if (algo)
 		mask |= IMASTREAM_HASH_BIT(algo);
 	if (!mask)
 		return 0;
-	if (mask != a->hasher_mask) {
-		imastream_hasher_free(a->hasher);
-		a->hasher = NULL;
-		a->hasher_mask = 0;
-		err = imastream_hasher_new(mask, NULL, &a->hasher);
+	if (mask != w->hasher_mask) {
+		imastream_hasher_free(w->hasher);
+		w->hasher = NULL;
+		w->hasher_mask = 0;
+		err = imastream_hasher_new(mask, NULL, &w->hasher);
 		/* An algorithm this OpenSSL lacks: the verifier says so for security.ima. */
 		if (err == -EOPNOTSUPP && header && algo) {
 			mask = IMASTREAM_HASH_BIT(hi->algo);
-			err = imastream_hasher_new(mask, a->log, &a->hasher);
+			err = imastream_hasher_new(mask, a->log, &w->hasher);
 		}
 		if (err)
 			return err;
-		a->hasher_mask = mask;
+		w->hasher_mask = mask;
 	}
-	err = imastream_hash_fd(a->hasher, fd);
+	err = imastream_hash_fd(w->hasher, it->in.fd);
 	if (err)
 		return err;
-	*hashed = a->hasher;
-	if (!header || imastream_hasher_digest(a->hasher, hi->algo, &digest, &len))
+	*hashed = w->hasher;
+	if (!header || imastream_hasher_digest(w->hasher, hi->algo, &digest, &len))
 		return 0;
-	return len == want_len && !memcmp(digest, want, len);
+	return len == it->want_len && !memcmp(digest, it->want, len);
 }
 
 /* Whether the file has a security.selinux: OK, MISSING or -errno. */
@@ -103,53 +127,103 @@ static int label_present(int fd)
 	return n == 0 || errno == ENODATA || errno == ENOTSUP ? IMASTREAM_VERIFY_MISSING : -errno;
 }
 
-static void audit_file(struct audit *a, rpmfi fi, const char *nevra, const struct imastream_hash_info *hi)
+/*
+ * On a worker thread: one read for the header's digest and security.ima's, then the
+ * signatures, the slow part, which is why files are spread over threads.
+ */
+static void audit_work(void *arg, unsigned int worker, void *item)
 {
-	struct imastream_audit_file af = { .package = nevra, .path = rpmfiFN(fi) };
+	struct audit *a = arg;
+	struct audit_worker *w = &a->workers[worker];
+	struct audit_item *it = item;
+	struct imastream_audit_file *af = &it->af;
 	const struct imastream_hasher *hashed = NULL;
-	struct ims_installed in;
 	int err;
 
-	af.label = IMASTREAM_VERIFY_SKIPPED;
-	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &in);
-	af.config = in.config;
-	memcpy(af.letters, in.letters, sizeof(af.letters));
-	af.why = in.why;
+	if (!it->content)
+		return;
+	/* A file whose size already differs is not compared with the header (rpm -V's S). */
+	err = hash_content(a, w, it, &hashed);
+	if (err == 0 && af->letters[0] != 'S')
+		af->letters[2] = '5';
+	if (err >= 0)
+		err = imastream_verify_file_hashed(w->verifier, it->in.fd, af->path,
+						   a->verify_flags & ~IMASTREAM_AUDIT_LABELS,
+						   hashed, &af->report);
+	if (err >= 0 && (a->verify_flags & IMASTREAM_AUDIT_LABELS) &&
+	    (err = label_present(it->in.fd)) >= 0) {
+		af->label = err;
+		err = 0;
+	}
+	if (err < 0) {
+		af->state = IMASTREAM_AUDIT_ERROR;
+		af->why = strerror(-err);
+	} else {
+		af->verified = true;
+		af->state = strcmp(af->letters, ".........") ? IMASTREAM_AUDIT_MODIFIED :
+			    IMASTREAM_AUDIT_INTACT;
+	}
+}
+
+/* On the caller's thread, in file order: the report, then the item is reused. */
+static void audit_done(void *arg, void *item)
+{
+	struct audit *a = arg;
+	struct audit_item *it = item;
+
+	a->fn(a->arg, &it->af);
+	ims_installed_close(&it->in);
+	free(it->path);
+	free(it->nevra);
+	it->path = it->nevra = NULL;
+	it->next_free = a->free_items;
+	a->free_items = it;
+}
+
+/* Opens the file and checks its metadata here, queues the rest for a worker. */
+static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
+		      const struct imastream_hash_info *hi)
+{
+	struct audit_item *it = a->free_items;
+	const unsigned char *want;
+	size_t want_len = 0;
+	int algo = 0, err;
+
+	if (it)
+		a->free_items = it->next_free;
+	else if (!(it = malloc(sizeof(*it))))
+		return -ENOMEM;
+	*it = (struct audit_item){ .path = strdup(rpmfiFN(fi)), .nevra = strdup(nevra) };
+	if (!it->path || !it->nevra) {
+		free(it->path);
+		free(it->nevra);
+		free(it);
+		return -ENOMEM;
+	}
+	it->af = (struct imastream_audit_file){ .package = it->nevra, .path = it->path,
+						.label = IMASTREAM_VERIFY_SKIPPED };
+	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &it->in);
+	it->af.config = it->in.config;
+	memcpy(it->af.letters, it->in.letters, sizeof(it->af.letters));
+	it->af.why = it->in.why;
 	if (err) {
-		af.state = IMASTREAM_AUDIT_ERROR;
-		af.why = strerror(-err);
-	} else if (in.state == IMS_INSTALLED_MISSING) {
-		af.state = IMASTREAM_AUDIT_MISSING;
-	} else if (in.fd >= 0 && S_ISREG(in.st.st_mode)) {
-		/*
-		 * One read for the header's digest and security.ima's; a file whose size
-		 * already differs is not compared with the header (rpm -V's S).
-		 */
-		err = hash_content(a, fi, in.fd, hi, &hashed);
-		if (err == 0 && af.letters[0] != 'S')
-			af.letters[2] = '5';
-		if (err >= 0)
-			err = imastream_verify_file_hashed(a->verifier, in.fd, af.path,
-							   a->verify_flags & ~IMASTREAM_AUDIT_LABELS,
-							   hashed, &af.report);
-		if (err >= 0 && (a->verify_flags & IMASTREAM_AUDIT_LABELS) &&
-		    (err = label_present(in.fd)) >= 0) {
-			af.label = err;
-			err = 0;
-		}
-		if (err < 0) {
-			af.state = IMASTREAM_AUDIT_ERROR;
-			af.why = strerror(-err);
-		} else {
-			af.verified = true;
-			af.state = strcmp(af.letters, ".........") ? IMASTREAM_AUDIT_MODIFIED :
-				   IMASTREAM_AUDIT_INTACT;
+		it->af.state = IMASTREAM_AUDIT_ERROR;
+		it->af.why = strerror(-err);
+	} else if (it->in.state == IMS_INSTALLED_MISSING) {
+		it->af.state = IMASTREAM_AUDIT_MISSING;
+	} else if (it->in.fd >= 0 && S_ISREG(it->in.st.st_mode)) {
+		it->content = true;
+		it->hi = hi;
+		want = rpmfiFDigest(fi, &algo, &want_len);
+		if (want && want_len <= sizeof(it->want)) {
+			memcpy(it->want, want, want_len);
+			it->want_len = want_len;
 		}
 	} else {
-		af.state = IMASTREAM_AUDIT_MODIFIED;
+		it->af.state = IMASTREAM_AUDIT_MODIFIED;
 	}
-	ims_installed_close(&in);
-	a->fn(a->arg, &af);
+	ims_pool_push(a->pool, it);
+	return 0;
 }
 
 static int audit_header(void *arg, void *rpm_header)
@@ -159,18 +233,61 @@ static int audit_header(void *arg, void *rpm_header)
 	const struct imastream_hash_info *hi;
 	char *nevra = headerGetAsString(h, RPMTAG_NEVRA);
 	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	int err = 0;
 
 	if (!nevra) {
 		rpmfiFree(fi);
 		return -ENOMEM;
 	}
 	hi = fi ? imastream_hash_by_rpm_id(rpmfiDigestAlgo(fi)) : NULL;
-	while (fi && rpmfiNext(fi) >= 0)
+	while (!err && fi && rpmfiNext(fi) >= 0)
 		if (S_ISREG(rpmfiFMode(fi)) && !(rpmfiFFlags(fi) & RPMFILE_GHOST))
-			audit_file(a, fi, nevra, hi);
+			err = audit_file(a, fi, nevra, hi);
 	rpmfiFree(fi);
 	free(nevra);
-	return 0;
+	return err;
+}
+
+/* The workers: one a core (a verify costs more than reading a small file), or none. */
+static int start_workers(struct audit *a, struct imastream_verifier *v)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = cores > 1 ? (unsigned int)(cores < MAX_WORKERS ? cores : MAX_WORKERS) : 0;
+	int err;
+
+	a->workers = calloc(n ? n : 1, sizeof(*a->workers));
+	if (!a->workers)
+		return -ENOMEM;
+	a->nworkers = n ? n : 1;
+	/* The caller's verifier serves the first worker (or the caller's thread). */
+	a->workers[0].verifier = v;
+	for (unsigned int i = 1; i < a->nworkers; i++) {
+		err = ims_verifier_copy(v, &a->workers[i].verifier);
+		if (err)
+			return err;
+	}
+	err = ims_pool_new(n, MAX_INFLIGHT, audit_work, audit_done, a, &a->pool);
+	/* Without threads, everything runs here, as it did before there were any. */
+	if (err && n)
+		err = ims_pool_new(0, 1, audit_work, audit_done, a, &a->pool);
+	return err;
+}
+
+static void stop_workers(struct audit *a)
+{
+	ims_pool_free(a->pool);
+	while (a->free_items) {
+		struct audit_item *it = a->free_items;
+
+		a->free_items = it->next_free;
+		free(it);
+	}
+	for (unsigned int i = 0; a->workers && i < a->nworkers; i++) {
+		if (i)
+			imastream_verifier_free(a->workers[i].verifier);
+		imastream_hasher_free(a->workers[i].hasher);
+	}
+	free(a->workers);
 }
 
 int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
@@ -178,8 +295,7 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 			  void (*fn)(void *arg, const struct imastream_audit_file *f), void *arg,
 			  const struct imastream_log *log)
 {
-	struct audit a = { .verifier = v, .verify_flags = verify_flags, .fn = fn, .arg = arg,
-			   .log = log };
+	struct audit a = { .verify_flags = verify_flags, .fn = fn, .arg = arg, .log = log };
 	int err;
 
 	if (!root || root[0] != '/' || !v || !fn)
@@ -188,8 +304,13 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 	if (a.rootfd < 0)
 		return ims_err(log, -errno, "%s: %m", root);
 	ims_ids_load(&a.ids, a.rootfd);
-	err = imastream_rpmdb_foreach(root, names, nnames, audit_header, &a, log);
-	imastream_hasher_free(a.hasher);
+	err = start_workers(&a, v);
+	if (err)
+		ims_err(log, err, "audit: cannot start: %s", strerror(-err));
+	else
+		err = imastream_rpmdb_foreach(root, names, nnames, audit_header, &a, log);
+	/* Every queued file is reported, also after an error. */
+	stop_workers(&a);
 	ims_ids_clear(&a.ids);
 	close(a.rootfd);
 	return err;

@@ -716,7 +716,11 @@ enum {
  * @names, @nnames: as imastream_rpmdb_foreach()
  * @v: checks security.ima and security.evm (its trust store knows the signers)
  * @verify_flags: as imastream_verify_file() takes them, and IMASTREAM_AUDIT_LABELS
- * @fn: called for each file, in header order
+ * @fn: called for each file, in header order, on the caller's thread
+ *
+ * Files are hashed and verified on one worker thread per online CPU (at most 8), each
+ * with its own verifier made from @v's trust store and log: the log functions of @v,
+ * of its trust store and @log may be called from several threads at once.
  * Return: 0 (verdicts are not errors), or an imastream_rpmdb_foreach() error.
  */
 IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
