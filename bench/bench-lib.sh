@@ -107,3 +107,39 @@ bench_unwrap() {
 	bench_prog=$dir/.libs/$base
 	export LD_LIBRARY_PATH=${top_builddir:-.}/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 }
+
+# bench_pair_min BEST "WALL CPU": the smaller wall and the smaller CPU time of two
+# "WALL CPU" pairs, each on its own (BEST may be empty: the first round).
+bench_pair_min() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		split(b, n, " ")
+		if (a == "") { print b; exit }
+		split(a, o, " ")
+		printf "%s %s\n", (n[1] + 0 < o[1] + 0) ? n[1] : o[1], (n[2] + 0 < o[2] + 0) ? n[2] : o[2] }'
+}
+bench_wall() { echo "${1% *}"; }
+bench_cpu() { echo "${1#* }"; }
+
+# bench_row WIDTH LABEL PEER OURS: "LABEL  wall s  CPU s  (x wall ratio, x CPU ratio)" for
+# "WALL CPU" pairs, the ratios being PEER / OURS; none without PEER.
+bench_row() {
+	printf "  %-${1}s %7.3f s wall %7.3f s CPU" "$2" "$(bench_wall "$4")" "$(bench_cpu "$4")"
+	[ -z "$3" ] || printf '   (x%s wall, x%s CPU)' \
+		"$(bench_ratio "$(bench_wall "$3")" "$(bench_wall "$4")" 2)" \
+		"$(bench_ratio "$(bench_cpu "$3")" "$(bench_cpu "$4")" 2)"
+	echo
+}
+
+# bench_issue_root ROOT NBIG PAYLOAD: installs with rpm into ROOT (rpm's own %_dbpath below
+# it) the two bench packages the issues measure on, NBIG x 16 MiB and 5,000 x 16 KiB,
+# built from a fresh corpus; sets $nfiles to the number of files.
+bench_issue_root() {
+	local root=$1 nbig=$2 payload=$3 big small
+	bench_corpus $((nbig * 16 > 80 ? nbig * 16 : 80))
+	big=$(bench_build_pkg big "$nbig" 16777216 "$payload")
+	small=$(bench_build_pkg small 5000 16384 "$payload")
+	rm -f "$corpus"
+	mkdir -p "$root"
+	rpm -i --nodeps --noscripts --notriggers --noplugins --root "$root" "$big" "$small"
+	nfiles=$((nbig + 5000))
+}

@@ -32,12 +32,11 @@ for ((d = 0; d * 1000 < small_count; d++)); do
 done
 opt=
 [ "$(id -u)" = 0 ] || opt=--xattr-user
-# Time the program as it is installed, not libtool's wrapper script around it in the
-# build tree (a shell script that costs more than hashing a few thousand small files).
-if [ -x "$top_builddir/.libs/imastream" ]; then
-	bin=$top_builddir/.libs/imastream
-	export LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+# shellcheck source=bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+# The program itself, not libtool's wrapper script (a shell that costs more than hashing
+# a few thousand small files).
+bench_unwrap bin
 "$bin" --version >/dev/null || { echo "bench-hash-tree: $bin does not run" >&2; exit 1; }
 
 # elapsed CMD...: "WALL CPU" seconds of one run (CPU: user + system, every thread), output
@@ -49,24 +48,8 @@ elapsed() {
 	[ $rc = 0 ] || { echo "failed: $*" >&2; cat "$work/stderr" >&2; exit 1; }
 	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$work/time"
 }
-# min BEST "WALL CPU": the smaller wall and the smaller CPU time, each on its own.
-min() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		split(b, n, " ")
-		if (a == "") { print b; exit }
-		split(a, o, " ")
-		printf "%s %s\n", (n[1] + 0 < o[1] + 0) ? n[1] : o[1], (n[2] + 0 < o[2] + 0) ? n[2] : o[2] }'
-}
-wall() { echo "${1% *}"; }
-cpu() { echo "${1#* }"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-# row LABEL PEER OURS: "LABEL  wall s  CPU s  (x wall ratio, x CPU ratio)"; no ratios without PEER.
-row() {
-	printf '  %-44s %7.3f s wall %7.3f s CPU' "$1" "$(wall "$3")" "$(cpu "$3")"
-	[ -z "$2" ] || printf '   (x%s wall, x%s CPU)' "$(ratio "$(wall "$2")" "$(wall "$3")")" \
-		"$(ratio "$(cpu "$2")" "$(cpu "$3")")"
-	echo
-}
+ratio() { bench_ratio "$1" "$2" 2; }
+row() { bench_row 44 "$@"; }
 evm() { evmctl ima_hash -r $opt -a "$algo" "$1"; }
 ours() { "$bin" hash -r --quiet $opt -a "$algo" "$@"; }
 # IMASTREAM_FILE_BATCH=1: one file at a time, every file streamed: the path before batches.
@@ -89,14 +72,14 @@ done
 tree_evm='' tree_ours='' tree_one='' small_evm='' small_single='' small_ours=''
 small_single_one='' small_one=''
 for _ in $(seq "$rounds"); do
-	tree_evm=$(min "$tree_evm" "$(elapsed evm "$work/tree")")
-	tree_ours=$(min "$tree_ours" "$(elapsed ours "$work/tree")")
-	tree_one=$(min "$tree_one" "$(elapsed ours -j 1 "$work/tree")")
-	small_evm=$(min "$small_evm" "$(elapsed evm "$work/small")")
-	small_single=$(min "$small_single" "$(elapsed single "$work/small")")
-	small_ours=$(min "$small_ours" "$(elapsed ours "$work/small")")
-	small_single_one=$(min "$small_single_one" "$(elapsed single -j 1 "$work/small")")
-	small_one=$(min "$small_one" "$(elapsed ours -j 1 "$work/small")")
+	tree_evm=$(bench_pair_min "$tree_evm" "$(elapsed evm "$work/tree")")
+	tree_ours=$(bench_pair_min "$tree_ours" "$(elapsed ours "$work/tree")")
+	tree_one=$(bench_pair_min "$tree_one" "$(elapsed ours -j 1 "$work/tree")")
+	small_evm=$(bench_pair_min "$small_evm" "$(elapsed evm "$work/small")")
+	small_single=$(bench_pair_min "$small_single" "$(elapsed single "$work/small")")
+	small_ours=$(bench_pair_min "$small_ours" "$(elapsed ours "$work/small")")
+	small_single_one=$(bench_pair_min "$small_single_one" "$(elapsed single -j 1 "$work/small")")
+	small_one=$(bench_pair_min "$small_one" "$(elapsed ours -j 1 "$work/small")")
 done
 
 nfiles=$(find "$work/tree" -type f | wc -l)
@@ -116,15 +99,15 @@ row "imastream hash -r (-j $jobs)" "$small_evm" "$small_ours"
 row "the same, vs the single-stream path" "$small_single" "$small_ours"
 row "single-stream path, -j 1" "" "$small_single_one"
 row "imastream hash -r -j 1, vs the single stream" "$small_single_one" "$small_one"
-echo "ratio (evmctl time / imastream time, default jobs), wall: tree $(ratio "$(wall "$tree_evm")" "$(wall "$tree_ours")"), small files $(ratio "$(wall "$small_evm")" "$(wall "$small_ours")")"
-echo "ratio (single-stream time / batched time, small files), wall: $(ratio "$(wall "$small_single")" "$(wall "$small_ours")") (-j $jobs), $(ratio "$(wall "$small_single_one")" "$(wall "$small_one")") (-j 1); CPU: $(ratio "$(cpu "$small_single")" "$(cpu "$small_ours")") (-j $jobs), $(ratio "$(cpu "$small_single_one")" "$(cpu "$small_one")") (-j 1)"
+echo "ratio (evmctl time / imastream time, default jobs), wall: tree $(ratio "$(bench_wall "$tree_evm")" "$(bench_wall "$tree_ours")"), small files $(ratio "$(bench_wall "$small_evm")" "$(bench_wall "$small_ours")")"
+echo "ratio (single-stream time / batched time, small files), wall: $(ratio "$(bench_wall "$small_single")" "$(bench_wall "$small_ours")") (-j $jobs), $(ratio "$(bench_wall "$small_single_one")" "$(bench_wall "$small_one")") (-j 1); CPU: $(ratio "$(bench_cpu "$small_single")" "$(bench_cpu "$small_ours")") (-j $jobs), $(ratio "$(bench_cpu "$small_single_one")" "$(bench_cpu "$small_one")") (-j 1)"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
 # Wall-clock rows, as the other benchmarks write them.
-bench_csv "file count" "$nfiles" "imastream hash -r (-j $jobs)" "$(wall "$tree_ours")" "$mbytes" MiB/s
-bench_csv "file count" "$nfiles" "imastream hash -r -j 1" "$(wall "$tree_one")" "$mbytes" MiB/s
-bench_csv "file count" "$nfiles" "evmctl ima_hash -r" "$(wall "$tree_evm")" "$mbytes" MiB/s "$(wall "$tree_ours")"
-bench_csv "file count" "$small_count" "imastream hash -r (-j $jobs)" "$(wall "$small_ours")" "$small_mib" MiB/s
-bench_csv "file count" "$small_count" "imastream hash -r -j 1" "$(wall "$small_one")" "$small_mib" MiB/s
-bench_csv "file count" "$small_count" "evmctl ima_hash -r" "$(wall "$small_evm")" "$small_mib" MiB/s "$(wall "$small_ours")"
-bench_csv "file count" "$small_count" "single-stream path" "$(wall "$small_single")" "$small_mib" MiB/s "$(wall "$small_ours")"
+bench_csv "file count" "$nfiles" "imastream hash -r (-j $jobs)" "$(bench_wall "$tree_ours")" "$mbytes" MiB/s
+bench_csv "file count" "$nfiles" "imastream hash -r -j 1" "$(bench_wall "$tree_one")" "$mbytes" MiB/s
+bench_csv "file count" "$nfiles" "evmctl ima_hash -r" "$(bench_wall "$tree_evm")" "$mbytes" MiB/s "$(bench_wall "$tree_ours")"
+bench_csv "file count" "$small_count" "imastream hash -r (-j $jobs)" "$(bench_wall "$small_ours")" "$small_mib" MiB/s
+bench_csv "file count" "$small_count" "imastream hash -r -j 1" "$(bench_wall "$small_one")" "$small_mib" MiB/s
+bench_csv "file count" "$small_count" "evmctl ima_hash -r" "$(bench_wall "$small_evm")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
+bench_csv "file count" "$small_count" "single-stream path" "$(bench_wall "$small_single")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"

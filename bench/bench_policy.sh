@@ -39,14 +39,8 @@ bench_unwrap bin
 "$bin" --version >/dev/null
 
 echo "bench-policy: making a $((nbig * 16)) MiB corpus and two packages ($payload)..."
-bench_corpus $((nbig * 16 > 80 ? nbig * 16 : 80))
-big=$(bench_build_pkg big "$nbig" 16777216 "$payload")
-small=$(bench_build_pkg small 5000 16384 "$payload")
-rm -f "$corpus"
 root=$work/root
-mkdir -p "$root"
-rpm -i --nodeps --noscripts --notriggers --noplugins --root "$root" "$big" "$small"
-nfiles=$((nbig + 5000))
+bench_issue_root "$root" "$nbig" "$payload"
 bytes=$(du -sb --apparent-size "$root/opt" | cut -f1)
 
 run_policy() { "$bin" policy keylime --root "$root" --rpmdb; }

@@ -43,14 +43,9 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
 chmod 600 "$work/key.pem"
 
 echo "bench-relabel: making a $((nbig * 16)) MiB corpus and two packages ($payload)..."
-bench_corpus $((nbig * 16 > 80 ? nbig * 16 : 80))
-big=$(bench_build_pkg big "$nbig" 16777216 "$payload")
-small=$(bench_build_pkg small 5000 16384 "$payload")
-rm -f "$corpus"
 root=$work/root
-mkdir -p "$root"
 # rpm's own %_dbpath below the root, which relabel and verify --rpmdb read as rpm does.
-rpm -i --nodeps --noscripts --notriggers --noplugins --root "$root" "$big" "$small"
+bench_issue_root "$root" "$nbig" "$payload"
 
 strip() {
 	find "$root/opt" -type f -print0 | xargs -0 setfattr -x security.evm 2>/dev/null || true

@@ -24,13 +24,11 @@ for ((d = 0; d * 1000 < small_count; d++)); do
 	mkdir "$work/small/d$d"
 	head -c $((n * small_size)) /dev/urandom | split -b "$small_size" -a 3 -d - "$work/small/d$d/f"
 done
-# Time the program as it is installed, not libtool's wrapper script around it in the
-# build tree: the wrapper costs about 0.1 s of CPU per run here, a quarter of what
-# fsverity needs for 256 MiB.
-if [ -x "$top_builddir/.libs/imastream" ]; then
-	bin=$top_builddir/.libs/imastream
-	export LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+# shellcheck source=bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
+# The program itself, not libtool's wrapper script: the wrapper costs about 0.1 s of CPU
+# per run here, a quarter of what fsverity needs for 256 MiB.
+bench_unwrap bin
 "$bin" --version >/dev/null || { echo "bench-verity: $bin does not run" >&2; exit 1; }
 
 # elapsed CMD...: "WALL CPU" seconds of one run (CPU: user + system, every thread and
@@ -42,24 +40,8 @@ elapsed() {
 	[ $rc = 0 ] || { echo "failed: $*" >&2; cat "$work/stderr" >&2; exit 1; }
 	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$work/time"
 }
-# min BEST "WALL CPU": the smaller wall and the smaller CPU time, each on its own.
-min() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		split(b, n, " ")
-		if (a == "") { print b; exit }
-		split(a, o, " ")
-		printf "%s %s\n", (n[1] + 0 < o[1] + 0) ? n[1] : o[1], (n[2] + 0 < o[2] + 0) ? n[2] : o[2] }'
-}
-wall() { echo "${1% *}"; }
-cpu() { echo "${1#* }"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-# row LABEL PEER OURS: "LABEL  wall s  CPU s  (x wall ratio, x CPU ratio)"; no ratios without OURS.
-row() {
-	printf '  %-38s %7.3f s wall %7.3f s CPU' "$1" "$(wall "$3")" "$(cpu "$3")"
-	[ -z "$2" ] || printf '   (x%s wall, x%s CPU)' "$(ratio "$(wall "$2")" "$(wall "$3")")" \
-		"$(ratio "$(cpu "$2")" "$(cpu "$3")")"
-	echo
-}
+ratio() { bench_ratio "$1" "$2" 2; }
+row() { bench_row 38 "$@"; }
 peer_small() { find "$work/small" -type f -print0 | xargs -0 fsverity digest; }
 portable() { IMASTREAM_HASH_BACKEND=portable "$@"; }
 
@@ -77,12 +59,12 @@ elapsed fsverity digest "$work/big" >/dev/null
 elapsed "$bin" hash --verity "$work/big" >/dev/null
 big_peer='' big_ours='' big_portable='' small_peer='' small_ours='' small_one=''
 for _ in $(seq "$rounds"); do
-	big_peer=$(min "$big_peer" "$(elapsed fsverity digest "$work/big")")
-	big_ours=$(min "$big_ours" "$(elapsed "$bin" hash --verity "$work/big")")
-	big_portable=$(min "$big_portable" "$(elapsed portable "$bin" hash --verity "$work/big")")
-	small_peer=$(min "$small_peer" "$(elapsed peer_small)")
-	small_ours=$(min "$small_ours" "$(elapsed "$bin" hash --verity -r --quiet "$work/small")")
-	small_one=$(min "$small_one" "$(elapsed "$bin" hash --verity -r -j 1 --quiet "$work/small")")
+	big_peer=$(bench_pair_min "$big_peer" "$(elapsed fsverity digest "$work/big")")
+	big_ours=$(bench_pair_min "$big_ours" "$(elapsed "$bin" hash --verity "$work/big")")
+	big_portable=$(bench_pair_min "$big_portable" "$(elapsed portable "$bin" hash --verity "$work/big")")
+	small_peer=$(bench_pair_min "$small_peer" "$(elapsed peer_small)")
+	small_ours=$(bench_pair_min "$small_ours" "$(elapsed "$bin" hash --verity -r --quiet "$work/small")")
+	small_one=$(bench_pair_min "$small_one" "$(elapsed "$bin" hash --verity -r -j 1 --quiet "$work/small")")
 done
 
 small_mib=$((small_count * small_size / 1048576))
@@ -96,15 +78,15 @@ printf '%d files of %d bytes (%d MiB):\n' "$small_count" "$small_size" "$small_m
 row "find | xargs fsverity digest" "" "$small_peer"
 row "imastream hash --verity -r -j 1" "$small_peer" "$small_one"
 row "imastream hash --verity -r (-j $(nproc))" "$small_peer" "$small_ours"
-echo "ratio (fsverity time / imastream time), wall: large file $(ratio "$(wall "$big_peer")" "$(wall "$big_ours")"), small files $(ratio "$(wall "$small_peer")" "$(wall "$small_ours")")"
-echo "ratio (fsverity time / imastream time), CPU: large file $(ratio "$(cpu "$big_peer")" "$(cpu "$big_ours")"), small files $(ratio "$(cpu "$small_peer")" "$(cpu "$small_ours")")"
+echo "ratio (fsverity time / imastream time), wall: large file $(ratio "$(bench_wall "$big_peer")" "$(bench_wall "$big_ours")"), small files $(ratio "$(bench_wall "$small_peer")" "$(bench_wall "$small_ours")")"
+echo "ratio (fsverity time / imastream time), CPU: large file $(ratio "$(bench_cpu "$big_peer")" "$(bench_cpu "$big_ours")"), small files $(ratio "$(bench_cpu "$small_peer")" "$(bench_cpu "$small_ours")")"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
 # Wall-clock rows, as the other benchmarks write them.
 big=$((big_mib * 1048576))
-bench_csv "file size" "$big" "imastream hash --verity" "$(wall "$big_ours")" "$big_mib" MiB/s
-bench_csv "file size" "$big" "imastream, portable backend" "$(wall "$big_portable")" "$big_mib" MiB/s "$(wall "$big_ours")"
-bench_csv "file size" "$big" "fsverity digest" "$(wall "$big_peer")" "$big_mib" MiB/s "$(wall "$big_ours")"
-bench_csv "file size" "$small_size" "imastream hash --verity" "$(wall "$small_ours")" "$small_mib" MiB/s
-bench_csv "file size" "$small_size" "imastream hash --verity -j 1" "$(wall "$small_one")" "$small_mib" MiB/s "$(wall "$small_ours")"
-bench_csv "file size" "$small_size" "fsverity digest" "$(wall "$small_peer")" "$small_mib" MiB/s "$(wall "$small_ours")"
+bench_csv "file size" "$big" "imastream hash --verity" "$(bench_wall "$big_ours")" "$big_mib" MiB/s
+bench_csv "file size" "$big" "imastream, portable backend" "$(bench_wall "$big_portable")" "$big_mib" MiB/s "$(bench_wall "$big_ours")"
+bench_csv "file size" "$big" "fsverity digest" "$(bench_wall "$big_peer")" "$big_mib" MiB/s "$(bench_wall "$big_ours")"
+bench_csv "file size" "$small_size" "imastream hash --verity" "$(bench_wall "$small_ours")" "$small_mib" MiB/s
+bench_csv "file size" "$small_size" "imastream hash --verity -j 1" "$(bench_wall "$small_one")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
+bench_csv "file size" "$small_size" "fsverity digest" "$(bench_wall "$small_peer")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"

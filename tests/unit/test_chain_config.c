@@ -9,19 +9,7 @@
 
 #include "imastream/chain.h"
 #include "tests/unit/test.h"
-
-static int n_lines;
-static char last[512];
-
-static void remember(void *arg, int level, const char *msg)
-{
-	(void)arg;
-	(void)level;
-	n_lines++;
-	snprintf(last, sizeof(last), "%s", msg);
-}
-
-static const struct imastream_log log_ = { remember, NULL };
+#include "tests/unit/test_log.h"
 
 /* Writes @text to a temp file and loads it into @cfg. */
 static int load(struct imastream_config *cfg, const char *text, char *path, size_t size)

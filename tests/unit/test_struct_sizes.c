@@ -14,19 +14,7 @@
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
 #include "tests/unit/test.h"
-
-static int n_lines;
-static char last[512];
-
-static void remember(void *arg, int level, const char *msg)
-{
-	(void)arg;
-	(void)level;
-	n_lines++;
-	snprintf(last, sizeof(last), "%s", msg);
-}
-
-static const struct imastream_log log_ = { remember, NULL };
+#include "tests/unit/test_log.h"
 
 /* The hooks of a plugin that only counts: a refused struct must never reach it. */
 static int calls;
