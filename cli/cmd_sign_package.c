@@ -127,6 +127,7 @@ static void sign_one_package(struct pkg_worker *w, size_t i)
 	struct pkg_outcome *o = &run->out[i];
 	struct imastream_signpkg_opts opts = run->opts;
 
+	o->res.size = sizeof(o->res); /* how much of it the library may fill */
 	cli_capture_begin(&o->msgs);
 	if (o->clash) {
 		cli_error("%s: same file name as %s: both would be written into %s; not signed",

@@ -42,7 +42,11 @@ int cli_signers_load(struct cli_signers *s, const struct imastream_key_opts *key
 		}
 		s->slot[i] = (struct cli_signer_slot){ s, i };
 		s->ps[i] = (struct imastream_signpkg_signer){
-			slot_sign, &s->slot[i], imastream_signer_keyid(s->handle[0]) };
+			.size = sizeof(s->ps[i]),
+			.sign = slot_sign,
+			.arg = &s->slot[i],
+			.keyid = imastream_signer_keyid(s->handle[0]),
+		};
 	}
 	return 0;
 }

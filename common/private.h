@@ -56,6 +56,12 @@ int ims_err(const struct imastream_log *log, int err, const char *fmt, ...)
 /* Whether a caller's struct (one with a size member) is large enough to hold @member. */
 #define IMS_HAS_MEMBER(p, type, member) ((p)->size >= IMS_SIZE_UPTO(type, member))
 /*
+ * sized.c: 0 when @size, that of a struct @type, reaches @first, the first version's
+ * size; else -EINVAL, said in one line naming the struct and how to set its size.
+ */
+int ims_check_min_size(const struct imastream_log *log, const char *type, size_t size,
+		       size_t first);
+/*
  * sized.c: 0 when @size (that of @p, a struct @type) reaches @first, the first version's
  * size, and whatever lies past @ours (our sizeof) is zero; else -EINVAL (too small) or
  * -E2BIG (a newer caller set members we do not know), said in one line.
@@ -75,6 +81,19 @@ int ims_check_size(const struct imastream_log *log, const char *type, const void
 void ims_copy_sized(void *dst, size_t dst_size, const void *src, size_t src_size);
 #define IMS_COPY_SIZED(dst, src) \
 	(ims_copy_sized((dst), sizeof(*(dst)), (src), (src)->size), (dst)->size = sizeof(*(dst)))
+
+/*
+ * Structs the caller allocates and the library fills (results, counts, collected input):
+ * the caller sets .size first; IMS_CHECK_OUT_SIZE() refuses a size below the first
+ * version (before any work, so nothing is done for a result that cannot be handed back),
+ * and IMS_FILL_SIZED() writes ours, @src, into the caller's @dst: the members its size
+ * covers, zeros in any it has past ours (a newer caller's, which this library does not
+ * fill), and the caller's size left as it was.
+ */
+#define IMS_CHECK_OUT_SIZE(log, p, type, last) \
+	ims_check_min_size((log), #type, (p)->size, IMS_SIZE_UPTO(struct type, last))
+void ims_fill_sized(void *dst, const void *src, size_t src_size);
+#define IMS_FILL_SIZED(dst, src) ims_fill_sized((dst), (src), sizeof(*(src)))
 
 /* io.c: writes all of @buf (retrying short writes and EINTR); 0 or -errno. */
 int ims_write_full(int fd, const void *buf, size_t len);

@@ -87,7 +87,7 @@ int imastream_evm_sign_file(struct imastream_signer *s, int fd, const char *path
 			    uint8_t *buf, size_t buf_size, size_t *len_ret,
 			    const struct imastream_log *log)
 {
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	unsigned int cflags = 0;
 	int err;
 

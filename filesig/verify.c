@@ -320,7 +320,7 @@ static int verify_evm_digsig(struct imastream_verifier *v, int fd, const char *p
 			     struct imastream_verify_one *one)
 {
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	size_t digest_len;
 	int err;
 
@@ -365,7 +365,7 @@ static int verify_evm(struct imastream_verifier *v, int fd, const char *path, un
 	const char *name = imastream_xattr_name(IMASTREAM_ATTR_EVM, flags & IMASTREAM_FILESIG_USER);
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 	struct imastream_xattr_info info;
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	size_t digest_len;
 	int err;
 

@@ -131,9 +131,16 @@ const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extra
 	return &x->sink;
 }
 
-void imastream_extract_get_stats(const struct imastream_extract *x, struct imastream_extract_stats *st)
+int imastream_extract_get_stats(const struct imastream_extract *x, struct imastream_extract_stats *st)
 {
-	*st = x->stats;
+	int err;
+
+	if (!x || !st)
+		return ims_err(x ? x->log : NULL, -EINVAL, "extract: no extractor or no stats given");
+	err = IMS_CHECK_OUT_SIZE(x->log, st, imastream_extract_stats, bytes);
+	if (!err)
+		IMS_FILL_SIZED(st, &x->stats);
+	return err;
 }
 
 static void reset_package(struct imastream_extract *x)

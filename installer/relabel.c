@@ -139,7 +139,7 @@ static bool evm_equivalent(struct imastream_relabel *r, int fd, const char *name
 			   const struct imastream_file_xattr *x, const uint8_t *disk, size_t len)
 {
 	struct imastream_xattr_info want, have;
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 	size_t dlen;
 	bool ok;

@@ -179,10 +179,18 @@ int imastream_signpkg_manifest_sign(struct imastream_signpkg_manifest *sm, size_
 				    const struct imastream_log *log)
 {
 	uint8_t value[SIGNATURES_MAX_VALUE];
+	struct imastream_signpkg_signer own;
+	int ret;
 
 	if (!sm || !signer || !signer->sign || sm->m.kind != MANIFEST_DIGESTS ||
 	    first > sm->n_entries || count > sm->n_entries - first)
 		return ims_err(log, -EINVAL, "sign-digests: no manifest, no signer or a bad range");
+	ret = IMS_CHECK_SIZE(log, signer, imastream_signpkg_signer, keyid);
+	if (ret)
+		return ret;
+	/* Ours, complete: a member an older caller lacks reads as zero. */
+	IMS_COPY_SIZED(&own, signer);
+	signer = &own;
 	for (size_t i = first; i < first + count; i++) {
 		const struct manifest_entry *e = &sm->entries[i];
 		struct manifest_file *mf = e->file;

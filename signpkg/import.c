@@ -183,7 +183,7 @@ int imastream_signpkg_import_signatures(const char *path,
 {
 	const struct imastream_log *log = caller_opts ? caller_opts->log : NULL;
 	struct imastream_signpkg_opts full, *opts = &full;
-	struct imastream_signpkg_result res = { 0 };
+	struct imastream_signpkg_result res = { .size = sizeof(res) };
 	const struct manifest_pkg *block = NULL;
 	struct file_sigs fs = { 0 };
 	struct rpmpkg pkg;
@@ -196,6 +196,10 @@ int imastream_signpkg_import_signatures(const char *path,
 		return ims_err(log, -EINVAL, "import-signatures: no package, signatures file or certificate given");
 	/* Ours, complete: what an older caller lacks is zero, its default. */
 	IMS_COPY_SIZED(opts, caller_opts);
+	/* Before any work: a result that cannot be handed back is refused now. */
+	ret = signpkg_check_sized(NULL, NULL, result_ret, log);
+	if (ret)
+		return ret;
 	ret = rpmpkg_open(&pkg, path, log);
 	if (ret)
 		return ret;
@@ -209,7 +213,7 @@ int imastream_signpkg_import_signatures(const char *path,
 		ret = signpkg_store(&pkg, &fs, opts->outdir, &res, log);
 	}
 	if (!ret && result_ret)
-		*result_ret = res;
+		IMS_FILL_SIZED(result_ret, &res);
 	file_sigs_free(&fs);
 	rpmpkg_close(&pkg);
 	return ret;

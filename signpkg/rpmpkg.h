@@ -92,6 +92,14 @@ void file_sigs_free(struct file_sigs *fs);
 /* Refuses, in one line, what rpm itself would not let file signatures be added to. */
 int signpkg_check_signable(const struct rpmpkg *pkg, const struct imastream_log *log);
 /*
+ * sign.c: checks the sizes of a caller's signer (copied into @signer, ours, when given)
+ * and result (may be NULL), each in one line; 0 or -EINVAL / -E2BIG.
+ */
+int signpkg_check_sized(const struct imastream_signpkg_signer *caller_signer,
+			struct imastream_signpkg_signer *signer,
+			const struct imastream_signpkg_result *result,
+			const struct imastream_log *log);
+/*
  * The end of signing and of importing signatures: a new signature header with @fs in
  * it, written with the package's verified header and payload to a temp file beside the
  * destination (the package itself, or OUTDIR/its name) and renamed into place; on any

@@ -478,6 +478,23 @@ out:
 	return ret;
 }
 
+int signpkg_check_sized(const struct imastream_signpkg_signer *caller_signer,
+			struct imastream_signpkg_signer *signer,
+			const struct imastream_signpkg_result *result,
+			const struct imastream_log *log)
+{
+	int ret = 0;
+
+	if (caller_signer) {
+		ret = IMS_CHECK_SIZE(log, caller_signer, imastream_signpkg_signer, keyid);
+		if (!ret)
+			IMS_COPY_SIZED(signer, caller_signer);
+	}
+	if (!ret && result)
+		ret = IMS_CHECK_OUT_SIZE(log, result, imastream_signpkg_result, rehashed);
+	return ret;
+}
+
 int imastream_sign_package(const char *path, const struct imastream_signpkg_opts *caller_opts,
 			   struct imastream_signpkg_result *result_ret)
 {
@@ -485,7 +502,8 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	struct imastream_signpkg_opts full, *opts = &full;
 	const struct imastream_hash_info *hi = NULL, *own = NULL;
 	struct rpmpkg_digests re = { 0 }, *rehashed = NULL;
-	struct imastream_signpkg_result res = { 0 };
+	struct imastream_signpkg_result res = { .size = sizeof(res) };
+	struct imastream_signpkg_signer signer;
 	struct file_sigs fs = { 0 };
 	struct rpmpkg pkg;
 	int ret;
@@ -499,6 +517,10 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 	IMS_COPY_SIZED(opts, caller_opts);
 	if (!path || !opts->signer || !opts->signer->sign)
 		return ims_err(log, -EINVAL, "sign-package: no package or no signer given");
+	ret = signpkg_check_sized(opts->signer, &signer, result_ret, log);
+	if (ret)
+		return ret;
+	opts->signer = &signer;
 	ret = rpmpkg_open(&pkg, path, log);
 	if (ret)
 		return ret;
@@ -518,7 +540,7 @@ int imastream_sign_package(const char *path, const struct imastream_signpkg_opts
 		ret = signpkg_store(&pkg, &fs, opts->outdir, &res, log);
 	}
 	if (!ret && result_ret)
-		*result_ret = res;
+		IMS_FILL_SIZED(result_ret, &res);
 	rpmpkg_digests_free(&re);
 	file_sigs_free(&fs);
 	rpmpkg_close(&pkg);

@@ -137,12 +137,16 @@ int imastream_evm_collect(int fd, const char *path, unsigned int flags,
 			  struct imastream_evm_input *in_ret, const struct imastream_log *log)
 {
 	struct source src = { fd, path, path ? path : "(fd)" };
-	struct imastream_evm_input in = { 0 };
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	struct stat st;
 	int own_fd = -1, err;
 
 	if (!in_ret || (fd < 0 && !path))
 		return ims_err(log, -EINVAL, "EVM collect: no file given");
+	/* The caller's size says how much we may write; never guessed (room to grow). */
+	err = IMS_CHECK_OUT_SIZE(log, in_ret, imastream_evm_input, owned);
+	if (err)
+		return err;
 	if ((fd >= 0 ? fstat(fd, &st) : lstat(path, &st)) < 0)
 		return ims_err(log, -errno, "%s: cannot stat: %s", src.what, strerror(errno));
 	in.ino = st.st_ino;
@@ -172,7 +176,7 @@ out:
 		imastream_evm_input_release(&in);
 		return err;
 	}
-	*in_ret = in;
+	IMS_FILL_SIZED(in_ret, &in);
 	return 0;
 }
 

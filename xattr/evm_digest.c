@@ -46,7 +46,7 @@ int imastream_evm_misc_encode(const struct imastream_evm_input *in, bool portabl
 	unsigned int ino_size, size;
 	bool be;
 
-	if (!in || !buf || !len_ret)
+	if (!in || !buf || !len_ret || IMS_CHECK_SIZE(NULL, in, imastream_evm_input, owned))
 		return -EINVAL;
 	switch (in->misc_layout) {
 	case IMASTREAM_EVM_MISC_64:
@@ -127,6 +127,9 @@ static int evm_hash(const struct imastream_evm_input *in, int type, int algo, ui
 
 	if (!in || !out || !len_ret)
 		return ims_err(log, -EINVAL, "EVM digest: missing argument");
+	err = IMS_CHECK_SIZE(log, in, imastream_evm_input, owned);
+	if (err)
+		return err;
 	if (!size)
 		return ims_err(log, -EINVAL, "EVM digest: unknown hash algorithm id %d", algo);
 	if (out_size < size)
@@ -185,6 +188,9 @@ int imastream_evm_hmac(const struct imastream_evm_input *in, const uint8_t *key,
 
 	if (!in || !out)
 		return ims_err(log, -EINVAL, "EVM HMAC: missing argument");
+	err = IMS_CHECK_SIZE(log, in, imastream_evm_input, owned);
+	if (err)
+		return err;
 	if (!key || key_len == 0 || key_len > sizeof(padded))
 		return ims_err(log, -EINVAL, "EVM HMAC: key of %zu bytes: must be 1..%zu", key_len,
 			       sizeof(padded));

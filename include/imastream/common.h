@@ -38,7 +38,16 @@ enum imastream_log_level {
  */
 typedef void (*imastream_log_fn)(void *arg, int level, const char *msg);
 
-/* Where a handle sends its messages.  A NULL log or a NULL fn drops them. */
+/*
+ * Where a handle sends its messages.  A NULL log or a NULL fn drops them.
+ *
+ * Frozen: unlike the other structs callers fill, this one has no size and never grows
+ * (libimastream(3), room to grow).  It is the channel through which every refusal,
+ * a bad size included, is said, so a size the library had to check here could only be
+ * refused in silence; and nearly every call takes it, often as a static { fn, arg }.
+ * A new logging need (a context per message, a level filter) gets a new struct and
+ * new functions beside this pair, never a member in it.
+ */
 struct imastream_log {
 	imastream_log_fn fn;
 	void *arg;

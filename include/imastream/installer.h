@@ -257,14 +257,30 @@ IMASTREAM_API int imastream_extract_commit(struct imastream_extract *x);
 /* Removes every temp file and created directory of the open package; no-op if none. */
 IMASTREAM_API void imastream_extract_abort(struct imastream_extract *x, int err);
 
-/* Counters of the last committed packages (for progress and benchmarks). */
+/**
+ * struct imastream_extract_stats - counters of the committed packages (progress, benchmarks)
+ * @size: set by the caller to sizeof(struct imastream_extract_stats), as it was built: the
+ *        library fills only the counters this size covers, so a program built before a
+ *        counter was added keeps working (room to grow, libimastream(3))
+ * @packages: packages committed
+ * @entries: their entries
+ * @bytes: their content bytes
+ */
 struct imastream_extract_stats {
+	size_t size;
 	uint64_t packages;
 	uint64_t entries;
 	uint64_t bytes;
 };
-IMASTREAM_API void imastream_extract_get_stats(const struct imastream_extract *x,
-					       struct imastream_extract_stats *st);
+
+/**
+ * imastream_extract_get_stats - copy @x's counters into @st
+ * @st: its @size set by the caller
+ * Return: 0; -EINVAL, with one line in @x's log, for a NULL argument or a size below the
+ * first version (@st is then left as it was).
+ */
+IMASTREAM_API int imastream_extract_get_stats(const struct imastream_extract *x,
+					      struct imastream_extract_stats *st);
 
 /* rpm reader options (imastream_install_rpm flags). */
 enum imastream_install_flag {

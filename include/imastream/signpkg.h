@@ -29,6 +29,8 @@ extern "C" {
 
 /**
  * struct imastream_signpkg_signer - makes one raw signature over a file digest
+ * @size: sizeof(struct imastream_signpkg_signer), as the caller was built (room to grow,
+ *        libimastream(3)); a size below the first version is refused
  * @sign: signs @digest (@digest_len bytes, a digest in kernel hash_algo @algo) and
  *        writes the raw signature (what EVP_PKEY_sign makes: PKCS#1 v1.5 with DigestInfo
  *        for RSA, a DER ECDSA-Sig-Value for EC) into @sig (@sig_size bytes); returns 0 or
@@ -40,6 +42,7 @@ extern "C" {
  * a pkcs11 URI or a kernel-held key.
  */
 struct imastream_signpkg_signer {
+	size_t size;
 	int (*sign)(void *arg, int algo, const uint8_t *digest, size_t digest_len,
 		    uint8_t *sig, size_t sig_size, size_t *sig_len_ret);
 	void *arg;
@@ -72,6 +75,10 @@ struct imastream_signpkg_opts {
 
 /**
  * struct imastream_signpkg_result - what imastream_sign_package() did
+ * @size: set by the caller to sizeof(struct imastream_signpkg_result), as it was built:
+ *        the library fills only the members this size covers, so a program built before
+ *        a member was added keeps working (room to grow, libimastream(3)); a size below
+ *        the first version is refused before the package is looked at
  * @files: file entries in the package
  * @signed_files: entries that got a signature (the others have no content digest:
  *                directories, symlinks, devices, ghosts)
@@ -83,6 +90,7 @@ struct imastream_signpkg_opts {
  *            package's file digest algorithm)
  */
 struct imastream_signpkg_result {
+	size_t size;
 	unsigned int files;
 	unsigned int signed_files;
 	int algo;
@@ -96,7 +104,7 @@ struct imastream_signpkg_result {
  * imastream_sign_package - add IMA file signatures to one rpm package
  * @path: the package (a binary rpm v4 package with an immutable header region)
  * @opts: the signer, algorithm, output folder and log
- * @result_ret: what was done (may be NULL); written only on success
+ * @result_ret: what was done (may be NULL; else its @size set); written only on success
  *
  * The package is checked before anything is written: the lead and both headers are
  * parsed with bounds checks, the header SHA256/SHA1 digests must match, and while the
@@ -194,7 +202,8 @@ IMASTREAM_API unsigned int imastream_signpkg_manifest_algos(const struct imastre
  * @signer: as for imastream_sign_package()
  *
  * Threads may sign disjoint ranges of one @m at the same time, each with its own signer.
- * Return: 0; -EINVAL for a range outside @m or a signatures file; what @signer returns
+ * Return: 0; -EINVAL for a range outside @m, a signatures file or a @signer size below
+ * the first version; what @signer returns
  * (one line naming the package and the file).
  */
 IMASTREAM_API int imastream_signpkg_manifest_sign(struct imastream_signpkg_manifest *m,
@@ -215,7 +224,7 @@ IMASTREAM_API int imastream_signpkg_manifest_write_signatures(const struct imast
  * @sigs: a loaded signatures file (IMASTREAM_SIGNPKG_SIGNATURES)
  * @trust: the certificate(s) the signatures must verify with
  * @opts: @outdir and @log as for imastream_sign_package(); @signer and @algo are unused
- * @result_ret: what was done (may be NULL); written only on success
+ * @result_ret: as for imastream_sign_package()
  *
  * The block for this package is the one whose header SHA-256 is the SHA-256 of the
  * package's main header (which signing never changes), and its NEVRA must be the

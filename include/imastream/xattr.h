@@ -205,6 +205,10 @@ struct imastream_evm_value {
 
 /**
  * struct imastream_evm_input - everything the EVM digest covers
+ * @size: sizeof(struct imastream_evm_input), as the caller was built (room to grow,
+ *        libimastream(3)); set it before filling the rest or calling
+ *        imastream_evm_collect(), which writes only the members this size covers.  A size
+ *        below the first version is refused with -EINVAL.
  * @xattrs: the protected values, indexed by enum imastream_evm_xattr. For a type-5
  *          (portable) signature give every value the file has, whatever the target
  *          kernel enables; for type 3 and HMAC give only those of LSMs the target kernel
@@ -223,9 +227,11 @@ struct imastream_evm_value {
  * @owned: storage behind @xattrs when imastream_evm_collect() filled the struct; free
  *         with imastream_evm_input_release(). NULL when the caller filled it.
  *
- * Zero the struct, then fill it in.
+ * Zero the struct, set @size, then fill it in: struct imastream_evm_input in =
+ * { .size = sizeof(in), ... }.
  */
 struct imastream_evm_input {
+	size_t size;
 	struct imastream_evm_value xattrs[IMASTREAM_EVM_NR_XATTRS];
 	uint64_t ino;
 	uint32_t generation;
@@ -245,7 +251,8 @@ struct imastream_evm_input {
  * @portable: zero ino and generation (type 5)
  * @buf: IMASTREAM_EVM_MISC_MAX bytes
  * @len_ret: 24 or 20
- * Return: 0, -EINVAL for an unknown layout.
+ * Return: 0, -EINVAL for an unknown layout or a size below the first version (this
+ * function has no log to say which).
  */
 IMASTREAM_API int imastream_evm_misc_encode(const struct imastream_evm_input *in, bool portable,
 					    uint8_t *buf, size_t *len_ret);
@@ -308,15 +315,18 @@ enum {
  * @path: the file (never followed if it is a symlink: lstat/lgetxattr); also names the
  *        file in messages, so pass it with an fd too (may then be NULL)
  * @flags: IMASTREAM_EVM_COLLECT_*
- * @in_ret: zeroed, then filled: values present on the file, ino, uid, gid, mode, and what
- *          @flags ask for; layout 64-bit little-endian. Release with
- *          imastream_evm_input_release().
+ * @in_ret: its @size set by the caller (the library cannot know how large an older or
+ *          newer program's struct is, so it never guesses); written only on success:
+ *          zeroed, then filled as far as @size reaches: values present on the file, ino,
+ *          uid, gid, mode, and what @flags ask for; layout 64-bit little-endian; @size
+ *          stays the caller's.  Release with imastream_evm_input_release().
  * @log: may be NULL
  *
  * The generation and UUID need a descriptor: without @fd the file is opened (O_NOFOLLOW,
  * O_NONBLOCK) just for the ioctls.
  * Return: 0, -errno of stat/getxattr/open/ioctl (-ENOTTY: the filesystem has no
- * generation or UUID to give), -ENOMEM, -EINVAL if both @fd and @path are missing.
+ * generation or UUID to give), -ENOMEM, -EINVAL if both @fd and @path are missing or
+ * @in_ret->size is below the first version (one line: set .size = sizeof(...)).
  */
 IMASTREAM_API int imastream_evm_collect(int fd, const char *path, unsigned int flags,
 					struct imastream_evm_input *in_ret,
@@ -355,12 +365,22 @@ enum {
  * @soft_errors: positive errno values that skip the write with a warning instead of
  *               failing; empty by default, so EOPNOTSUPP (no xattr support) is an error
  * @log: where messages go (may be NULL)
+ * @reserved: room for members added later; zeroed by imastream_xattr_writer_init()
+ *
+ * Only imastream_xattr_writer_init() fills it (then imastream_xattr_writer_soft()).
+ * Room to grow is reserved rather than a size (libimastream(3)): callers embed the
+ * writer in their own structs and copy it by value, which a fixed sizeof keeps
+ * compatible, and init, the library's own code, zeroes the room (or gives a later
+ * member its default) for old and new programs alike, so the per-file writes check no
+ * size.  A member added later is carved out of @reserved, whose size then shrinks by
+ * as much, and zero in it means "as before".
  */
 struct imastream_xattr_writer {
 	unsigned int flags;
 	unsigned int n_soft;
 	int soft_errors[IMASTREAM_XATTR_MAX_SOFT];
 	const struct imastream_log *log;
+	uint64_t reserved[4];
 };
 
 IMASTREAM_API void imastream_xattr_writer_init(struct imastream_xattr_writer *w,

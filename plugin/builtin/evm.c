@@ -76,7 +76,7 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 {
 	struct evm_state *st = state;
 	const struct imastream_file_xattr *ima;
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	size_t vlen;
 	unsigned int flags = st->cfg->user_xattrs ? IMASTREAM_EVM_COLLECT_USER_IMA : 0;
 	int algo = st->cfg->hash_algo;

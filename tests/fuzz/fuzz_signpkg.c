@@ -29,7 +29,9 @@ static char outdir[] = "/tmp/fuzz_signpkg.XXXXXX";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct imastream_signpkg_signer signer = { fake_sign, NULL, 0x01020304 };
+	static const struct imastream_signpkg_signer signer = {
+		sizeof(signer), fake_sign, NULL, 0x01020304
+	};
 	struct imastream_signpkg_opts opts = { sizeof(opts), &signer, 0, outdir, NULL };
 	char path[64];
 	int fd;

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	uint8_t content_dig[64], evm_dig[64], value[IMASTREAM_SIG_HDR_SIZE + 1024], buf[65536];
 	const struct imastream_hash_info *hi;
 	struct imastream_xattr_writer w;
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	EVP_MD_CTX *mdctx;
 	EVP_PKEY *key = NULL;
 	unsigned int dl = 0;

@@ -134,7 +134,7 @@ static void test_commit(void)
 					.link_target = "../outside" };
 	struct imastream_entry hard = { .path = "/d/sub/hard", .mode = S_IFREG | 0644,
 					.flags = IMASTREAM_ENTRY_HARDLINK, .link_target = "/d/file" };
-	struct imastream_extract_stats st;
+	struct imastream_extract_stats st = { .size = sizeof(st) };
 	struct imastream_extract *x;
 	char root[PATH_MAX], p[PATH_MAX * 2], buf[64];
 	uint8_t digest[32];
@@ -177,7 +177,7 @@ static void test_commit(void)
 	snprintf(p, sizeof(p), "%s/d/sub", root);
 	ASSERT(stat(p, &sa) == 0);
 	ASSERT_EQ(sa.st_mode, S_IFDIR | 0755); /* unowned parent */
-	imastream_extract_get_stats(x, &st);
+	ASSERT_EQ(imastream_extract_get_stats(x, &st), 0);
 	ASSERT_EQ(st.packages, 1);
 	ASSERT_EQ(st.bytes, 13);
 	ASSERT_EQ(count_tree(root), 5);

@@ -276,7 +276,7 @@ int main(void)
 	EVP_PKEY *rsa, *ec;
 	struct imastream_signpkg_signer rsa_signer, ec_signer, bad_signer;
 	struct imastream_signpkg_opts opts = { .size = sizeof(opts) };
-	struct imastream_signpkg_result res;
+	struct imastream_signpkg_result res = { .size = sizeof(res) };
 	char *pkg, *outdir, *out, *work, *bad, *cmd;
 	struct stat st;
 
@@ -290,9 +290,9 @@ int main(void)
 	rsa = EVP_RSA_gen(2048);
 	ec = EVP_EC_gen("P-256");
 	ASSERT(rsa && ec);
-	rsa_signer = (struct imastream_signpkg_signer){ openssl_sign, rsa, 0x1234abcd };
-	ec_signer = (struct imastream_signpkg_signer){ openssl_sign, ec, 0x949fb16a };
-	bad_signer = (struct imastream_signpkg_signer){ failing_sign, NULL, 1 };
+	rsa_signer = (struct imastream_signpkg_signer){ sizeof(rsa_signer), openssl_sign, rsa, 0x1234abcd };
+	ec_signer = (struct imastream_signpkg_signer){ sizeof(ec_signer), openssl_sign, ec, 0x949fb16a };
+	bad_signer = (struct imastream_signpkg_signer){ sizeof(bad_signer), failing_sign, NULL, 1 };
 
 	/* RSA into another folder: the input stays as it was. */
 	opts.signer = &rsa_signer;

@@ -13,6 +13,7 @@
 #include "imastream/installer.h"
 #include "imastream/keys.h"
 #include "imastream/signpkg.h"
+#include "imastream/xattr.h"
 #include "tests/unit/test.h"
 #include "tests/unit/test_log.h"
 
@@ -209,6 +210,112 @@ static void test_option_structs(void)
 	close(rootfd);
 }
 
+static int never_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len,
+		      uint8_t *sig, size_t sig_size, size_t *sig_len_ret)
+{
+	(void)arg, (void)algo, (void)digest, (void)digest_len, (void)sig, (void)sig_size;
+	(void)sig_len_ret;
+	return ++calls, -EIO;
+}
+
+/* The structs a caller fills for signing and for the EVM digest: refused before any work. */
+static void test_signer_and_evm_input(void)
+{
+	struct imastream_signpkg_signer signer = { .sign = never_sign };
+	struct imastream_signpkg_opts sp = { .size = sizeof(sp), .signer = &signer, .log = &log_ };
+	struct imastream_signpkg_result res = { .size = sizeof(res) };
+	struct imastream_evm_input in = { 0 };
+	struct {
+		struct imastream_evm_input in;
+		uint64_t later;
+	} newer = { { .size = sizeof(newer) }, 0 };
+	uint8_t out[64], misc[IMASTREAM_EVM_MISC_MAX];
+	size_t len;
+
+	calls = 0;
+	n_lines = 0;
+	/* Refused before the (missing) package is opened: -EINVAL, not -ENOENT. */
+	assert_refused(imastream_sign_package("/nonexistent.rpm", &sp, &res),
+		       "imastream_signpkg_signer");
+	signer.size = sizeof(signer);
+	res.size = 0;
+	assert_refused(imastream_sign_package("/nonexistent.rpm", &sp, &res),
+		       "imastream_signpkg_result");
+	res.size = sizeof(res);
+	ASSERT_EQ(imastream_sign_package("/nonexistent.rpm", &sp, &res), -ENOENT);
+	ASSERT(!strstr(last, "struct imastream_"));
+	ASSERT_EQ(calls, 0);
+	n_lines = 0;
+
+	/* imastream_evm_collect() writes only what the caller's size says it has. */
+	assert_refused(imastream_evm_collect(-1, "/", 0, &in, &log_), "imastream_evm_input");
+	ASSERT_EQ(in.mode, 0);
+	assert_refused(imastream_evm_digest_portable(&in, 4, out, sizeof(out), &len, &log_),
+		       "imastream_evm_input");
+	assert_refused(imastream_evm_digest(&in, 4, out, sizeof(out), &len, &log_),
+		       "imastream_evm_input");
+	assert_refused(imastream_evm_hmac(&in, (const uint8_t *)"k", 1, out, &log_),
+		       "imastream_evm_input");
+	ASSERT_EQ(imastream_evm_misc_encode(&in, true, misc, &len), -EINVAL);
+	/* A newer caller's input: its unknown member zeroed by collect, refused once set. */
+	newer.later = 7;
+	ASSERT_EQ(imastream_evm_collect(-1, "/", 0, &newer.in, &log_), 0);
+	ASSERT_EQ(newer.in.size, sizeof(newer));
+	ASSERT_EQ(newer.later, 0);
+	ASSERT(S_ISDIR(newer.in.mode));
+	ASSERT_EQ(imastream_evm_misc_encode(&newer.in, true, misc, &len), 0);
+	newer.later = 1;
+	ASSERT_EQ(imastream_evm_misc_encode(&newer.in, true, misc, &len), -EINVAL);
+	ASSERT_EQ(imastream_evm_hmac(&newer.in, (const uint8_t *)"k", 1, out, &log_), -E2BIG);
+	ASSERT(strstr(last, "struct imastream_evm_input: the caller sets members this library does not know"));
+	imastream_evm_input_release(&newer.in);
+	n_lines = 0;
+}
+
+/*
+ * Structs the library fills into the caller's memory: a size below the first version is
+ * refused and the struct left alone; the library never writes past the caller's size
+ * (which is what keeps a program built before a member was added working), and zeroes
+ * what a newer program has beyond ours.
+ */
+static void test_filled_structs(void)
+{
+	struct {
+		struct imastream_extract_stats st;
+		char guard[16];
+	} exact;
+	struct {
+		struct imastream_extract_stats st;
+		uint64_t later;
+	} newer;
+	struct imastream_extract *x = NULL;
+	int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ASSERT(rootfd >= 0);
+	ASSERT_EQ(imastream_extract_new(rootfd, 0, NULL, &log_, &x), 0);
+	n_lines = 0;
+	memset(&exact, 0x5a, sizeof(exact));
+	exact.st.size = 0;
+	assert_refused(imastream_extract_get_stats(x, &exact.st), "imastream_extract_stats");
+	ASSERT_EQ(exact.st.packages, 0x5a5a5a5a5a5a5a5aull);
+	exact.st.size = sizeof(exact.st);
+	ASSERT_EQ(imastream_extract_get_stats(x, &exact.st), 0);
+	ASSERT_EQ(exact.st.size, sizeof(exact.st));
+	ASSERT_EQ(exact.st.packages, 0);
+	ASSERT_EQ(exact.st.bytes, 0);
+	for (size_t i = 0; i < sizeof(exact.guard); i++)
+		ASSERT_EQ(exact.guard[i], 0x5a);
+	memset(&newer, 0x5a, sizeof(newer));
+	newer.st.size = sizeof(newer);
+	ASSERT_EQ(imastream_extract_get_stats(x, &newer.st), 0);
+	ASSERT_EQ(newer.st.size, sizeof(newer));
+	ASSERT_EQ(newer.st.entries, 0);
+	ASSERT_EQ(newer.later, 0);
+	ASSERT_EQ(n_lines, 0);
+	imastream_extract_free(x);
+	close(rootfd);
+}
+
 /*
  * An older caller: a program built before "verity" was added to struct imastream_config
  * has a smaller struct.  It still configures and runs a chain, verity reads as off, and
@@ -274,6 +381,8 @@ int main(void)
 {
 	test_hook_structs();
 	test_option_structs();
+	test_signer_and_evm_input();
+	test_filled_structs();
 	test_older_caller();
 	test_program_plugin_keys();
 	return 0;

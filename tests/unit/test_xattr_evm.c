@@ -21,7 +21,7 @@ static const char caps_hex[] = "0000000200200000000000000000000000000000";
 /* The kernel's struct h_misc layout (evm_crypto.c), as evmctl 1.4 hashes it on x86_64. */
 static void test_misc_layout(void)
 {
-	struct imastream_evm_input in = { .uid = 0, .gid = 0, .mode = 0100644 };
+	struct imastream_evm_input in = { .size = sizeof(in), .uid = 0, .gid = 0, .mode = 0100644 };
 	unsigned char buf[IMASTREAM_EVM_MISC_MAX], exp[24];
 	size_t len;
 
@@ -63,6 +63,7 @@ static void sample_input(struct imastream_evm_input *in, unsigned char *ima, uns
 	unsigned char d[32];
 
 	memset(in, 0, sizeof(*in));
+	in->size = sizeof(*in);
 	md("sha256", "hello world\n", 12, d);
 	ima[0] = 4;
 	ima[1] = 4;
@@ -85,7 +86,7 @@ static void test_known_answers(void)
 {
 	static const unsigned char key[] = "0123456789abcdef0123456789abcdef";
 	unsigned char ima[34], caps[20], out[64], exp[64];
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	size_t len;
 
 	sample_input(&in, ima, caps);
@@ -155,7 +156,7 @@ static void decorate(const char *path)
 
 static void test_collect(const char *dir)
 {
-	struct imastream_evm_input in;
+	struct imastream_evm_input in = { .size = sizeof(in) };
 	char path[512], link[512];
 	struct stat st;
 	int fd;
@@ -305,7 +306,7 @@ static void test_vs_evmctl(const char *dir)
 	decorate(path);
 
 	for (size_t a = 0; a < ARRAY_SIZE_(algos); a++) {
-		struct imastream_evm_input in;
+		struct imastream_evm_input in = { .size = sizeof(in) };
 		unsigned char v[512];
 		ssize_t n;
 

@@ -24,7 +24,11 @@ static void test_names(void)
 {
 	struct imastream_xattr_writer w;
 
+	/* The room reserved for later members is zero after init, whatever was there. */
+	memset(&w, 0x5a, sizeof(w));
 	imastream_xattr_writer_init(&w, 0, &log_);
+	for (size_t i = 0; i < sizeof(w.reserved) / sizeof(w.reserved[0]); i++)
+		ASSERT_EQ(w.reserved[i], 0);
 	ASSERT(!strcmp(imastream_xattr_writer_name(&w, IMASTREAM_ATTR_IMA), "security.ima"));
 	ASSERT(!strcmp(imastream_xattr_writer_name(&w, IMASTREAM_ATTR_EVM), "security.evm"));
 	imastream_xattr_writer_init(&w, IMASTREAM_XATTR_WRITE_USER, &log_);
