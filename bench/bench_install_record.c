@@ -60,7 +60,7 @@ static int install(const struct imastream_config *cfg, const char *root, const c
 		   bool record)
 {
 	struct imastream_chain_sink_opts opts = {
-		.root = root, .cfg = cfg,
+		.size = sizeof(opts), .root = root, .cfg = cfg,
 		.flags = IMASTREAM_SINK_ALLOW_UNSIGNED | (record ? 0 : IMASTREAM_SINK_NO_RECORD),
 	};
 	struct imastream_root_txn *txn = NULL;

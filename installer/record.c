@@ -66,7 +66,8 @@ struct ims_record_pkg {
 	struct rpkg meta;
 	struct rfile *files;
 	size_t nfiles, afiles;
-	struct ims_strmap index; /* "/path" → index in files */
+	struct ims_strmap index; /* "/path" → index in files, for files[0..indexed) */
+	size_t indexed;
 	char tmp[64];  /* the written temp file in the record directory, or "" */
 	int dirfd;
 };
@@ -631,8 +632,6 @@ int ims_record_pkg_add(struct ims_record_pkg *p, const struct imastream_record_f
 		rfile_release(&rf);
 		return idx;
 	}
-	if (ims_strmap_add(&p->index, p->files[idx].path, idx) == -EEXIST)
-		ims_strmap_set(&p->index, p->files[idx].path, idx);
 	link_view(&p->files[idx], &p->meta);
 	return 0;
 }
@@ -644,6 +643,16 @@ const struct imastream_record_file *ims_record_pkg_find(struct ims_record_pkg *p
 
 	if (!key)
 		return NULL;
+	/* Indexed when first asked: only a package with hard links asks, and most have none. */
+	for (; p->indexed < p->nfiles; p->indexed++) {
+		const char *k = p->files[p->indexed].path;
+
+		idx = ims_strmap_add(&p->index, k, (int)p->indexed);
+		if (idx == -EEXIST)
+			ims_strmap_set(&p->index, k, (int)p->indexed);
+		else if (idx < 0)
+			break;
+	}
 	idx = ims_strmap_get(&p->index, key);
 	free(key);
 	if (idx < 0)
@@ -652,27 +661,71 @@ const struct imastream_record_file *ims_record_pkg_find(struct ims_record_pkg *p
 	return &p->files[idx].f;
 }
 
-/* The digest field of an object line. */
-static void put_digest(FILE *f, const struct imastream_record_file *rf)
+/* Appends the decimal @v to @out; returns the new end. */
+static char *put_dec(char *out, unsigned long long v)
 {
-	const struct imastream_hash_info *hi = imastream_hash_by_algo(rf->digest_algo);
+	char tmp[20];
+	int n = 0;
 
-	if (!rf->digest_algo || !hi) {
-		putc('-', f);
-		return;
-	}
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*out++ = tmp[--n];
+	return out;
+}
+
+/*
+ * The fields of an object line before its path, "TYPE MODE UID GID SIZE DIGEST XATTRS ",
+ * formatted by hand into @out (at least RECORD_HEAD_MAX bytes): a record has one line
+ * per file, and fprintf's parsing was most of what writing it cost.
+ */
+#define RECORD_HEAD_MAX (2 + 5 + 3 * 21 + 16 + 2 * IMASTREAM_RECORD_MAX_DIGEST + 1 + 14 + 2)
+static size_t put_head(char *out, const struct imastream_record_file *rf)
+{
 	static const char hex[] = "0123456789abcdef";
-	char text[2 * IMASTREAM_RECORD_MAX_DIGEST];
-	unsigned int n = hi->digest_size < IMASTREAM_RECORD_MAX_DIGEST ?
-			 hi->digest_size : IMASTREAM_RECORD_MAX_DIGEST;
+	const struct imastream_hash_info *hi = imastream_hash_by_algo(rf->digest_algo);
+	unsigned int perm = (unsigned int)(rf->mode & 07777);
+	char *o = out;
 
-	for (unsigned int i = 0; i < n; i++) {
-		text[2 * i] = hex[rf->digest[i] >> 4];
-		text[2 * i + 1] = hex[rf->digest[i] & 15];
+	*o++ = type_char(rf->mode);
+	*o++ = ' ';
+	for (int shift = 9; shift >= 0; shift -= 3) /* "%04o" */
+		*o++ = (char)('0' + ((perm >> shift) & 7));
+	*o++ = ' ';
+	o = put_dec(o, (unsigned int)rf->uid);
+	*o++ = ' ';
+	o = put_dec(o, (unsigned int)rf->gid);
+	*o++ = ' ';
+	o = put_dec(o, (unsigned long long)rf->size);
+	*o++ = ' ';
+	if (!rf->digest_algo || !hi) {
+		*o++ = '-';
+	} else {
+		unsigned int n = hi->digest_size < IMASTREAM_RECORD_MAX_DIGEST ?
+				 hi->digest_size : IMASTREAM_RECORD_MAX_DIGEST;
+		size_t len = strnlen(hi->name, 15);
+
+		memcpy(o, hi->name, len);
+		o += len;
+		*o++ = ':';
+		for (unsigned int i = 0; i < n; i++) {
+			*o++ = hex[rf->digest[i] >> 4];
+			*o++ = hex[rf->digest[i] & 15];
+		}
 	}
-	fputs(hi->name, f);
-	putc(':', f);
-	fwrite(text, 1, 2 * n, f);
+	*o++ = ' ';
+	if (!rf->xattrs)
+		*o++ = '-';
+	if (rf->xattrs & IMASTREAM_RECORD_IMA)
+		o = stpcpy(o, "ima");
+	if (rf->xattrs & IMASTREAM_RECORD_EVM)
+		o = stpcpy(o, rf->xattrs & IMASTREAM_RECORD_IMA ? "+evm" : "evm");
+	if (rf->xattrs & IMASTREAM_RECORD_LABEL)
+		o = stpcpy(o, rf->xattrs & (IMASTREAM_RECORD_IMA | IMASTREAM_RECORD_EVM) ?
+			   "+label" : "label");
+	*o++ = ' ';
+	return (size_t)(o - out);
 }
 
 /* The record's file name for package @name: "NAME.record", '/' and '%' encoded. */
@@ -721,6 +774,8 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 		err = -ENOMEM;
 		goto out;
 	}
+	/* A record of thousands of files in a few writes, not one per 4 KiB. */
+	setvbuf(f, NULL, _IOFBF, 64 << 10);
 	fputs(RECORD_MAGIC "\npackage ", f);
 	ims_field_put(f, p->meta.name);
 	fputs("\nnevra ", f);
@@ -737,17 +792,9 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 	fprintf(f, "\nserial %lu\n", p->meta.serial);
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct rfile *rf = &p->files[i];
+		char head[RECORD_HEAD_MAX];
 
-		fprintf(f, "%c %04o %u %u %llu ", type_char(rf->f.mode),
-			(unsigned int)(rf->f.mode & 07777), (unsigned int)rf->f.uid,
-			(unsigned int)rf->f.gid, (unsigned long long)rf->f.size);
-		put_digest(f, &rf->f);
-		fprintf(f, " %s%s%s%s%s%s ", rf->f.xattrs & IMASTREAM_RECORD_IMA ? "ima" : "",
-			(rf->f.xattrs & IMASTREAM_RECORD_IMA) && (rf->f.xattrs & ~IMASTREAM_RECORD_IMA) ? "+" : "",
-			rf->f.xattrs & IMASTREAM_RECORD_EVM ? "evm" : "",
-			(rf->f.xattrs & IMASTREAM_RECORD_EVM) && (rf->f.xattrs & IMASTREAM_RECORD_LABEL) ? "+" : "",
-			rf->f.xattrs & IMASTREAM_RECORD_LABEL ? "label" : "",
-			rf->f.xattrs ? "" : "-");
+		fwrite(head, 1, put_head(head, &rf->f), f);
 		ims_field_put(f, rf->path);
 		if (rf->target) {
 			putc(' ', f);
@@ -785,6 +832,7 @@ int ims_record_pkg_pending(const struct ims_record_pkg *p, const char **dir, con
 int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p)
 {
 	char name[NAME_MAX + 1];
+	size_t first;
 	int pkg, err = 0;
 
 	if (!p->tmp[0])
@@ -814,6 +862,16 @@ int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p)
 		return pkg;
 	rec->pkgs[pkg].count = p->nfiles;
 	memset(&p->meta, 0, sizeof(p->meta));
+	/* Room for the package's objects in one step, not a doubling per power of two. */
+	if (rec->nfiles + p->nfiles > rec->afiles) {
+		struct rfile *grown = realloc(rec->files, (rec->nfiles + p->nfiles) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		rec->files = grown;
+		rec->afiles = rec->nfiles + p->nfiles;
+	}
+	first = rec->nfiles;
 	for (size_t i = 0; i < p->nfiles && !err; i++) {
 		struct rfile *rf = &p->files[i];
 		int idx;
@@ -832,8 +890,9 @@ int ims_record_pkg_commit(struct ims_record *rec, struct ims_record_pkg *p)
 		}
 	}
 	p->nfiles = 0;
-	/* Growing the arrays moved them: point every view at its strings again. */
-	for (size_t i = 0; i < rec->nfiles; i++)
+	/* The views point at heap strings, which no growth moves: only the new ones, whose
+	 * package strings now belong to rec->pkgs, are linked again. */
+	for (size_t i = first; i < rec->nfiles; i++)
 		link_view(&rec->files[i], &rec->pkgs[rec->files[i].pkg]);
 	return err;
 }

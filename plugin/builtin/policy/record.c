@@ -40,6 +40,9 @@ struct record {
 	char keyid[17];
 	const char *domain;
 	unsigned int pkg_files;
+	/* One line's buffer, kept from file to file (a line may need 16 KiB of room). */
+	char *line;
+	size_t line_size;
 	/* The transaction so far: installed, erased. */
 	unsigned int packages, files, erased_packages, erased_files, write_errors;
 };
@@ -83,6 +86,7 @@ static void record_cleanup(void *state)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
+	free(r->line);
 	free(r);
 }
 
@@ -216,6 +220,7 @@ static size_t format_labels(struct imastream_file *f, char *out, size_t size)
 static void digest_field(struct record *r, struct imastream_file *f, char *out, size_t size)
 {
 	const struct imastream_hash_info *hi = imastream_hash_by_algo(r->algo);
+	static const char hex[] = "0123456789abcdef";
 	const uint8_t *d;
 	size_t len, o;
 
@@ -223,8 +228,11 @@ static void digest_field(struct record *r, struct imastream_file *f, char *out, 
 	if (!S_ISREG(f->mode) || !hi || imastream_file_digest(f, r->algo, &d, &len, NULL) != 0)
 		return;
 	o = snprintf(out, size, "%s:", hi->name);
-	for (size_t i = 0; i < len && o + 3 <= size; i++)
-		o += snprintf(out + o, size - o, "%02x", d[i]);
+	for (size_t i = 0; i < len && o + 3 <= size; i++) {
+		out[o++] = hex[d[i] >> 4];
+		out[o++] = hex[d[i] & 15];
+	}
+	out[o] = '\0';
 }
 
 /*
@@ -264,11 +272,17 @@ static void record_file_done(void *state, struct imastream_file *f, int res)
 	nevra_len = strlen(f->pkg->nevra);
 	size = 3 * (name_len + nevra_len) + strlen(digest) + 64 +
 	       ARRAY_SIZE(label_names) * (3 * MAX_LABEL_SHOWN + 64) + 3 * 64;
-	line = malloc(size);
-	if (!line) {
-		r->write_errors++;
-		return;
+	if (size > r->line_size) {
+		free(r->line);
+		r->line_size = 0;
+		r->line = malloc(size);
+		if (!r->line) {
+			r->write_errors++;
+			return;
+		}
+		r->line_size = size;
 	}
+	line = r->line;
 	o = ims_escape(name, name_len, NULL, line, size);
 	line[o++] = ' ';
 	o += ims_escape(f->pkg->nevra, nevra_len, NULL, line + o, size - o);
@@ -296,7 +310,6 @@ static void record_file_done(void *state, struct imastream_file *f, int res)
 			r->files++;
 		r->pkg_files++;
 	}
-	free(line);
 }
 
 static const struct imastream_plugin_key record_keys[] = {
