@@ -39,15 +39,6 @@ opt=
 bench_unwrap bin
 "$bin" --version >/dev/null || { echo "bench-hash-tree: $bin does not run" >&2; exit 1; }
 
-# elapsed CMD...: "WALL CPU" seconds of one run (CPU: user + system, every thread), output
-# discarded, failure fatal.  On a shared machine the wall time is mostly the wait for a
-# core; the CPU time is the work done.
-elapsed() {
-	local rc=0 TIMEFORMAT='%R %U %S'
-	{ time "$@" >/dev/null 2>"$work/stderr" || rc=$?; } 2>"$work/time"
-	[ $rc = 0 ] || { echo "failed: $*" >&2; cat "$work/stderr" >&2; exit 1; }
-	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$work/time"
-}
 ratio() { bench_ratio "$1" "$2" 2; }
 row() { bench_row 44 "$@"; }
 evm() { evmctl ima_hash -r $opt -a "$algo" "$1"; }
@@ -66,20 +57,20 @@ backends=$("$bin" hash -r -n -v --quiet -a "$algo" "$work/small" 2>&1 >/dev/null
 
 # One warm-up each so that every run reads from the page cache, then interleaved rounds.
 for t in tree small; do
-	elapsed evm "$work/$t" >/dev/null
-	elapsed ours "$work/$t" >/dev/null
+	bench_elapsed evm "$work/$t" >/dev/null
+	bench_elapsed ours "$work/$t" >/dev/null
 done
 tree_evm='' tree_ours='' tree_one='' small_evm='' small_single='' small_ours=''
 small_single_one='' small_one=''
 for _ in $(seq "$rounds"); do
-	tree_evm=$(bench_pair_min "$tree_evm" "$(elapsed evm "$work/tree")")
-	tree_ours=$(bench_pair_min "$tree_ours" "$(elapsed ours "$work/tree")")
-	tree_one=$(bench_pair_min "$tree_one" "$(elapsed ours -j 1 "$work/tree")")
-	small_evm=$(bench_pair_min "$small_evm" "$(elapsed evm "$work/small")")
-	small_single=$(bench_pair_min "$small_single" "$(elapsed single "$work/small")")
-	small_ours=$(bench_pair_min "$small_ours" "$(elapsed ours "$work/small")")
-	small_single_one=$(bench_pair_min "$small_single_one" "$(elapsed single -j 1 "$work/small")")
-	small_one=$(bench_pair_min "$small_one" "$(elapsed ours -j 1 "$work/small")")
+	tree_evm=$(bench_pair_min "$tree_evm" "$(bench_elapsed evm "$work/tree")")
+	tree_ours=$(bench_pair_min "$tree_ours" "$(bench_elapsed ours "$work/tree")")
+	tree_one=$(bench_pair_min "$tree_one" "$(bench_elapsed ours -j 1 "$work/tree")")
+	small_evm=$(bench_pair_min "$small_evm" "$(bench_elapsed evm "$work/small")")
+	small_single=$(bench_pair_min "$small_single" "$(bench_elapsed single "$work/small")")
+	small_ours=$(bench_pair_min "$small_ours" "$(bench_elapsed ours "$work/small")")
+	small_single_one=$(bench_pair_min "$small_single_one" "$(bench_elapsed single -j 1 "$work/small")")
+	small_one=$(bench_pair_min "$small_one" "$(bench_elapsed ours -j 1 "$work/small")")
 done
 
 nfiles=$(find "$work/tree" -type f | wc -l)

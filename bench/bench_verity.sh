@@ -31,15 +31,6 @@ done
 bench_unwrap bin
 "$bin" --version >/dev/null || { echo "bench-verity: $bin does not run" >&2; exit 1; }
 
-# elapsed CMD...: "WALL CPU" seconds of one run (CPU: user + system, every thread and
-# child), output discarded, failure fatal.  On a shared machine the wall time is mostly
-# the wait for a core; the CPU time is the work done.
-elapsed() {
-	local rc=0 TIMEFORMAT='%R %U %S'
-	{ time "$@" >/dev/null 2>"$work/stderr" || rc=$?; } 2>"$work/time"
-	[ $rc = 0 ] || { echo "failed: $*" >&2; cat "$work/stderr" >&2; exit 1; }
-	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$work/time"
-}
 ratio() { bench_ratio "$1" "$2" 2; }
 row() { bench_row 38 "$@"; }
 peer_small() { find "$work/small" -type f -print0 | xargs -0 fsverity digest; }
@@ -55,16 +46,16 @@ backend=$("$bin" hash --verity -v "$work/big" 2>&1 >/dev/null |
 	sed -n 's/.*through the \(.*\) batch backend.*/\1/p')
 
 # One warm-up each, then interleaved rounds.
-elapsed fsverity digest "$work/big" >/dev/null
-elapsed "$bin" hash --verity "$work/big" >/dev/null
+bench_elapsed fsverity digest "$work/big" >/dev/null
+bench_elapsed "$bin" hash --verity "$work/big" >/dev/null
 big_peer='' big_ours='' big_portable='' small_peer='' small_ours='' small_one=''
 for _ in $(seq "$rounds"); do
-	big_peer=$(bench_pair_min "$big_peer" "$(elapsed fsverity digest "$work/big")")
-	big_ours=$(bench_pair_min "$big_ours" "$(elapsed "$bin" hash --verity "$work/big")")
-	big_portable=$(bench_pair_min "$big_portable" "$(elapsed portable "$bin" hash --verity "$work/big")")
-	small_peer=$(bench_pair_min "$small_peer" "$(elapsed peer_small)")
-	small_ours=$(bench_pair_min "$small_ours" "$(elapsed "$bin" hash --verity -r --quiet "$work/small")")
-	small_one=$(bench_pair_min "$small_one" "$(elapsed "$bin" hash --verity -r -j 1 --quiet "$work/small")")
+	big_peer=$(bench_pair_min "$big_peer" "$(bench_elapsed fsverity digest "$work/big")")
+	big_ours=$(bench_pair_min "$big_ours" "$(bench_elapsed "$bin" hash --verity "$work/big")")
+	big_portable=$(bench_pair_min "$big_portable" "$(bench_elapsed portable "$bin" hash --verity "$work/big")")
+	small_peer=$(bench_pair_min "$small_peer" "$(bench_elapsed peer_small)")
+	small_ours=$(bench_pair_min "$small_ours" "$(bench_elapsed "$bin" hash --verity -r --quiet "$work/small")")
+	small_one=$(bench_pair_min "$small_one" "$(bench_elapsed "$bin" hash --verity -r -j 1 --quiet "$work/small")")
 done
 
 small_mib=$((small_count * small_size / 1048576))
