@@ -143,3 +143,15 @@ bench_issue_root() {
 	rpm -i --nodeps --noscripts --notriggers --noplugins --root "$root" "$big" "$small"
 	nfiles=$((nbig + 5000))
 }
+
+# bench_small_files DIR COUNT SIZE: COUNT files of SIZE random bytes under DIR, 1,000 to a
+# directory, as packages have them.
+bench_small_files() {
+	local dir=$1 count=$2 size=$3 d n
+	mkdir "$dir"
+	for ((d = 0; d * 1000 < count; d++)); do
+		n=$((count - d * 1000 < 1000 ? count - d * 1000 : 1000))
+		mkdir "$dir/d$d"
+		head -c $((n * size)) /dev/urandom | split -b "$size" -a 3 -d - "$dir/d$d/f"
+	done
+}

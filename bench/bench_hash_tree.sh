@@ -23,17 +23,11 @@ for s in $sources; do
 	mkdir -p "$work/tree/$(basename "$s")"
 	cp -dR --no-preserve=all "$s/." "$work/tree/$(basename "$s")/"
 done
-# Random small files, 1,000 to a directory, as packages have them.
-mkdir "$work/small"
-for ((d = 0; d * 1000 < small_count; d++)); do
-	n=$((small_count - d * 1000 < 1000 ? small_count - d * 1000 : 1000))
-	mkdir "$work/small/d$d"
-	head -c $((n * small_size)) /dev/urandom | split -b "$small_size" -a 3 -d - "$work/small/d$d/f"
-done
 opt=
 [ "$(id -u)" = 0 ] || opt=--xattr-user
 # shellcheck source=bench/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
+bench_small_files "$work/small" "$small_count" "$small_size"
 # The program itself, not libtool's wrapper script (a shell that costs more than hashing
 # a few thousand small files).
 bench_unwrap bin

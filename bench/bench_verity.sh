@@ -17,15 +17,9 @@ base=${BENCH_TMP:-/dev/shm}
 work=$(mktemp -d "$base/bench-verity.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 head -c $((big_mib * 1048576)) /dev/urandom >"$work/big"
-mkdir "$work/small"
-# Random files, 1,000 to a directory, as packages have them.
-for ((d = 0; d * 1000 < small_count; d++)); do
-	n=$((small_count - d * 1000 < 1000 ? small_count - d * 1000 : 1000))
-	mkdir "$work/small/d$d"
-	head -c $((n * small_size)) /dev/urandom | split -b "$small_size" -a 3 -d - "$work/small/d$d/f"
-done
 # shellcheck source=bench/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
+bench_small_files "$work/small" "$small_count" "$small_size"
 # The program itself, not libtool's wrapper script: the wrapper costs about 0.1 s of CPU
 # per run here, a quarter of what fsverity needs for 256 MiB.
 bench_unwrap bin
