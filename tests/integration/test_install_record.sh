@@ -67,7 +67,7 @@ grep -qx "f 0644 0 0 13 sha256:$sum ima /opt/rec/imsrec-a/own" "$rec" ||
 	{ cat "$rec"; fail "the record lacks the line of /opt/rec/imsrec-a/own"; }
 grep -qx 'l 0777 0 0 0 - - /opt/rec/imsrec-a/link own' "$rec" || fail "the record lacks the symlink"
 grep -qx 'd 0755 0 0 0 - - /opt/rec' "$rec" || fail "the record lacks the directory"
-ls -A "$root/var/lib/imastream/packages" | grep -q '^\.imastream-tmp' && fail "a temp record was left"
+ls -A "$root/var/lib/imastream/packages" | grep '^\.imastream-tmp' >/dev/null && fail "a temp record was left"
 "$IMASTREAM" verify --root "$root" >"$work/verify" || { cat "$work/verify"; fail "verify --root failed on a fresh install"; }
 [ "$(grep -c ': OK$' "$work/verify")" -eq "$(grep -c '^[fdl] ' "$rec")" ] ||
 	fail "verify --root did not check every recorded object"

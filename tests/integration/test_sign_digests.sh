@@ -45,7 +45,7 @@ cp -a "$src" "$tmp/orig"
 unchanged_since "$tmp/orig" && ok || fail "exporting changed a package"
 "$IMASTREAM" sign-digests --key "$tmp/rsa.key" --cert "$tmp/rsa.pem" --quiet "$tmp/m" \
 	-o "$tmp/s.rsa" 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok || fail "sign-digests (RSA): $(cat "$tmp/err")"
-head -n 1 "$tmp/s.rsa" | grep -qx 'imastream-signatures 1' && ok || fail "no signatures magic"
+head -n 1 "$tmp/s.rsa" | grep -x 'imastream-signatures 1' >/dev/null && ok || fail "no signatures magic"
 # Same records as the manifest, each file line carrying its value.
 [ "$(grep -c '^sig ' "$tmp/s.rsa")" = "$(grep -c '^file ' "$tmp/m")" ] && ok || fail "not one sig per file"
 cp -a "$src" "$tmp/imported"
@@ -195,7 +195,7 @@ echo "== the rpm plugin's pass-through takes the imported signatures as security
 SO="$top_builddir/.libs/imastream.so"
 if [ "$(id -u)" != 0 ]; then
 	echo "note: not root: rpm --root install with the plugin not checked"
-elif ldd "$SO" 2>/dev/null | grep -q libasan; then
+elif ldd "$SO" 2>/dev/null | grep libasan >/dev/null; then
 	echo "note: a sanitizer build of imastream.so: rpm cannot load it, not checked"
 else
 	root=$tmp/root
