@@ -44,6 +44,8 @@ got=$(early_grep_pipes "$sample" | cut -d: -f1 | tr '\n' ' ')
 failures=0 checked=0
 while IFS= read -r f; do
 	grep -q pipefail "$top_srcdir/$f" || continue
+	# This script's own sample holds such pipes on purpose.
+	[ "$f" != tests/unit/test_shell_pipes.sh ] || continue
 	checked=$((checked + 1))
 	while IFS= read -r hit; do
 		echo "FAIL: $f:$hit: pipes into grep -q under pipefail (write grep ... >/dev/null)"
