@@ -14,7 +14,7 @@ root=
 for d in $(ls -d "$cache"/chroot-trixie-*/ 2>/dev/null); do
 	[ -f "$d.imastream-complete" ] && root=${d%/} && break
 done
-[ -n "$root" ] || { echo "SKIP: no trixie chroot cached in $cache (scripts/matrix trixie makes one)"; exit 77; }
+[ -n "$root" ] || { echo "SKIP: no trixie chroot cached in $cache (scripts/matrix --prepare trixie makes one)"; exit 77; }
 tools=$("$top/tests/integration/fetch-trixie-tools.sh") || { echo "SKIP: ${tools#*SKIP: }"; exit 77; }
 # shellcheck source=scripts/chroot-lib.sh
 . "$top/scripts/chroot-lib.sh"

@@ -25,13 +25,9 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_xattr_kernel.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-# RSA-2048 (Debian's 6.1 kernel has no ECDSA), SKID by hash so key ids agree.
-for k in trusted foreign; do
-	openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
-		-subj "/CN=imastream xattr test $k" -addext subjectKeyIdentifier=hash \
-		-keyout "$tmp/$k.pem" -outform DER -out "$tmp/$k.der" >"$tmp/openssl.log" 2>&1 ||
-		{ cat "$tmp/openssl.log"; exit 99; }
-done
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+make_key "$tmp" trusted && make_key "$tmp" foreign || exit 99
 
 install_program() {
 	mkdir -p "$(dirname "$1/$2")" && install -m 0755 -o 0 -g 0 "$busybox" "$1/$2" || exit 99

@@ -62,10 +62,9 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kernel-$installer.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-(umask 077; openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
-	-subj "/CN=imastream kernel $installer test" -addext subjectKeyIdentifier=hash \
-	-keyout "$tmp/key.pem" -outform DER -out "$tmp/cert.der" >"$tmp/openssl.log" 2>&1) ||
-	{ cat "$tmp/openssl.log"; exit 99; }
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+make_key "$tmp" trusted || exit 99
 
 rpmbuild -bb --quiet --nodeps --define "_topdir $tmp/topdir" --define "busybox $busybox" \
 	"$kdir/kbox.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; exit 99; }
@@ -80,15 +79,15 @@ install_pkg() {
 	rpm)
 		local defs=(--define "_imastream_mode $mode" --define "_imastream_hash_algo $algo"
 			--define "_imastream_evm $evm")
-		[ "$mode" = hash ] || defs+=(--define "_imastream_key $tmp/key.pem"
-			--define "_imastream_cert $tmp/cert.der")
+		[ "$mode" = hash ] || defs+=(--define "_imastream_key $tmp/trusted.pem"
+			--define "_imastream_cert $tmp/trusted.der")
 		# Debian's %__plugindir does not exist: point discovery at the build tree.
 		rpm --root "$root" --dbpath /var/lib/rpm --nodeps \
 			--define "__plugindir $builddir/.libs" \
 			--define "__transaction_imastream $so" "${defs[@]}" -i "$pkg" ;;
 	imastream)
 		local opts=(--mode "$mode" -a "$algo" --evm "$evm")
-		[ "$mode" = hash ] || opts+=(--key "$tmp/key.pem" --cert "$tmp/cert.der")
+		[ "$mode" = hash ] || opts+=(--key "$tmp/trusted.pem" --cert "$tmp/trusted.der")
 		# The test package has no header signature.
 		"$imastream" install --root "$root" --allow-unsigned --quiet "${opts[@]}" "$pkg" ;;
 	esac >"$log" 2>&1 || {
@@ -124,7 +123,7 @@ if [ "$installer" = rpm ]; then
 		{ grep -v -e 'should not be used directly' -e 'know what you are doing' "$tmp/install.log"; exit 99; }
 	echo "# changed after install" >>"$root/usr/libexec/kbox/hello.sh" || exit 99
 	"$imastream" relabel --root "$root" --quiet --mode sign --evm portable \
-		--key "$tmp/key.pem" --cert "$tmp/cert.der" >"$tmp/relabel.out" 2>&1
+		--key "$tmp/trusted.pem" --cert "$tmp/trusted.der" >"$tmp/relabel.out" 2>&1
 	rc=$?
 	[ "$rc" = 1 ] && grep -qx 'S\.\{8\}   /usr/libexec/kbox/hello.sh' "$tmp/relabel.out" ||
 		{ cat "$tmp/relabel.out"; error "relabel did not name the changed hello.sh (exit $rc)"; }
@@ -147,5 +146,5 @@ for t in $evm_config_trees; do
 done
 GUEST
 
-"$kdir/appraise-tree.sh" --ima-cert "$tmp/cert.der" --name "test_kernel_$installer" \
+"$kdir/appraise-tree.sh" --ima-cert "$tmp/trusted.der" --name "test_kernel_$installer" \
 	--guest-checks "$tmp/config.sh" --guest-checks-evm "$tmp/config-evm.sh" "${trees[@]}"

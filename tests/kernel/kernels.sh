@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Which kernels the kernel tests boot: sourced by appraise-tree.sh.
+# What the kernel tests share on the host (guest-lib.sh is the guest's): which kernels they
+# boot, one boot per kernel with the results added up, and their RSA test keys.
 # shellcheck shell=bash
 #
 # By default two: the host's Debian kernel (the newest /boot/vmlinuz-* with modules; 6.1
@@ -49,4 +50,37 @@ kernel_list() {
 kernel_tag() {
 	local v=${1##*/vmlinuz-}
 	echo "$v" | cut -d. -f1,2
+}
+
+# boot_kernels FUNCTION KERNEL...: FUNCTION KERNEL TAG boots each kernel once and returns
+# vm-check.sh's status (0 pass, 1 a check failed, 77 cannot boot, other: error). Returns 99
+# if any boot had an error, else 1 if any check failed, else 0; 77 when none booted.
+# Sets kernels_booted to the number of kernels that ran their checks.
+boot_kernels() {
+	local fn=$1 k krc rc=0
+	shift
+	kernels_booted=0
+	for k; do
+		"$fn" "$k" "$(kernel_tag "$k")"
+		krc=$?
+		case $krc in
+		0) kernels_booted=$((kernels_booted + 1)) ;;
+		77) ;;
+		1) [ $rc = 99 ] || rc=1; kernels_booted=$((kernels_booted + 1)) ;;
+		*) rc=99 ;;
+		esac
+	done
+	[ $rc = 0 ] && [ $kernels_booted = 0 ] && return 77
+	return $rc
+}
+
+# make_key DIR NAME: an RSA-2048 private key DIR/NAME.pem (0600) and its self-signed DER
+# certificate DIR/NAME.der with a hash SKID, so that key ids agree with the kernel's.
+# RSA, since Debian's 6.1 kernel has no ECDSA (CONFIG_CRYPTO_ECDSA unset). Returns 1 with
+# openssl's output on failure.
+make_key() {
+	(umask 077; openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
+		-subj "/CN=imastream kernel test $2" -addext subjectKeyIdentifier=hash \
+		-keyout "$1/$2.pem" -outform DER -out "$1/$2.der" >"$1/openssl.log" 2>&1) ||
+		{ cat "$1/openssl.log"; return 1; }
 }

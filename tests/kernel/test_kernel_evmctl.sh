@@ -28,16 +28,9 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_kernel_evmctl.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-# make_key NAME: RSA-2048 private key NAME.pem and self-signed DER certificate NAME.der.
-# Debian's 6.1 kernel has no ECDSA (CONFIG_CRYPTO_ECDSA unset), so RSA it is.
-make_key() {
-	openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
-		-subj "/CN=imastream kernel test $1" -addext subjectKeyIdentifier=hash \
-		-keyout "$tmp/$1.pem" -outform DER -out "$tmp/$1.der" >"$tmp/openssl.log" 2>&1 ||
-		{ cat "$tmp/openssl.log"; exit 99; }
-}
-make_key trusted
-make_key foreign
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+make_key "$tmp" trusted && make_key "$tmp" foreign || exit 99
 
 # install_program ROOT REL: a root-owned executable busybox copy at ROOT/REL.
 install_program() {

@@ -39,14 +39,9 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_kernel_sign.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-make_key() {
-	(umask 077; openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
-		-subj "/CN=imastream sign kernel test $1" -addext subjectKeyIdentifier=hash \
-		-keyout "$tmp/$1.pem" -outform DER -out "$tmp/$1.der" >"$tmp/openssl.log" 2>&1) ||
-		{ cat "$tmp/openssl.log"; exit 99; }
-}
-make_key trusted
-make_key foreign
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+make_key "$tmp" trusted && make_key "$tmp" foreign || exit 99
 
 install_program() {
 	mkdir -p "$(dirname "$1/$2")" && install -m 0755 -o 0 -g 0 "$busybox" "$1/$2" || exit 99
