@@ -156,24 +156,27 @@ static void open_slot(struct cli_slot *sl)
 	fd = openat(sl->dir ? sl->dir->fd : AT_FDCWD, sl->name,
 		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == ELOOP)
-			sl->mode = S_IFLNK;
-		else
-			sl->err = errno, sl->call = "open";
+		if (errno == ELOOP) {
+			sl->mode = S_IFLNK; /* refused by O_NOFOLLOW */
+		} else {
+			sl->err = errno;
+			sl->call = "open";
+		}
 		return;
 	}
 	if (fstat(fd, &st) < 0) {
 		sl->err = errno;
 		sl->call = "stat";
-	} else if (S_ISREG(st.st_mode)) {
-		sl->mode = st.st_mode;
-		sl->item.fd = fd;
-		sl->item.size = (uint64_t)st.st_size;
+		close(fd);
 		return;
-	} else {
-		sl->mode = st.st_mode;
 	}
-	close(fd);
+	sl->mode = st.st_mode;
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	sl->item.fd = fd;
+	sl->item.size = (uint64_t)st.st_size;
 }
 
 /* Any thread: the command's work on @n open files (see process_run), then closes them. */
@@ -420,7 +423,7 @@ int cli_walk_start(struct cli_walk *w)
 	for (unsigned int i = 0; i < w->jobs && i < CLI_WALK_MAX_JOBS; i++) {
 		w->threads[i].walk = w;
 		w->threads[i].id = i;
-		w->threads[i].claim_one = true; /* until a file shows the tree's are small */
+		w->threads[i].claim_one = true; /* until a first file shows it is small */
 		err = pthread_create(&w->threads[i].thread, NULL, thread_main, &w->threads[i]);
 		if (err) {
 			/* Fewer threads still work; none at all falls back to the main thread. */
