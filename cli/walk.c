@@ -95,46 +95,94 @@ static int path_set(struct cli_walk *w, size_t base, const char *name)
 	return 0;
 }
 
-static struct cli_item *ring_item(struct cli_walk *w, uint64_t seq)
+/*
+ * A directory being walked, or one with queued files not reported yet: the workers open
+ * those files relative to it, so it stays open until the last of them is reported.  Only
+ * the main thread takes and drops references, so a plain counter does.
+ */
+struct cli_walk_dir {
+	DIR *dir;
+	int fd;        /* dirfd(dir), read once: the walker's readdir() goes on meanwhile */
+	unsigned int refs;
+};
+
+static void dir_put(struct cli_walk_dir *d)
 {
-	return &w->ring[seq % CLI_WALK_RING].item;
+	if (d && !--d->refs) {
+		closedir(d->dir);
+		free(d);
+	}
+}
+
+static struct cli_slot *ring_slot(struct cli_walk *w, uint64_t seq)
+{
+	return &w->ring[seq % CLI_WALK_RING];
+}
+
+/* How many files make a run: their sizes are only known once a worker opens them. */
+static size_t run_size(struct cli_walk *w)
+{
+	return w->ops->process_run ? w->run : 1;
+}
+
+/* The run that starts at claim_seq: a full one, or what is queued. */
+static size_t run_length(struct cli_walk *w)
+{
+	uint64_t queued = w->next_seq - w->claim_seq;
+
+	return queued < run_size(w) ? (size_t)queued : run_size(w);
+}
+
+/* Whether a full run is queued. */
+static bool run_ready(struct cli_walk *w)
+{
+	return w->next_seq - w->claim_seq >= run_size(w);
 }
 
 /*
- * The run that starts at @seq among the files queued before @end: a file larger than
- * small_max goes alone, and so does every file when the command has no process_run().
+ * Any thread: opens the queued file of @sl without following a symlink and without
+ * blocking on a FIFO, and checks it really is a regular file: the name may have changed
+ * since readdir.  What went wrong is kept for report time, to be said in walk order.
  */
-static size_t run_length(struct cli_walk *w, uint64_t seq, uint64_t end)
+static void open_slot(struct cli_slot *sl)
 {
-	size_t n = 1;
+	struct stat st;
+	int fd;
 
-	if (!w->ops->process_run || ring_item(w, seq)->size > w->small_max)
-		return 1;
-	while (n < w->run && seq + n < end && ring_item(w, seq + n)->size <= w->small_max)
-		n++;
-	return n;
-}
-
-/* Whether the files queued from claim_seq make a run that cannot grow any more. */
-static bool run_ready(struct cli_walk *w)
-{
-	size_t n;
-
-	if (w->claim_seq == w->next_seq)
-		return false;
-	n = run_length(w, w->claim_seq, w->next_seq);
-	return n == w->run || w->claim_seq + n < w->next_seq;
-}
-
-/* Any thread: does the command's work on the @n files from @seq, then closes them. */
-static void process_run(struct cli_walk *w, unsigned int worker, uint64_t seq, size_t n)
-{
-	struct cli_item *items[CLI_WALK_RUN];
-
-	for (size_t i = 0; i < n; i++) {
-		items[i] = ring_item(w, seq + i);
-		items[i]->ok = false;
+	sl->err = 0;
+	sl->mode = 0;
+	sl->item.fd = -1;
+	sl->item.ok = false;
+	fd = openat(sl->dir ? sl->dir->fd : AT_FDCWD, sl->name,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP) {
+			sl->mode = S_IFLNK; /* refused by O_NOFOLLOW */
+		} else {
+			sl->err = errno;
+			sl->call = "open";
+		}
+		return;
 	}
+	if (fstat(fd, &st) < 0) {
+		sl->err = errno;
+		sl->call = "stat";
+		close(fd);
+		return;
+	}
+	sl->mode = st.st_mode;
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	sl->item.fd = fd;
+	sl->item.size = (uint64_t)st.st_size;
+}
+
+/* Any thread: the command's work on @n open files (see process_run), then closes them. */
+static void process_files(struct cli_walk *w, unsigned int worker, struct cli_item **items,
+			  size_t n)
+{
 	if (w->ops->process_run)
 		w->ops->process_run(w->ctx, worker, items, n);
 	else
@@ -145,15 +193,69 @@ static void process_run(struct cli_walk *w, unsigned int worker, uint64_t seq, s
 	}
 }
 
-/* Main thread: reports a finished item and frees its path. */
-static void report_item(struct cli_walk *w, struct cli_item *it)
+/*
+ * Any thread: opens the @n queued files from @seq and processes them, the small ones
+ * together in one run and each large one alone.  Return: whether one was large.
+ */
+static bool process_claimed(struct cli_walk *w, unsigned int worker, uint64_t seq, size_t n)
 {
-	w->ops->report(w->ctx, it);
-	if (!it->ok)
+	struct cli_item *small[CLI_WALK_RUN];
+	size_t n_small = 0;
+	bool large = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct cli_slot *sl = ring_slot(w, seq + i);
+		struct cli_item *it = &sl->item;
+
+		open_slot(sl);
+		if (it->fd < 0)
+			continue;
+		if (w->ops->process_run && it->size <= w->small_max) {
+			small[n_small++] = it;
+			continue;
+		}
+		large = true;
+		process_files(w, worker, &it, 1);
+	}
+	if (n_small)
+		process_files(w, worker, small, n_small);
+	return large;
+}
+
+static const char *special_name(mode_t type_bits)
+{
+	return S_ISFIFO(type_bits) ? "FIFO" : S_ISCHR(type_bits) ? "character device" :
+	       S_ISBLK(type_bits) ? "block device" : S_ISSOCK(type_bits) ? "socket" :
+	       S_ISLNK(type_bits) ? "symbolic link" : "special file";
+}
+
+/*
+ * Main thread: reports a finished slot, frees its path and lets go of its directory.  A
+ * file found to be something else when opened is skipped quietly inside a walk (as a
+ * symlink is) and is an error when the user named it.
+ */
+static void report_slot(struct cli_walk *w, struct cli_slot *sl)
+{
+	struct cli_item *it = &sl->item;
+
+	if (sl->err) {
+		cli_error("%s: cannot %s: %s", it->path, sl->call, strerror(sl->err));
 		w->failed++;
-	cli_tally_file(&w->tally, it->size, w->failed);
+	} else if (!S_ISREG(sl->mode)) {
+		if (sl->explicit) {
+			cli_error("%s: not a regular file (%s)", it->path, special_name(sl->mode));
+			w->failed++;
+		}
+	} else {
+		w->ops->report(w->ctx, it);
+		if (!it->ok)
+			w->failed++;
+		cli_tally_file(&w->tally, it->size, w->failed);
+	}
 	free(it->path);
 	it->path = NULL;
+	dir_put(sl->dir);
+	sl->dir = NULL;
 }
 
 static void *thread_main(void *arg)
@@ -173,18 +275,19 @@ static void *thread_main(void *arg)
 		if (w->claim_seq == w->next_seq)
 			break; /* shutdown, and nothing left */
 		seq = w->claim_seq;
-		n = run_length(w, seq, w->next_seq);
+		/* After a large file, one at a time: a run of them would wait on one thread. */
+		n = t->claim_one ? 1 : run_length(w);
 		w->claim_seq += n;
 		for (size_t i = 0; i < n; i++)
-			w->ring[(seq + i) % CLI_WALK_RING].state = CLI_SLOT_BUSY;
+			ring_slot(w, seq + i)->state = CLI_SLOT_BUSY;
 		/* More queued than this run: another worker can start on it now. */
 		if (run_ready(w) || (w->flush && w->claim_seq != w->next_seq))
 			pthread_cond_signal(&w->work);
 		pthread_mutex_unlock(&w->lock);
-		process_run(w, t->id, seq, n);
+		t->claim_one = process_claimed(w, t->id, seq, n);
 		pthread_mutex_lock(&w->lock);
 		for (size_t i = 0; i < n; i++)
-			w->ring[(seq + i) % CLI_WALK_RING].state = CLI_SLOT_DONE;
+			ring_slot(w, seq + i)->state = CLI_SLOT_DONE;
 		pthread_cond_signal(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -195,10 +298,10 @@ static void *thread_main(void *arg)
 static void drain_done(struct cli_walk *w)
 {
 	while (w->print_seq < w->next_seq &&
-	       w->ring[w->print_seq % CLI_WALK_RING].state == CLI_SLOT_DONE) {
-		struct cli_slot *sl = &w->ring[w->print_seq++ % CLI_WALK_RING];
+	       ring_slot(w, w->print_seq)->state == CLI_SLOT_DONE) {
+		struct cli_slot *sl = ring_slot(w, w->print_seq++);
 
-		report_item(w, &sl->item);
+		report_slot(w, sl);
 		sl->state = CLI_SLOT_FREE;
 	}
 }
@@ -208,42 +311,46 @@ static void run_serial(struct cli_walk *w, bool all)
 {
 	while (run_ready(w) || (all && w->claim_seq != w->next_seq)) {
 		uint64_t seq = w->claim_seq;
-		size_t n = run_length(w, seq, w->next_seq);
+		size_t n = run_length(w);
 
 		w->claim_seq += n;
-		process_run(w, 0, seq, n);
+		process_claimed(w, 0, seq, n);
 		for (size_t i = 0; i < n; i++)
-			w->ring[(seq + i) % CLI_WALK_RING].state = CLI_SLOT_DONE;
+			ring_slot(w, seq + i)->state = CLI_SLOT_DONE;
 		drain_done(w);
 	}
 }
 
-/* Hands the open regular file @fd (named w->path) to a worker, or processes it here. */
-static void submit(struct cli_walk *w, int fd, uint64_t size)
+/*
+ * Main thread: waits until every file queued so far is reported, so that a message the
+ * walk itself is about to print follows theirs, in walk order, as in a serial run.
+ */
+static void settle(struct cli_walk *w)
 {
-	struct cli_slot *sl;
-	char *path = strdup(w->path);
-
-	if (!path) {
-		cli_error("out of memory");
-		close(fd);
-		w->failed++;
-		return;
-	}
 	if (!w->n_threads) {
-		/* At most one run is ever queued here: the ring always has room. */
-		sl = &w->ring[w->next_seq++ % CLI_WALK_RING];
-		sl->item.fd = fd;
-		sl->item.path = path;
-		sl->item.size = size;
-		sl->state = CLI_SLOT_QUEUED;
-		run_serial(w, false);
+		run_serial(w, true);
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
+	/* The workers take what is queued, full runs or not. */
+	w->flush = true;
+	pthread_cond_broadcast(&w->work);
 	for (;;) {
 		drain_done(w);
-		if (w->ring[w->next_seq % CLI_WALK_RING].state == CLI_SLOT_FREE)
+		if (w->print_seq == w->next_seq)
+			break;
+		pthread_cond_wait(&w->done, &w->lock);
+	}
+	w->flush = false;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Main thread, lock held: waits until the slot for the next file is free. */
+static void wait_for_room(struct cli_walk *w)
+{
+	for (;;) {
+		drain_done(w);
+		if (ring_slot(w, w->next_seq)->state == CLI_SLOT_FREE)
 			break;
 		/* No room: the workers take what is queued, full runs or not. */
 		w->flush = true;
@@ -251,11 +358,42 @@ static void submit(struct cli_walk *w, int fd, uint64_t size)
 		pthread_cond_wait(&w->done, &w->lock);
 	}
 	w->flush = false;
-	sl = &w->ring[w->next_seq++ % CLI_WALK_RING];
-	sl->item.fd = fd;
+}
+
+/*
+ * Main thread: queues the file named w->path, @name_at bytes into it relative to @dir
+ * (NULL: the whole path, relative to the cwd), for a worker to open and process.
+ */
+static void queue_file(struct cli_walk *w, struct cli_walk_dir *dir, size_t name_at,
+		       bool explicit)
+{
+	struct cli_slot *sl;
+	char *path = strdup(w->path);
+
+	if (!path) {
+		cli_error("out of memory");
+		w->failed++;
+		return;
+	}
+	/* Without workers, at most one run is ever queued: the ring always has room. */
+	if (w->n_threads) {
+		pthread_mutex_lock(&w->lock);
+		wait_for_room(w);
+	}
+	sl = ring_slot(w, w->next_seq++);
+	sl->dir = dir;
+	if (dir)
+		dir->refs++;
+	sl->name = path + name_at;
+	sl->explicit = explicit;
 	sl->item.path = path;
-	sl->item.size = size;
+	sl->item.fd = -1;
+	sl->item.size = 0;
 	sl->state = CLI_SLOT_QUEUED;
+	if (!w->n_threads) {
+		run_serial(w, false);
+		return;
+	}
 	if (run_ready(w))
 		pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);
@@ -285,6 +423,7 @@ int cli_walk_start(struct cli_walk *w)
 	for (unsigned int i = 0; i < w->jobs && i < CLI_WALK_MAX_JOBS; i++) {
 		w->threads[i].walk = w;
 		w->threads[i].id = i;
+		w->threads[i].claim_one = true; /* until a first file shows it is small */
 		err = pthread_create(&w->threads[i].thread, NULL, thread_main, &w->threads[i]);
 		if (err) {
 			/* Fewer threads still work; none at all falls back to the main thread. */
@@ -298,19 +437,11 @@ int cli_walk_start(struct cli_walk *w)
 
 void cli_walk_finish(struct cli_walk *w)
 {
-	if (w->started && !w->n_threads)
-		run_serial(w, true);
+	/* The walk is over: the last short runs go now. */
+	if (w->started)
+		settle(w);
 	if (w->n_threads) {
 		pthread_mutex_lock(&w->lock);
-		/* The walk is over: the last short runs go now. */
-		w->flush = true;
-		pthread_cond_broadcast(&w->work);
-		for (;;) {
-			drain_done(w);
-			if (w->print_seq == w->next_seq)
-				break;
-			pthread_cond_wait(&w->done, &w->lock);
-		}
 		w->shutdown = true;
 		pthread_cond_broadcast(&w->work);
 		pthread_mutex_unlock(&w->lock);
@@ -338,49 +469,6 @@ void cli_walk_finish(struct cli_walk *w)
 	w->started = false;
 }
 
-static const char *special_name(mode_t type_bits)
-{
-	return S_ISFIFO(type_bits) ? "FIFO" : S_ISCHR(type_bits) ? "character device" :
-	       S_ISBLK(type_bits) ? "block device" : S_ISSOCK(type_bits) ? "socket" :
-	       "special file";
-}
-
-/*
- * Opens @name relative to @dirfd without following a symlink and without blocking on a
- * FIFO, then checks it really is a regular file: the name may have changed since readdir.
- * @explicit: the user named it, so anything but a regular file is an error.
- */
-static void file_at(struct cli_walk *w, int dirfd, const char *name, bool explicit)
-{
-	struct stat st;
-	int fd;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ELOOP) {
-			if (explicit) {
-				cli_error("%s: not a regular file (symbolic link)", w->path);
-				w->failed++;
-			}
-			return;
-		}
-		cli_error("%s: cannot open: %s", w->path, strerror(errno));
-		w->failed++;
-		return;
-	}
-	if (fstat(fd, &st) < 0) {
-		cli_error("%s: cannot stat: %s", w->path, strerror(errno));
-		w->failed++;
-	} else if (S_ISREG(st.st_mode)) {
-		submit(w, fd, (uint64_t)st.st_size); /* takes the descriptor */
-		return;
-	} else if (explicit) {
-		cli_error("%s: not a regular file (%s)", w->path, special_name(st.st_mode));
-		w->failed++;
-	}
-	close(fd);
-}
-
 static void walk_dir(struct cli_walk *w, int dirfd);
 
 /* Enters directory @name under @dirfd (never through a symlink) and walks it. */
@@ -389,84 +477,105 @@ static void walk_at(struct cli_walk *w, int dirfd, const char *name)
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0) {
+		int err = errno;
+
 		/* ELOOP/ENOTDIR: replaced by a symlink or a file since readdir; skip it. */
-		if (errno == ELOOP || errno == ENOTDIR)
+		if (err == ELOOP || err == ENOTDIR)
 			return;
-		cli_error("%s: cannot open directory: %s", w->path, strerror(errno));
+		settle(w);
+		cli_error("%s: cannot open directory: %s", w->path, strerror(err));
 		w->failed++;
 		return;
 	}
 	walk_dir(w, fd);
 }
 
+/*
+ * Main thread: the type of entry @de of @d, without following a symlink; DT_UNKNOWN
+ * when it is gone since readdir.
+ */
+static unsigned char entry_type(struct cli_walk_dir *d, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type;
+	/* Some filesystems do not fill d_type: ask, still without following. */
+	if (fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return DT_UNKNOWN;
+	return IFTODT(st.st_mode);
+}
+
 /* Walks the open directory @fd (consumed) in readdir order, as evmctl -r does. */
 static void walk_dir(struct cli_walk *w, int fd)
 {
 	size_t base = strlen(w->path);
+	struct cli_walk_dir *d = malloc(sizeof(*d));
 	struct dirent *de;
-	DIR *dir;
 
-	dir = fdopendir(fd);
-	if (!dir) {
-		cli_error("%s: cannot read directory: %s", w->path, strerror(errno));
+	if (!d || !(d->dir = fdopendir(fd))) {
+		int err = d ? errno : ENOMEM;
+
+		settle(w);
+		cli_error("%s: cannot read directory: %s", w->path, strerror(err));
+		free(d);
 		close(fd);
 		w->failed++;
 		return;
 	}
+	d->fd = fd;
+	d->refs = 1; /* the walk's own, until readdir is done */
 	for (;;) {
 		unsigned char type;
 
 		errno = 0;
-		de = readdir(dir);
+		de = readdir(d->dir);
 		if (!de) {
 			if (errno) {
+				int err = errno;
+
 				w->path[base] = '\0';
-				cli_error("%s: cannot read directory: %s", w->path,
-					  strerror(errno));
+				settle(w);
+				cli_error("%s: cannot read directory: %s", w->path, strerror(err));
 				w->failed++;
 			}
 			break;
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		type = de->d_type;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-
-			/* Some filesystems do not fill d_type: ask, still without following. */
-			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue; /* gone since readdir */
-			type = IFTODT(st.st_mode);
-		}
+		type = entry_type(d, de);
+		if (type == DT_UNKNOWN)
+			continue; /* gone since readdir */
 		if (path_set(w, base, de->d_name)) {
 			cli_error("out of memory");
 			w->failed++;
 			break;
 		}
-		if (type == DT_LNK) {
+		if (type == DT_REG) {
+			/* A worker opens it and checks it still is a regular file. */
+			queue_file(w, d, strlen(w->path) - strlen(de->d_name), false);
+		} else if (type == DT_DIR) {
+			walk_at(w, d->fd, de->d_name);
+		} else if (type == DT_LNK) {
 			/* Never followed; what it points to is done where it lives. */
-			if (w->verbosity)
+			if (w->verbosity) {
+				settle(w);
 				cli_error("%s: skipped (symbolic link)", w->path);
-			continue;
-		}
-		if (type != DT_DIR && type != DT_REG) {
+			}
+		} else {
 			/*
 			 * A FIFO, device or socket in a tree that is meant to be appraised is
 			 * worth a failure, not silence; it is never opened (opening a device
 			 * can have effects).
 			 */
+			settle(w);
 			cli_error("%s: not a regular file (%s), not %s", w->path,
 				  special_name(DTTOIF(type)), w->verb);
 			w->failed++;
-			continue;
 		}
-		if (type == DT_DIR)
-			walk_at(w, dirfd(dir), de->d_name);
-		else
-			file_at(w, dirfd(dir), de->d_name, false);
 	}
 	w->path[base] = '\0';
-	closedir(dir);
+	dir_put(d);
 }
 
 void cli_walk_path(struct cli_walk *w, const char *arg)
@@ -479,12 +588,16 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 		return;
 	}
 	if (lstat(arg, &st) < 0) {
-		cli_error("%s: %s", arg, strerror(errno));
+		int err = errno;
+
+		settle(w);
+		cli_error("%s: %s", arg, strerror(err));
 		w->failed++;
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		if (!w->recursive) {
+			settle(w);
 			cli_error("%s: is a directory (use -r to walk it)", arg);
 			w->failed++;
 			return;
@@ -492,5 +605,6 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 		walk_at(w, AT_FDCWD, arg);
 		return;
 	}
-	file_at(w, AT_FDCWD, arg, true);
+	/* A worker opens it: what it is by then decides, as inside a walk. */
+	queue_file(w, NULL, 0, true);
 }

@@ -7,15 +7,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
 
 /*
  * The main thread walks (readdir order, as evmctl -r does; symlinks are never followed)
- * and opens each regular file; worker threads process the open files; the results come
- * back through a ring of slots in walk order, so the output is the same as a serial run.
- * With one job, the main thread processes each file itself.
+ * and queues each regular file by name, relative to its open directory; worker threads
+ * open, check and process the files; the results come back through a ring of slots in
+ * walk order, so the output is the same as a serial run.  The main thread thus makes no
+ * system call per file, only per directory, and the per-file work spreads over the jobs.
+ * With one job, the main thread does it all itself.
  */
 #define CLI_WALK_RING 64
 #define CLI_WALK_MAX_JOBS CLI_MAX_JOBS
@@ -30,7 +33,7 @@
 
 /* One file in flight. */
 struct cli_item {
-	int fd;      /* open O_RDONLY, a regular file; the walker closes it after process() */
+	int fd;      /* open O_RDONLY, a regular file; the walk closes it after process() */
 	char *path;  /* as given on the command line plus the walked names */
 	uint64_t size; /* its size when it was opened, for the tally */
 	bool ok;     /* set by process(); a false one counts as a failure */
@@ -43,17 +46,27 @@ struct cli_walk_ops {
 	/* The main thread, in walk order, once process() is done; may print. */
 	void (*report)(void *ctx, struct cli_item *it);
 	/*
-	 * Optional: does process()'s work on @n consecutive files in walk order at once;
-	 * every one but the first is at most small_max bytes.
+	 * Optional: does process()'s work on @n files at once: either one file of any size,
+	 * or up to run files of at most small_max bytes each (not always consecutive ones).
 	 */
 	void (*process_run)(void *ctx, unsigned int worker, struct cli_item **items, size_t n);
 };
 
 enum cli_slot_state { CLI_SLOT_FREE, CLI_SLOT_QUEUED, CLI_SLOT_BUSY, CLI_SLOT_DONE };
 
+struct cli_walk_dir;
+
 struct cli_slot {
 	enum cli_slot_state state;
-	struct cli_item item;
+	/* Queued by the main thread: the file's name, relative to dir (NULL: to the cwd). */
+	struct cli_walk_dir *dir;
+	const char *name;     /* the tail of item.path */
+	bool explicit;        /* named on the command line: anything but a file is an error */
+	/* Set by the worker that opens it. */
+	int err;              /* errno of the failed call, or 0 */
+	const char *call;     /* that call: "open", "stat" */
+	mode_t mode;          /* what fstat found; S_IFLNK for a symlink O_NOFOLLOW refused */
+	struct cli_item item; /* fd -1 unless opened as a regular file */
 };
 
 struct cli_walk {
@@ -85,6 +98,8 @@ struct cli_walk {
 	struct cli_walk_thread {
 		struct cli_walk *walk;
 		unsigned int id;
+		/* Claim one file, not a run: its last run had a large file (or none yet). */
+		bool claim_one;
 		pthread_t thread;
 	} threads[CLI_WALK_MAX_JOBS];
 	pthread_mutex_t lock;
