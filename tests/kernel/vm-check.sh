@@ -7,7 +7,7 @@
 #   vm-check.sh --root DIR --checks SCRIPT [--ima-cert DER]... [--evm-cert DER]...
 #               [--evm-late] [--guest-bin PROGRAM]... [--name NAME] [--timeout SECONDS]
 #               [--console FILE] [--policy FILE|none] [--kernel-args ARGS] [--fetch DIR]
-#               [--verity]
+#               [--verity] [--disk-extra MIB] [--memory MIB]
 #   vm-check.sh --probe      only say whether this machine can run it (exit 0 or 77)
 #
 #   --root DIR       tree to put on the disk (mke2fs -d keeps ownership and security.*
@@ -40,6 +40,9 @@
 #   --verity         the disk gets ext4's verity feature (4 KiB blocks, which fs-verity
 #                    on ext4 needs) and the guest /verityctl (verityctl.c: enable, measure),
 #                    since only the guest's kernel can turn fs-verity on
+#   --disk-extra MIB free space on the disk beyond the default (twice the tree, plus
+#                    32 MiB), for checks that write much, e.g. a benchmark's installs
+#   --memory MIB     guest memory (default 512)
 #
 # Kernel command line by default: ima_appraise=enforce; the policy file then makes every
 # file owned by root on the disk appraised on every open, exec and mmap (as
@@ -60,7 +63,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
 policy=$here/../../docs/ima-policy
 ima_certs=() evm_certs=() guest_bins=() evm_late=0
-kernel_args="ima_appraise=enforce" fetch_dir="" verity=0
+kernel_args="ima_appraise=enforce" fetch_dir="" verity=0 disk_extra=0 memory=512
 
 die() { echo "vm-check: $*" >&2; exit 99; }
 skip() { echo "vm-check: SKIP: $*"; exit 77; }
@@ -80,6 +83,8 @@ while [ $# -gt 0 ]; do
 	--kernel-args) kernel_args=${2:-}; shift 2 ;;
 	--fetch) fetch_dir=${2:-}; shift 2 ;;
 	--verity) verity=1; shift ;;
+	--disk-extra) disk_extra=${2:-}; shift 2 ;;
+	--memory) memory=${2:-}; shift 2 ;;
 	--probe) probe=1; shift ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
 	esac
@@ -98,6 +103,7 @@ for b in "${guest_bins[@]}"; do
 	[ -x "$b" ] || die "--guest-bin $b is not an executable file"
 done
 case "$timeout_s" in '' | *[!0-9]*) die "--timeout wants whole seconds" ;; esac
+case "$disk_extra$memory" in '' | *[!0-9]*) die "--disk-extra and --memory want whole MiB" ;; esac
 
 # ---------- can this machine run it at all? ----------
 [ "${IMASTREAM_SKIP_KERNEL:-0}" = 1 ] && skip "IMASTREAM_SKIP_KERNEL=1"
@@ -220,7 +226,7 @@ done
 
 # ---------- disk image ----------
 kib=$(du -sk --apparent-size "$root" | cut -f1)
-size=$((kib * 2 + 32768))
+size=$((kib * 2 + 32768 + disk_extra * 1024))
 features=()
 [ $verity = 0 ] || features=(-O verity -b 4096)
 mke2fs -q -F -t ext4 -I 256 "${features[@]}" -L imastream-test -d "$root" "$tmp/disk.img" "${size}k" \
@@ -268,7 +274,7 @@ verify_image || die "the ext4 image does not match $root (xattrs or ownership lo
 # ---------- boot ----------
 console=$tmp/console.log results=$tmp/results
 : >"$results"
-timeout --kill-after=10 "$timeout_s" "$qemu" -accel tcg -cpu max -m 512 -smp 1 \
+timeout --kill-after=10 "$timeout_s" "$qemu" -accel tcg -cpu max -m "$memory" -smp 1 \
 	-nographic -nodefaults -no-reboot -monitor none \
 	-serial "file:$console" -serial "file:$results" \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
