@@ -525,8 +525,8 @@ int imastream_chain_file_closed(struct imastream_chain *chain, struct imastream_
 		return -EINVAL;
 	if (chain->svc.streaming == f) {
 		chain->svc.streaming = NULL;
-		err = ims_digest_finish(chain->svc.engine, -1, st->digests, IMS_MAX_FILE_DIGESTS, &n,
-					st->verity_digest);
+		err = ims_digest_finish(chain->svc.engine, -1, true, st->digests,
+					IMS_MAX_FILE_DIGESTS, &n, st->verity_digest);
 		if (err)
 			return err;
 		st->have_digests = true;

@@ -73,15 +73,15 @@ int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t 
 	return err;
 }
 
-/* One read of @fd for the hasher and the verity tree together. */
-static int reread_both(struct ims_digest_engine *e, int fd)
+/* One read of @fd for the verity tree, and for the hasher too when @plain. */
+static int reread_for_verity(struct ims_digest_engine *e, int fd, bool plain)
 {
 	ssize_t n;
 	int err;
 
 	if (!e->buf && !(e->buf = malloc(REREAD_CHUNK)))
 		return -ENOMEM;
-	err = ims_digest_stream_start(e, true);
+	err = ims_digest_stream_start(e, plain);
 	while (!err && (n = read(fd, e->buf, REREAD_CHUNK)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -90,11 +90,11 @@ static int reread_both(struct ims_digest_engine *e, int fd)
 		}
 		err = ims_digest_stream_feed(e, e->buf, (size_t)n);
 	}
-	return err ? err : imastream_hasher_final(e->hasher);
+	return err || !e->plain ? err : imastream_hasher_final(e->hasher);
 }
 
-int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_digest *out,
-		      unsigned int max, unsigned int *n_ret,
+int ims_digest_finish(struct ims_digest_engine *e, int fd, bool plain,
+		      struct ims_file_digest *out, unsigned int max, unsigned int *n_ret,
 		      uint8_t verity_out[IMASTREAM_VERITY_DIGEST_SIZE])
 {
 	unsigned int n = 0;
@@ -104,15 +104,15 @@ int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_diges
 		return -EOPNOTSUPP;
 	/* hash_fd resets, reads in large chunks and finalises: one pass for every algorithm. */
 	if (fd >= 0)
-		err = e->verity ? reread_both(e, fd) : imastream_hash_fd(e->hasher, fd);
+		err = e->verity ? reread_for_verity(e, fd, plain) : imastream_hash_fd(e->hasher, fd);
 	else
 		err = e->plain ? imastream_hasher_final(e->hasher) : 0;
 	if (!err && e->verity)
 		err = imastream_verity_final(e->verity, verity_out);
 	if (err)
 		return err;
-	if (fd < 0 && !e->plain) {
-		*n_ret = 0; /* the stream built the fs-verity tree alone */
+	if (e->verity && !e->plain) {
+		*n_ret = 0; /* the stream or the re-read built the fs-verity tree alone */
 		return 0;
 	}
 	for (int algo = 0; algo < 32; algo++) {

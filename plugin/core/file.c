@@ -36,8 +36,11 @@ static const char *file_name(const struct imastream_file *f)
 	return f->dest ? f->dest : f->path ? f->path : "(unnamed)";
 }
 
-/* Opens the content read-only by path (rpm's fd is write-only) and hashes it once. */
-static int reread(struct imastream_file *f, struct ims_file_state *st)
+/*
+ * Opens the content read-only by path (rpm's fd is write-only) and hashes it once: every
+ * wanted digest, or with @plain false the fs-verity tree alone.
+ */
+static int reread(struct imastream_file *f, struct ims_file_state *st, bool plain)
 {
 	const struct imastream_log *log = st->svc->log;
 	struct stat sb;
@@ -57,15 +60,15 @@ static int reread(struct imastream_file *f, struct ims_file_state *st)
 		err = ims_err(log, -EINVAL, "%s: %s is not a regular file", file_name(f), f->path);
 		goto out;
 	}
-	err = ims_digest_finish(st->svc->engine, fd, st->digests, IMS_MAX_FILE_DIGESTS, &n,
+	err = ims_digest_finish(st->svc->engine, fd, plain, st->digests, IMS_MAX_FILE_DIGESTS, &n,
 				st->verity_digest);
 	if (err) {
 		ims_err(log, err, "%s: cannot hash %s: %s", file_name(f), f->path, strerror(-err));
 		goto out;
 	}
 	st->have_digests = true;
-	st->plain_skipped = false;
-	st->digest_source = "reread";
+	st->plain_skipped = !plain;
+	st->digest_source = plain ? "reread" : "reread of the tree alone";
 out:
 	close(fd);
 	return err;
@@ -93,7 +96,7 @@ int imastream_file_digest(struct imastream_file *f, int algo, const uint8_t **di
 	}
 	/* A stream that left the plain digests to the driver, which then gave none: read. */
 	if (!st->have_digests || st->plain_skipped) {
-		err = reread(f, st);
+		err = reread(f, st, true);
 		if (err)
 			return err;
 	}
@@ -121,9 +124,17 @@ int imastream_file_verity_digest(struct imastream_file *f, const uint8_t **diges
 	if (!st->svc->verity)
 		return ims_err(st->svc->log, -EINVAL, "%s: no fs-verity digest without verity = on",
 			       file_name(f));
-	/* No driver knows it beforehand: from the stream, or one re-read for every digest. */
+	/*
+	 * No driver knows it beforehand: from the stream, or one re-read, which also makes
+	 * the plain digests unless the driver's verified one (rpm's header digest) is the
+	 * only one wanted (each digest once).
+	 */
 	if (!st->have_digests) {
-		err = reread(f, st);
+		uint32_t plain = st->svc->hash_algos;
+
+		if (f->known_algo > 0 && f->known_algo < 32 && f->known_len)
+			plain &= ~IMASTREAM_HASH_BIT(f->known_algo);
+		err = reread(f, st, plain != 0);
 		if (err)
 			return err;
 	}

@@ -64,9 +64,10 @@ void ims_digest_engine_free(struct ims_digest_engine *e);
 int ims_digest_stream_start(struct ims_digest_engine *e, bool plain);
 int ims_digest_stream_feed(struct ims_digest_engine *e, const void *buf, size_t len);
 /* Finishes the stream (or hashes @fd from its offset when fd >= 0) into @out, and the
- * fs-verity digest into @verity_out when the engine makes one. */
-int ims_digest_finish(struct ims_digest_engine *e, int fd, struct ims_file_digest *out,
-		      unsigned int max, unsigned int *n_ret,
+ * fs-verity digest into @verity_out when the engine makes one.  @plain (fd >= 0 with a
+ * verity tree only): false reads @fd for the tree alone and gives no digest. */
+int ims_digest_finish(struct ims_digest_engine *e, int fd, bool plain,
+		      struct ims_file_digest *out, unsigned int max, unsigned int *n_ret,
 		      uint8_t verity_out[IMASTREAM_VERITY_DIGEST_SIZE]);
 
 /*
