@@ -17,6 +17,7 @@
 #include "hashers/private.h"
 #include "imastream/hash.h"
 #include "tests/unit/test.h"
+#include "tests/unit/test_log.h"
 
 #define ALL_ALGOS                                                                          \
 	(IMASTREAM_HASH_BIT(IMASTREAM_HASH_MD5) | IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1) | \
@@ -69,19 +70,6 @@ static void fill_random(uint8_t *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)(rng() >> 32);
 }
-
-static unsigned int log_lines;
-static char log_last[512];
-
-static void log_to_buffer(void *arg, int level, const char *msg)
-{
-	(void)arg;
-	(void)level;
-	log_lines++;
-	snprintf(log_last, sizeof(log_last), "%s", msg);
-}
-
-static const struct imastream_log test_log = { log_to_buffer, NULL };
 
 /* The independent reference: OpenSSL's one-shot digest with its own fetch. */
 static void evp_oneshot(int algo, const void *data, size_t len, uint8_t *out)
@@ -232,7 +220,7 @@ static void test_known_answers(void)
 	uint8_t want[IMASTREAM_HASH_MAX_DIGEST], a1000[1000];
 
 	memset(a1000, 'a', sizeof(a1000));
-	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &log_, &h), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(kats); i++) {
 		test_unhex(kats[i].digest, want, sizeof(want));
 		ASSERT_EQ(imastream_hasher_reset(h), 0);
@@ -259,7 +247,7 @@ static void test_lengths_and_splits(void)
 
 	ASSERT(data);
 	fill_random(data, MAXLEN);
-	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &log_, &h), 0);
 	for (size_t len = 0; len <= MAXLEN; len++) {
 		/* Even lengths in one piece, odd ones in random pieces (empty ones included). */
 		ASSERT_EQ(imastream_hasher_reset(h), 0);
@@ -325,7 +313,7 @@ static void test_stream_past_4gib(void)
 	ASSERT(block);
 	for (size_t i = 0; i < block_len; i++)
 		block[i] = (uint8_t)(i % 251);
-	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &log_, &h), 0);
 	for (left = total; left > 0;) {
 		size_t n = left < block_len ? (size_t)left : block_len;
 
@@ -344,8 +332,8 @@ static void test_stream_past_4gib(void)
 static void expect_einval_logged(int ret)
 {
 	ASSERT_EQ(ret, -EINVAL);
-	ASSERT(log_lines > 0);
-	log_lines = 0;
+	ASSERT(n_lines > 0);
+	n_lines = 0;
 }
 
 static void test_misuse(void)
@@ -356,16 +344,16 @@ static void test_misuse(void)
 	uint8_t want[32];
 
 	/* Bad masks: nothing created, one line said. */
-	log_lines = 0;
-	expect_einval_logged(imastream_hasher_new(0, &test_log, &h));
-	expect_einval_logged(imastream_hasher_new(1u << 3, &test_log, &h));
-	expect_einval_logged(imastream_hasher_new(sha256 | 1u << 31, &test_log, &h));
-	expect_einval_logged(imastream_hasher_new(1u << 0, &test_log, &h));
+	n_lines = 0;
+	expect_einval_logged(imastream_hasher_new(0, &log_, &h));
+	expect_einval_logged(imastream_hasher_new(1u << 3, &log_, &h));
+	expect_einval_logged(imastream_hasher_new(sha256 | 1u << 31, &log_, &h));
+	expect_einval_logged(imastream_hasher_new(1u << 0, &log_, &h));
 	ASSERT(h == NULL);
 	/* A NULL log is allowed and just silent. */
 	ASSERT_EQ(imastream_hasher_new(0, NULL, &h), -EINVAL);
 
-	ASSERT_EQ(imastream_hasher_new(sha256, &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(sha256, &log_, &h), 0);
 	ASSERT(h);
 	/* Digest before final, and of an algorithm not in the mask. */
 	expect_einval_logged(imastream_hasher_digest(h, IMASTREAM_HASH_SHA256, &d, NULL));
@@ -399,7 +387,7 @@ static void test_misuse(void)
 	ASSERT_EQ(imastream_hasher_final(h), 0);
 	test_unhex(kats[12].digest, want, sizeof(want));
 	expect_digest(h, IMASTREAM_HASH_SHA256, want);
-	ASSERT_EQ(log_lines, 0);
+	ASSERT_EQ(n_lines, 0);
 	imastream_hasher_free(h);
 	imastream_hasher_free(NULL);
 }
@@ -409,7 +397,7 @@ static void test_sm3_available(void)
 {
 	struct imastream_hasher *h;
 	EVP_MD *md = EVP_MD_fetch(NULL, "SM3", NULL);
-	int ret = imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SM3), &test_log, &h);
+	int ret = imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SM3), &log_, &h);
 
 	if (!md) {
 		ASSERT_EQ(ret, -EOPNOTSUPP);
@@ -446,11 +434,11 @@ static void test_missing_provider(void)
 
 		/* OpenSSL reads the config on first use, which is after this point here. */
 		setenv("OPENSSL_CONF", path, 1);
-		log_lines = 0;
-		ret = imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SM3), &test_log, &h);
-		if (ret != -EOPNOTSUPP || h || log_lines != 1 || !strstr(log_last, "sm3")) {
-			fprintf(stderr, "without providers: ret %d, %u lines, last \"%s\"\n", ret,
-				log_lines, log_last);
+		n_lines = 0;
+		ret = imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SM3), &log_, &h);
+		if (ret != -EOPNOTSUPP || h || n_lines != 1 || !strstr(last, "sm3")) {
+			fprintf(stderr, "without providers: ret %d, %d lines, last \"%s\"\n", ret,
+				n_lines, last);
 			_exit(1);
 		}
 		_exit(0);
@@ -479,7 +467,7 @@ static void test_hash_fd(void)
 	ASSERT(fd >= 0);
 	unlink(path);
 	ASSERT(write(fd, data, len) == (ssize_t)len);
-	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &log_, &h), 0);
 
 	/* Whole file, twice: the second run must not see the first. */
 	for (int round = 0; round < 2; round++) {
@@ -503,14 +491,14 @@ static void test_hash_fd(void)
 	close(fd);
 
 	/* read(2) errors come back as -errno, with one line. */
-	log_lines = 0;
+	n_lines = 0;
 	ASSERT_EQ(imastream_hash_fd(h, fd), -EBADF);
-	ASSERT_EQ(log_lines, 1);
+	ASSERT_EQ(n_lines, 1);
 	dirfd = open(tmpdir ? tmpdir : "/tmp", O_RDONLY | O_DIRECTORY);
 	ASSERT(dirfd >= 0);
 	ASSERT_EQ(imastream_hash_fd(h, dirfd), -EISDIR);
 	close(dirfd);
-	log_lines = 0;
+	n_lines = 0;
 	imastream_hasher_free(h);
 	free(data);
 }
@@ -668,8 +656,8 @@ static void test_batch(void)
 
 	ASSERT(data);
 	fill_random(data, data_len);
-	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &h), 0);
-	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &test_log, &portable), 0);
+	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &log_, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(ALL_ALGOS, &log_, &portable), 0);
 	ims_hasher_set_cpu_features(portable, 0);
 	ASSERT(!strcmp(imastream_hash_batch_backend(portable, IMASTREAM_HASH_SHA256), "openssl"));
 
@@ -756,8 +744,8 @@ static void test_batch(void)
 	imastream_hasher_free(portable);
 
 	/* Misuse: refused before any digest is written. */
-	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
-	log_lines = 0;
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &log_, &h), 0);
+	n_lines = 0;
 	msgs[0] = (struct imastream_hash_msg){ data, 100, out[0] };
 	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA1, msgs, 1));
 	expect_einval_logged(imastream_hash_batch(h, 3, msgs, 1));
@@ -793,7 +781,7 @@ static void test_guard_pages(void)
 		fill_random(map[m], span);
 		ASSERT(mprotect(map[m] + span, page, PROT_NONE) == 0);
 	}
-	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h), 0);
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &log_, &h), 0);
 	for (size_t b = 0; b < ims_batch_nbackends; b++) {
 		if (ims_hasher_force_batch(h, IMASTREAM_HASH_SHA256, ims_batch_backends[b]->env_name))
 			continue; /* test_batch() says which backends this CPU skips */
@@ -830,13 +818,13 @@ static void test_backend_env(void)
 		int can = (be->cpu_needed & detected) == be->cpu_needed;
 
 		setenv(IMS_HASH_BACKEND_ENV, be->env_name, 1);
-		log_lines = 0;
+		n_lines = 0;
 		ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256) |
 						       IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1),
-					       &test_log, &h),
+					       &log_, &h),
 			  can ? 0 : -EOPNOTSUPP);
 		if (!can) {
-			ASSERT_EQ(log_lines, 1);
+			ASSERT_EQ(n_lines, 1);
 			continue;
 		}
 		ASSERT(!strcmp(imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA256), be->name));
@@ -848,15 +836,15 @@ static void test_backend_env(void)
 	setenv(IMS_HASH_BACKEND_ENV, ims_batch_backends[0]->env_name, 1);
 	if ((ims_batch_backends[0]->cpu_needed & detected) == ims_batch_backends[0]->cpu_needed &&
 	    ims_batch_nbackends > 1) {
-		ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1), &test_log, &h), 0);
+		ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1), &log_, &h), 0);
 		imastream_hasher_free(h);
 	}
 	setenv(IMS_HASH_BACKEND_ENV, "sse9", 1);
-	log_lines = 0;
-	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &test_log, &h),
+	n_lines = 0;
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &log_, &h),
 		  -ENOENT);
-	ASSERT_EQ(log_lines, 1);
-	log_lines = 0;
+	ASSERT_EQ(n_lines, 1);
+	n_lines = 0;
 	if (keep)
 		setenv(IMS_HASH_BACKEND_ENV, keep, 1);
 	else
@@ -877,7 +865,7 @@ static void test_no_steady_state_allocation(void)
 	memset(buf, 'x', sizeof(buf));
 	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256) |
 					       IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1),
-				       &test_log, &h),
+				       &log_, &h),
 		  0);
 	/* Per chunk: nothing at all. */
 	before = n_allocs;
