@@ -53,17 +53,13 @@ imastream)
 	"$imastream" install --help >/dev/null 2>&1 ||
 		skip "this build of imastream has no 'install' command yet (issue 5)" ;;
 esac
-busybox=""
-for b in /bin/busybox /usr/bin/busybox; do
-	[ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1 && { busybox=$b; break; }
-done
-[ -n "$busybox" ] || skip "no static busybox to package (package busybox-static)"
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+busybox=$(static_busybox) || skip "no static busybox to package (package busybox-static)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kernel-$installer.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-# shellcheck source=tests/kernel/kernels.sh
-. "$kdir/kernels.sh"
 make_key "$tmp" trusted || exit 99
 
 rpmbuild -bb --quiet --nodeps --define "_topdir $tmp/topdir" --define "busybox $busybox" \

@@ -84,3 +84,18 @@ make_key() {
 		-keyout "$1/$2.pem" -outform DER -out "$1/$2.der" >"$1/openssl.log" 2>&1) ||
 		{ cat "$1/openssl.log"; return 1; }
 }
+
+# static_busybox: prints a statically linked busybox, the tests' program (the guest runs it
+# without any library), or returns 1.
+static_busybox() {
+	local b
+	for b in /bin/busybox /usr/bin/busybox; do
+		[ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1 && { echo "$b"; return 0; }
+	done
+	return 1
+}
+
+# install_program ROOT REL: a copy of $busybox at ROOT/REL, owned by root, mode 0755.
+install_program() {
+	mkdir -p "$(dirname "$1/$2")" && install -m 0755 -o 0 -g 0 "${busybox:?set by static_busybox}" "$1/$2" || exit 99
+}

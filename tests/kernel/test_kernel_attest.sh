@@ -34,11 +34,9 @@ command -v rpm >/dev/null || skip "rpm not found"
 command -v rpmbuild >/dev/null || skip "rpmbuild not found (package rpm)"
 [ -x "$imastream" ] || error "$imastream not built"
 "$imastream" policy keylime --help >/dev/null 2>&1 || skip "this build has no 'policy keylime'"
-busybox=""
-for b in /bin/busybox /usr/bin/busybox; do
-	[ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1 && { busybox=$b; break; }
-done
-[ -n "$busybox" ] || skip "no static busybox to package (package busybox-static)"
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+busybox=$(static_busybox) || skip "no static busybox to package (package busybox-static)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kernel-attest.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -154,8 +152,6 @@ judge() {
 }
 
 # ---------- boot once per template ----------
-# shellcheck source=tests/kernel/kernels.sh
-. "$kdir/kernels.sh"
 mapfile -t kernels < <(kernel_list)
 [ ${#kernels[@]} -gt 0 ] || skip "no kernel to boot"
 i=0 rc=0 booted=0

@@ -19,8 +19,9 @@ kdir=$srcdir/tests/kernel
 
 "$kdir/vm-check.sh" --probe >/dev/null || { "$kdir/vm-check.sh" --probe; exit $?; }
 pkgsig_setup
-[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
-	{ echo "SKIP: no static /bin/busybox to use as the test program"; exit 77; }
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+busybox=$(static_busybox) || { echo "SKIP: no static busybox to use as the test program"; exit 77; }
 
 # eckey NAME CURVE: NAME.key, NAME.pem and NAME.der; the SKID by hash gives the key id.
 eckey() {
@@ -35,10 +36,6 @@ eckey p384 P-384
 eckey foreign P-256
 eckey vendor P-384
 eckey local P-256
-
-install_program() {
-	mkdir -p "$(dirname "$1/$2")" && install -m 0755 -o 0 -g 0 /bin/busybox "$1/$2" || exit 99
-}
 
 # sign_tree ROOT EVM: imastream sign with each key and digest, one program per pair.
 trees=()

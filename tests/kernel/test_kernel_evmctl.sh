@@ -19,23 +19,14 @@ kdir=$srcdir/tests/kernel
 "$kdir/vm-check.sh" --probe >/dev/null || { "$kdir/vm-check.sh" --probe; exit $?; }
 command -v evmctl >/dev/null || { echo "SKIP: evmctl not found (package ima-evm-utils)"; exit 77; }
 command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 77; }
-busybox=""
-for b in /bin/busybox /usr/bin/busybox; do
-	[ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1 && { busybox=$b; break; }
-done
-[ -n "$busybox" ] || { echo "SKIP: no static busybox to use as the test program"; exit 77; }
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+busybox=$(static_busybox) || { echo "SKIP: no static busybox to use as the test program"; exit 77; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_kernel_evmctl.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-# shellcheck source=tests/kernel/kernels.sh
-. "$kdir/kernels.sh"
 make_key "$tmp" trusted && make_key "$tmp" foreign || exit 99
-
-# install_program ROOT REL: a root-owned executable busybox copy at ROOT/REL.
-install_program() {
-	mkdir -p "$(dirname "$1/$2")" && install -m 0755 -o 0 -g 0 "$busybox" "$1/$2" || exit 99
-}
 
 # label MODE KEY FILE [ALGO]: what an image builder would run for MODE.
 label() {

@@ -43,14 +43,10 @@ case "$(LD_LIBRARY_PATH=$builddir/.libs ldd "$guest_bin" 2>&1)" in
 esac
 # librpm in the guest reads its configuration (rpmrc must exist) from /usr/lib/rpm.
 [ -f /usr/lib/rpm/rpmrc ] || skip "no /usr/lib/rpm/rpmrc for librpm in the guest (package rpm)"
-busybox=""
-for b in /bin/busybox /usr/bin/busybox; do
-	[ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1 && { busybox=$b; break; }
-done
-[ -n "$busybox" ] || skip "no static busybox to package (package busybox-static)"
-
 # shellcheck source=tests/kernel/kernels.sh
 . "$kdir/kernels.sh"
+busybox=$(static_busybox) || skip "no static busybox to package (package busybox-static)"
+
 mapfile -t kernels < <(kernel_list CONFIG_FS_VERITY)
 [ ${#kernels[@]} -gt 0 ] || skip "no kernel to boot with CONFIG_FS_VERITY"
 
