@@ -292,7 +292,7 @@ static double batch_run(struct subject *s, size_t len)
 		msgs[i].digest = out[i];
 		bytes += len;
 	}
-	err = imastream_hash_batch(s->h, s->algo, msgs, n);
+	err = imastream_hash_batch(s->h, s->algo, msgs, n, sizeof(msgs[0]));
 	if (err)
 		die("imastream_hash_batch", err);
 	sink ^= out[0][0];

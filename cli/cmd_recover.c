@@ -43,7 +43,7 @@ static const struct cli_spec recover_spec = {
 
 int cmd_recover(int argc, char **argv)
 {
-	struct imastream_recover_stats st;
+	struct imastream_recover_stats st = { .size = sizeof(st) };
 	const char *root = NULL;
 	char *root_abs = NULL;
 	unsigned int flags = 0;

@@ -113,6 +113,7 @@ static void verify_item(void *ctx, unsigned int worker, struct cli_item *it)
 	const struct imastream_verify_report *r = &res->report;
 
 	memset(res, 0, sizeof(*res));
+	res->report.size = sizeof(res->report);
 	if (imastream_verify_file(job->verifiers[worker], it->fd, it->path, job->flags,
 				  &res->report)) {
 		res->error = true;
@@ -258,6 +259,7 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	it.fd = fd;
 	it.path = path;
 	memset(&res, 0, sizeof(res));
+	res.report.size = sizeof(res.report);
 	if (imastream_verify_file(job->verifier, fd, path, vj.flags, &res.report)) {
 		res.error = true;
 	} else {

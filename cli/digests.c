@@ -183,8 +183,8 @@ void cli_digests_run(struct cli_digests *d, struct cli_item **items, size_t n,
 	}
 	if (!m)
 		return;
-	err = d->verity ? imastream_verity_batch(d->verity, d->msgs, m) :
-	      imastream_hash_batch(d->hasher, d->algo, d->msgs, m);
+	err = d->verity ? imastream_verity_batch(d->verity, d->msgs, m, sizeof(d->msgs[0])) :
+	      imastream_hash_batch(d->hasher, d->algo, d->msgs, m, sizeof(d->msgs[0]));
 	if (err) {
 		for (size_t k = 0; k < m; k++)
 			cli_error("%s: hashing failed: %s", items[of[k]]->path, strerror(-err));

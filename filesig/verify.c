@@ -280,7 +280,7 @@ static int verify_ima(struct imastream_verifier *v, int fd, const char *path, un
 		      const struct imastream_hasher *known, struct imastream_verify_one *one)
 {
 	const char *name = imastream_xattr_name(IMASTREAM_ATTR_IMA, flags & IMASTREAM_FILESIG_USER);
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	const uint8_t *digest;
 	size_t digest_len;
 	int err;
@@ -364,7 +364,7 @@ static int verify_evm(struct imastream_verifier *v, int fd, const char *path, un
 {
 	const char *name = imastream_xattr_name(IMASTREAM_ATTR_EVM, flags & IMASTREAM_FILESIG_USER);
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	struct imastream_evm_input in = { .size = sizeof(in) };
 	size_t digest_len;
 	int err;
@@ -421,11 +421,16 @@ int imastream_verify_file_hashed(struct imastream_verifier *v, int fd, const cha
 				 unsigned int flags, const struct imastream_hasher *content,
 				 struct imastream_verify_report *report)
 {
-	struct imastream_verify_report r = { 0 };
+	struct imastream_verify_report r = { .size = sizeof(r) };
 	int err;
 
 	if (!path)
 		path = "(fd)";
+	/* Refused before the file is read: a verdict that cannot be handed back is no use. */
+	err = report ? IMS_CHECK_OUT_SIZE(&v->log, report, imastream_verify_report, ok) :
+		       ims_err(&v->log, -EINVAL, "%s: no report to fill", path);
+	if (err)
+		return err;
 	err = verify_ima(v, fd, path, flags, content, &r.ima);
 	if (err)
 		return err;
@@ -438,6 +443,6 @@ int imastream_verify_file_hashed(struct imastream_verifier *v, int fd, const cha
 	}
 	r.ok = r.ima.result == IMASTREAM_VERIFY_OK &&
 	       (r.evm.result == IMASTREAM_VERIFY_OK || r.evm.result == IMASTREAM_VERIFY_SKIPPED);
-	*report = r;
+	IMS_FILL_SIZED(report, &r);
 	return 0;
 }

@@ -141,24 +141,46 @@ void ims_hasher_set_cpu_features(struct imastream_hasher *h, unsigned int cpu)
 	pick_by_cpu(h, cpu);
 }
 
+/* @n checked messages of our own layout, to the lane's backend for a batch of that many. */
+static int hash_msgs(struct imastream_hasher *h, struct ims_hash_lane *lane,
+		     struct imastream_hash_msg *msgs, size_t n)
+{
+	lane->last = n < lane->batch->min_batch && lane->small ? lane->small : lane->batch;
+	return lane->last->hash(h, lane, msgs, n);
+}
+
+/* A caller built with another header: its messages copied into ours, a run at a time
+ * (a run still fills the widest lanes). */
+static int hash_resized(struct imastream_hasher *h, struct ims_hash_lane *lane,
+			const void *msgs, size_t n, size_t msg_size)
+{
+	struct imastream_hash_msg own[64];
+	int err = 0;
+
+	for (size_t done = 0, m; done < n && !err; done += m) {
+		m = n - done < ARRAY_SIZE(own) ? n - done : ARRAY_SIZE(own);
+		ims_hash_msgs_copy(own, msgs, msg_size, done, m);
+		err = hash_msgs(h, lane, own, m);
+	}
+	return err;
+}
+
 int imastream_hash_batch(struct imastream_hasher *h, int algo, struct imastream_hash_msg *msgs,
-			 size_t n)
+			 size_t n, size_t msg_size)
 {
 	struct ims_hash_lane *lane = ims_hasher_lane(h, algo);
+	int err;
 
 	if (!lane)
 		return ims_err(&h->log, -EINVAL, "hasher: batch algorithm %d is not in this context",
 			       algo);
-	if (!msgs && n)
-		return ims_err(&h->log, -EINVAL, "hasher: %s batch without messages",
-			       lane->info->name);
-	/* Check every message first, so that a bad one leaves no digest half-written. */
-	for (size_t i = 0; i < n; i++)
-		if ((!msgs[i].data && msgs[i].len) || !msgs[i].digest)
-			return ims_err(&h->log, -EINVAL, "hasher: %s batch message %zu has a NULL %s",
-				       lane->info->name, i, msgs[i].digest ? "data" : "digest");
-	lane->last = n < lane->batch->min_batch && lane->small ? lane->small : lane->batch;
-	return lane->last->hash(h, lane, msgs, n);
+	err = ims_hash_msgs_check(&h->log, "hasher", lane->info->name, msgs, n, msg_size);
+	if (err)
+		return err;
+	/* The caller built with this header (every caller today) is hashed in place. */
+	if (msg_size == sizeof(*msgs))
+		return hash_msgs(h, lane, msgs, n);
+	return hash_resized(h, lane, msgs, n, msg_size);
 }
 
 const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int algo)

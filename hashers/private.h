@@ -125,6 +125,28 @@ extern const size_t ims_batch_nbackends;
  */
 int ims_hasher_force_batch(struct imastream_hasher *h, int algo, const char *short_name);
 
+/*
+ * Batch messages come in the caller's stride, @msg_size, the sizeof the caller was built
+ * with (room to grow: a message cannot carry its own size, the array's layout depends on
+ * it).  Message @i of such an array:
+ */
+static inline struct imastream_hash_msg *ims_hash_msg_at(const void *msgs, size_t msg_size,
+							 size_t i)
+{
+	return (struct imastream_hash_msg *)((const char *)msgs + i * msg_size);
+}
+/*
+ * batch_msgs.c: 0 when @msg_size is a struct's size (from the first version on) and each
+ * of the @n messages has its data (or len 0) and a digest, and sets nothing past ours;
+ * else -EINVAL or -E2BIG, said in one line that starts "@who: @what batch".  Before any
+ * digest is written.
+ */
+int ims_hash_msgs_check(const struct imastream_log *log, const char *who, const char *what,
+			const void *msgs, size_t n, size_t msg_size);
+/* batch_msgs.c: copies @n checked messages from @first on into ours, zeros past the caller's. */
+void ims_hash_msgs_copy(struct imastream_hash_msg *dst, const void *msgs, size_t msg_size,
+			size_t first, size_t n);
+
 /* cpu.c: the features of this CPU that the OS has enabled. */
 unsigned int ims_cpu_features(void);
 

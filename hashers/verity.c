@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/private.h"
+#include "hashers/private.h"
 #include "imastream/hash.h"
 #include "imastream/verity.h"
 
@@ -134,7 +135,7 @@ static int hash_one(struct imastream_verity *v, const void *data, size_t len, ui
 {
 	struct imastream_hash_msg msg = { data, len, out };
 
-	return imastream_hash_batch(v->hasher, IMASTREAM_HASH_SHA256, &msg, 1);
+	return imastream_hash_batch(v->hasher, IMASTREAM_HASH_SHA256, &msg, 1, sizeof(msg));
 }
 
 /* Appends @hash to level @l; a block that fills is hashed into the level above. */
@@ -170,7 +171,7 @@ static int hash_data_blocks(struct imastream_verity *v, const uint8_t *p, size_t
 
 	for (size_t i = 0; i < n; i++)
 		v->msgs[i] = (struct imastream_hash_msg){ p + i * BLOCK, BLOCK, v->hashes[i] };
-	err = imastream_hash_batch(v->hasher, IMASTREAM_HASH_SHA256, v->msgs, n);
+	err = imastream_hash_batch(v->hasher, IMASTREAM_HASH_SHA256, v->msgs, n, sizeof(v->msgs[0]));
 	for (size_t i = 0; i < n && !err; i++)
 		err = add_hash(v, 0, v->hashes[i]);
 	return err;
@@ -337,7 +338,8 @@ int imastream_verity_fd(struct imastream_verity *v, int fd,
 /* Hashes the @n messages of v->msgs in one batch. */
 static int flush_msgs(struct imastream_verity *v, size_t n)
 {
-	return n ? imastream_hash_batch(v->hasher, IMASTREAM_HASH_SHA256, v->msgs, n) : 0;
+	return n ? imastream_hash_batch(v->hasher, IMASTREAM_HASH_SHA256, v->msgs, n,
+					sizeof(v->msgs[0])) : 0;
 }
 
 /*
@@ -395,18 +397,16 @@ static int batch_group(struct imastream_verity *v, struct imastream_hash_msg *co
 	return err ? err : flush_msgs(v, n);
 }
 
-int imastream_verity_batch(struct imastream_verity *v, struct imastream_hash_msg *msgs, size_t n)
+int imastream_verity_batch(struct imastream_verity *v, struct imastream_hash_msg *msgs, size_t n,
+			   size_t msg_size)
 {
-	struct imastream_hash_msg *group[GROUP];
+	/* A caller built with another header: its messages copied into ours, per group. */
+	struct imastream_hash_msg *group[GROUP], own[GROUP];
 	size_t g = 0;
-	int err = 0;
+	int err = ims_hash_msgs_check(&v->log, "verity", "fs-verity", msgs, n, msg_size);
 
-	if (!msgs && n)
-		return ims_err(&v->log, -EINVAL, "verity: batch without messages");
-	for (size_t i = 0; i < n; i++)
-		if ((!msgs[i].data && msgs[i].len) || !msgs[i].digest)
-			return ims_err(&v->log, -EINVAL, "verity: batch message %zu has a NULL %s", i,
-				       msgs[i].digest ? "data" : "digest");
+	if (err)
+		return err;
 	if (!v->trees && n) {
 		v->trees = alloc_blocks(GROUP);
 		if (!v->trees)
@@ -415,16 +415,22 @@ int imastream_verity_batch(struct imastream_verity *v, struct imastream_hash_msg
 	/* The stage serves as padding: whatever stream was open is gone. */
 	imastream_verity_reset(v);
 	for (size_t i = 0; i < n && !err; i++) {
-		if (msgs[i].len > (uint64_t)GROUP_MAX_BLOCKS * BLOCK) {
+		struct imastream_hash_msg *m = ims_hash_msg_at(msgs, msg_size, i);
+
+		if (msg_size != sizeof(*m)) {
+			ims_hash_msgs_copy(&own[g], msgs, msg_size, i, 1);
+			m = &own[g];
+		}
+		if (m->len > (uint64_t)GROUP_MAX_BLOCKS * BLOCK) {
 			/* A deeper tree: streamed alone, as imastream_verity_fd() does. */
 			imastream_verity_reset(v);
-			err = imastream_verity_update(v, msgs[i].data, msgs[i].len);
+			err = imastream_verity_update(v, m->data, m->len);
 			if (!err)
-				err = imastream_verity_final(v, msgs[i].digest);
+				err = imastream_verity_final(v, m->digest);
 			imastream_verity_reset(v);
 			continue;
 		}
-		group[g++] = &msgs[i];
+		group[g++] = m;
 		if (g == GROUP) {
 			err = batch_group(v, group, g);
 			g = 0;

@@ -61,7 +61,7 @@ static int ima_algo(const struct audit *a, int fd)
 						a->verify_flags & IMASTREAM_FILESIG_USER);
 	/* The kernel allocates what it is offered; a longer value is left to the verifier. */
 	uint8_t value[1024];
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	ssize_t n = fgetxattr(fd, name, value, sizeof(value));
 
 	if (n <= 0 || imastream_xattr_decode(value, (size_t)n, &info, NULL))
@@ -201,7 +201,8 @@ static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 		return -ENOMEM;
 	}
 	it->af = (struct imastream_audit_file){ .package = it->nevra, .path = it->path,
-						.label = IMASTREAM_VERIFY_SKIPPED };
+						.label = IMASTREAM_VERIFY_SKIPPED,
+						.report.size = sizeof(it->af.report) };
 	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &it->in);
 	it->af.config = it->in.config;
 	memcpy(it->af.letters, it->in.letters, sizeof(it->af.letters));

@@ -118,7 +118,7 @@ static ssize_t disk_value(const struct imastream_relabel *r, int fd, const char 
 static bool ima_equivalent(struct imastream_relabel *r, struct imastream_file *f,
 			   const struct imastream_file_xattr *x, const uint8_t *disk, size_t len)
 {
-	struct imastream_xattr_info want, have;
+	struct imastream_xattr_info want = { .size = sizeof(want) }, have = { .size = sizeof(have) };
 	const uint8_t *digest;
 	size_t dlen;
 
@@ -138,7 +138,7 @@ static bool ima_equivalent(struct imastream_relabel *r, struct imastream_file *f
 static bool evm_equivalent(struct imastream_relabel *r, int fd, const char *name,
 			   const struct imastream_file_xattr *x, const uint8_t *disk, size_t len)
 {
-	struct imastream_xattr_info want, have;
+	struct imastream_xattr_info want = { .size = sizeof(want) }, have = { .size = sizeof(have) };
 	struct imastream_evm_input in = { .size = sizeof(in) };
 	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 	size_t dlen;

@@ -348,19 +348,22 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 			     const struct imastream_log *log, struct imastream_recover_stats *st,
 			     struct imastream_root_txn **ret)
 {
-	struct imastream_recover_stats none;
+	struct imastream_recover_stats found = { .size = sizeof(found) };
 	struct imastream_root_txn *t;
 	struct stat sb;
 	int err;
 
 	if (flags & ~IMASTREAM_ROOT_NO_WAIT)
 		return ims_err(log, -EINVAL, "root transaction: unknown flags 0x%x", flags);
-	if (!st)
-		st = &none;
-	memset(st, 0, sizeof(*st));
+	/* Before any work: counts that cannot be handed back are not worth a lock. */
+	err = st ? IMS_CHECK_OUT_SIZE(log, st, imastream_recover_stats, completed) : 0;
+	if (err)
+		return err;
 	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
+	if (!t) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	t->log = log;
 	t->statefd = -1;
 	t->lockfd = take_lock(rootfd, root, flags, log);
@@ -378,25 +381,28 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 	/* We hold the lock: a journal left is a package whose renames a kill cut short,
 	 * completed first (its temp files are what it renames); a marker left is a
 	 * transaction that died, whose temp files are nobody's any more. */
-	err = complete_journal(rootfd, t->statefd, root, log, st);
+	err = complete_journal(rootfd, t->statefd, root, log, &found);
 	if (err)
 		goto fail;
 	if (!fstatat(t->statefd, RUNNING_NAME, &sb, AT_SYMLINK_NOFOLLOW)) {
-		err = clean_temps(rootfd, log, st);
+		err = clean_temps(rootfd, log, &found);
 		if (err)
 			goto fail;
-		if (st->removed)
+		if (found.removed)
 			ims_logf(log, IMASTREAM_LOG_NOTICE, "%s: removed %lu temp files an interrupted install left",
-				 root, st->removed);
+				 root, found.removed);
 	}
 	err = mark_running(t);
 	if (err)
 		goto fail;
 	t->marked = true;
 	*ret = t;
-	return 0;
 fail:
-	imastream_root_txn_end(t, err);
+	/* What was found so far, on failure too: the caller may report it. */
+	if (st)
+		IMS_FILL_SIZED(st, &found);
+	if (err)
+		imastream_root_txn_end(t, err); /* NULL-safe */
 	return err;
 }
 
@@ -434,26 +440,31 @@ void imastream_root_txn_end(struct imastream_root_txn *t, int status)
 int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 			   const struct imastream_log *log, struct imastream_recover_stats *st)
 {
-	struct imastream_recover_stats none;
+	struct imastream_recover_stats found = { .size = sizeof(found) };
 	int lockfd, statefd, err;
 
 	if (flags & ~IMASTREAM_ROOT_NO_WAIT)
 		return ims_err(log, -EINVAL, "recover: unknown flags 0x%x", flags);
-	if (!st)
-		st = &none;
-	memset(st, 0, sizeof(*st));
+	err = st ? IMS_CHECK_OUT_SIZE(log, st, imastream_recover_stats, completed) : 0;
+	if (err)
+		return err;
 	lockfd = take_lock(rootfd, root, flags, log);
-	if (lockfd < 0)
+	if (lockfd < 0) {
+		if (st)
+			IMS_FILL_SIZED(st, &found);
 		return lockfd;
+	}
 	statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
 	/* The journal first: the temp files it names are the ones it renames. */
-	err = statefd >= 0 ? complete_journal(rootfd, statefd, root, log, st) : 0;
+	err = statefd >= 0 ? complete_journal(rootfd, statefd, root, log, &found) : 0;
 	if (!err)
-		err = clean_temps(rootfd, log, st);
+		err = clean_temps(rootfd, log, &found);
 	if (!err && statefd >= 0 && unlinkat(statefd, RUNNING_NAME, 0) == 0)
 		fsync(statefd);
 	if (statefd >= 0)
 		close(statefd);
 	close(lockfd);
+	if (st)
+		IMS_FILL_SIZED(st, &found);
 	return err;
 }

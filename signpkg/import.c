@@ -65,7 +65,7 @@ static int check_entry(const struct rpmpkg *pkg, const struct manifest_file *e, 
 		       const struct imastream_hash_info *algo, const uint8_t *digest,
 		       const struct imastream_trust *trust, const struct imastream_log *log)
 {
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	int ret;
 
 	if (strcmp(e->path, name))

@@ -169,7 +169,7 @@ static int package_line(struct parser *ps, const char *line, size_t len)
 /* VALUE of a sig line: a signature v2 over @algo, nothing before or after it. */
 static int value_field(struct parser *ps, struct manifest_file *mf, const char *f, size_t n)
 {
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 
 	if (n % 2 || n < 2 * (IMASTREAM_SIG_HDR_SIZE + 1) || n > 2 * SIGNATURES_MAX_VALUE)
 		return bad(ps, -EINVAL, "a signature value that is not 10 to 2057 bytes of hex");

@@ -114,12 +114,15 @@ static int decode_sig(const uint8_t *v, size_t len, struct imastream_xattr_info 
 int imastream_xattr_decode(const void *value, size_t len, struct imastream_xattr_info *info_ret,
 			   const struct imastream_log *log)
 {
-	struct imastream_xattr_info info = { 0 };
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	const uint8_t *v = value;
 	int err;
 
 	if (!info_ret || (!v && len))
 		return ims_err(log, -EINVAL, "xattr decode: missing argument");
+	err = IMS_CHECK_OUT_SIZE(log, info_ret, imastream_xattr_info, data_len);
+	if (err)
+		return err;
 	if (len == 0)
 		return ims_err(log, -EINVAL, "empty IMA/EVM xattr value");
 	info.type = v[0];
@@ -142,6 +145,6 @@ int imastream_xattr_decode(const void *value, size_t len, struct imastream_xattr
 		return ims_err(log, -EINVAL, "IMA/EVM xattr type %u: must be 1..6", v[0]);
 	}
 	if (!err)
-		*info_ret = info;
+		IMS_FILL_SIZED(info_ret, &info);
 	return err;
 }

@@ -166,11 +166,14 @@ enum {
 
 /**
  * struct imastream_verify_report - the outcome for one file
+ * @size: sizeof the struct the caller was built with, set by the caller; the library
+ *        fills the members it covers (room to grow)
  * @ima: security.ima (or user.ima)
  * @evm: security.evm (or user.evm)
  * @ok: both are OK (or @evm was SKIPPED)
  */
 struct imastream_verify_report {
+	size_t size;
 	struct imastream_verify_one ima;
 	struct imastream_verify_one evm;
 	bool ok;
@@ -202,7 +205,7 @@ IMASTREAM_API void imastream_verifier_free(struct imastream_verifier *v);
  *      offset 0; metadata comes from fstat and fgetxattr)
  * @path: names the file in messages (may be NULL)
  * @flags: IMASTREAM_FILESIG_USER, IMASTREAM_VERIFY_NO_EVM
- * @report: the verdicts, filled on success
+ * @report: the verdicts, filled on success; its @size set by the caller
  *
  * security.ima: types 1 and 4 are compared with the content digest; type 3 is verified
  * over it with the certificate of its key id; type 6 (version 3) over the file id of the
@@ -215,7 +218,9 @@ IMASTREAM_API void imastream_verifier_free(struct imastream_verifier *v);
  * user.ima is hashed in the place of security.ima for type 5, as evmctl does.
  *
  * Verdicts are not errors: a file that fails verification still returns 0.
- * Return: 0; -errno when the file cannot be read (fstat, read, getxattr), -ENOMEM.
+ * Return: 0; -EINVAL, with one line in the verifier's log, for a NULL @report or one whose
+ * size is below the first version (the file is then not read); -errno when the file
+ * cannot be read (fstat, read, getxattr), -ENOMEM.
  */
 IMASTREAM_API int imastream_verify_file(struct imastream_verifier *v, int fd, const char *path,
 					unsigned int flags,

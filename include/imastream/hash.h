@@ -101,6 +101,12 @@ IMASTREAM_API int imastream_hash_fd(struct imastream_hasher *h, int fd);
  * backends (interleaved SHA-NI, AVX-512) accelerate.  Backends are chosen once per
  * context by CPU features; the portable one (OpenSSL, one message at a time) is the
  * reference that tests compare every other backend against.
+ *
+ * Room to grow: the messages come as an array, whose layout is the caller's sizeof, so
+ * the size is one argument of the call (@msg_size, sizeof(struct imastream_hash_msg)),
+ * not a member of each message: one check per batch, and the array stays as dense as
+ * the lanes read it.  Members are only ever added at the end, a zero one meaning "as
+ * before".
  */
 struct imastream_hash_msg {
 	const void *data;
@@ -112,13 +118,21 @@ struct imastream_hash_msg {
  * imastream_hash_batch - digest @n independent messages with @algo
  * @h: a context whose mask includes @algo; its stream (update/final state) is untouched
  * @msgs: @n messages; each digest buffer receives digest_size bytes
+ * @msg_size: sizeof(struct imastream_hash_msg) as the caller was built with: the stride
+ *            of @msgs
  *
- * Every message is checked before any digest is written.
- * Return: 0, -EINVAL for an algorithm not in @h's mask, a NULL @msgs with @n > 0, or a
- * message with NULL data (and len > 0) or a NULL digest; -ENOMEM, -EIO.
+ * Every message is checked before any digest is written.  A @msg_size other than this
+ * library's (a program built with an older or newer header) works: the messages are
+ * copied into the library's layout, a run at a time.
+ * Return: 0, -EINVAL for an algorithm not in @h's mask, a @msg_size below the first
+ * version's (0 included) or not a multiple of the struct's alignment, a NULL @msgs with
+ * @n > 0, or a message with NULL data (and len > 0) or a NULL digest; -E2BIG for a newer
+ * caller's message that sets a member this library does not know; -ENOMEM, -EIO.  Each
+ * refusal is said in one line.
  */
 IMASTREAM_API int imastream_hash_batch(struct imastream_hasher *h, int algo,
-				       struct imastream_hash_msg *msgs, size_t n);
+				       struct imastream_hash_msg *msgs, size_t n,
+				       size_t msg_size);
 /* Name of the batch backend this context uses for @algo ("openssl", "shani-2x", ...),
  * or NULL when @algo is not in the context's mask.  The string is static. */
 IMASTREAM_API const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int algo);

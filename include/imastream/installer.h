@@ -774,8 +774,12 @@ enum imastream_root_flag {
 	IMASTREAM_ROOT_NO_WAIT = 1u << 0,
 };
 
-/* What recovery found and removed. */
+/*
+ * What recovery found and removed.  The caller sets @size to sizeof the struct it was
+ * built with; the library fills the members that size covers (room to grow).
+ */
 struct imastream_recover_stats {
+	size_t size;
 	unsigned long removed; /* temp objects of dead writers, removed */
 	unsigned long kept;    /* temp objects whose writer still runs, kept */
 	uint64_t bytes;        /* the space the removed files took */
@@ -790,10 +794,13 @@ struct imastream_root_txn;
  * @rootfd: the root
  * @root: its absolute path (for rpm's lock path and messages)
  * @flags: enum imastream_root_flag
- * @st: what recovery removed (zero when the last transaction ended well), or NULL
+ * @st: what recovery removed (zero when the last transaction ended well), or NULL; its
+ *      @size set by the caller, and filled on failure too with what was done so far
  * @ret: the transaction, ended with imastream_root_txn_end()
- * Return: 0; -EBUSY (IMASTREAM_ROOT_NO_WAIT, lock held); -errno creating or locking the
- * lock file or the marker, or removing a leftover.  Errors are logged in one line.
+ * Return: 0; -EINVAL for a @st whose size is below the first version (before the lock is
+ * taken; @st is then left as it was); -EBUSY (IMASTREAM_ROOT_NO_WAIT, lock held); -errno
+ * creating or locking the lock file or the marker, or removing a leftover.  Errors are
+ * logged in one line.
  */
 IMASTREAM_API int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 					   const struct imastream_log *log,

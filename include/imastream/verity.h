@@ -70,16 +70,18 @@ IMASTREAM_API int imastream_verity_fd(struct imastream_verity *v, int fd,
  * imastream_verity_batch - the fs-verity digests of @n whole files held in memory
  * @msgs: one per file: its bytes (@data, @len) and where its digest goes (@digest,
  *        IMASTREAM_VERITY_DIGEST_SIZE bytes)
+ * @msg_size: sizeof(struct imastream_hash_msg), as imastream_hash_batch() takes it
  *
  * Each file's tree is its own, but the hashing goes across files: the data blocks of
  * up to 16 files in one imastream_hash_batch() call, then their tree blocks, then their
  * descriptors, so that files of a few blocks still fill the lanes.  A file over 512 KiB
  * (more than one tree block) is streamed alone.  Ends any stream of @v (as reset()).
- * Return: 0, -EINVAL for a NULL @msgs with @n > 0 or a message with NULL data (and
- * len > 0) or a NULL digest (no digest is written then), -ENOMEM, -EIO.
+ * Return: 0, -EINVAL for a @msg_size that is no struct's size (0 included), a NULL @msgs
+ * with @n > 0 or a message with NULL data (and len > 0) or a NULL digest (no digest is
+ * written then), -E2BIG as imastream_hash_batch(), -ENOMEM, -EIO.
  */
 IMASTREAM_API int imastream_verity_batch(struct imastream_verity *v, struct imastream_hash_msg *msgs,
-					 size_t n);
+					 size_t n, size_t msg_size);
 /* The batch backend that hashes the data blocks ("avx512-16x", "openssl", ...); static. */
 IMASTREAM_API const char *imastream_verity_backend(const struct imastream_verity *v);
 

@@ -129,6 +129,8 @@ IMASTREAM_API int imastream_sigv3_file_id_digest(int type, int algo, const uint8
 
 /**
  * struct imastream_xattr_info - a decoded IMA/EVM xattr value
+ * @size: sizeof the struct the caller was built with, set by the caller; the library
+ *        fills the members it covers (room to grow)
  * @type: enum imastream_xattr_type
  * @version: signature header version (2 or 3); 0 for digests and HMACs
  * @algo: kernel hash_algo id: from the value for types 3..6, from the length for type 1
@@ -139,6 +141,7 @@ IMASTREAM_API int imastream_sigv3_file_id_digest(int type, int algo, const uint8
  * @data_len: its length
  */
 struct imastream_xattr_info {
+	size_t size;
 	int type;
 	int version;
 	int algo;
@@ -151,15 +154,15 @@ struct imastream_xattr_info {
  * imastream_xattr_decode - strictly parse a security.ima or security.evm value
  * @value: the raw value (untrusted)
  * @len: its length
- * @info_ret: the result; written only on success
+ * @info_ret: the result, its @size set by the caller; written only on success
  * @log: one line saying why a value is rejected (may be NULL)
  *
  * The length rules are the kernel's: type 1 is 17 bytes (md5) or 21 bytes (sha1, or md5
  * padded with four zero bytes); type 2 exactly 21; type 4 exactly 2 + the digest size
  * of a known algorithm; signatures longer than 9 bytes with len - 9 == sig_size, a known
  * algorithm, version 2 for types 3 and 5 and version 3 for type 6.
- * Return: 0, -EINVAL for an empty value or a type outside 1..6, -EBADMSG for any other
- * malformed value.
+ * Return: 0, -EINVAL for an empty value, a type outside 1..6 or an @info_ret whose size
+ * is below the first version; -EBADMSG for any other malformed value.
  */
 IMASTREAM_API int imastream_xattr_decode(const void *value, size_t len,
 					 struct imastream_xattr_info *info_ret,

@@ -162,7 +162,7 @@ static int check_pkg_sig(struct ima_state *st, struct imastream_file *f, char *w
 			 size_t why_size, bool *have_keyid, uint32_t *keyid)
 {
 	const struct imastream_hash_info *hi;
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	const uint8_t *digest;
 	const char *how;
 	size_t len;

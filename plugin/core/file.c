@@ -238,7 +238,7 @@ int imastream_file_keep_signature(struct imastream_file *f, const char *name, in
 				  const uint8_t *digest, size_t len)
 {
 	struct ims_file_state *st = state_of(f);
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	uint8_t value[KEEP_VALUE_MAX];
 	char real[256];
 	ssize_t n;

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	uint8_t *copy;
 
 	/* An exact-size heap copy, so ASan sees any read past the value. */

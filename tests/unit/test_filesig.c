@@ -83,7 +83,7 @@ static void test_ima_sign_digest(void)
 {
 	struct imastream_signer *s = load_signer("rsa2048.pem"), *d = NULL;
 	struct imastream_trust *t = load_trust("rsa2048.crt");
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	uint8_t digest[32], buf[IMASTREAM_SIG_HDR_SIZE + 512], buf2[sizeof(buf)];
 	uint8_t opened[IMASTREAM_HASH_MAX_DIGEST];
 	size_t len, len2, opened_len;
@@ -170,7 +170,7 @@ static void sign_file(struct imastream_signer *s, int fd, const char *path)
 
 static struct imastream_verify_report check(struct imastream_verifier *v, int fd, unsigned int flags)
 {
-	struct imastream_verify_report r;
+	struct imastream_verify_report r = { .size = sizeof(r) };
 
 	ASSERT_EQ(imastream_verify_file(v, fd, "f", IMASTREAM_FILESIG_USER | flags, &r), 0);
 	return r;
@@ -181,7 +181,7 @@ static void test_verify_rsa(void)
 	struct imastream_signer *s = load_signer("rsa2048.pem");
 	struct imastream_trust *t = load_trust("rsa2048.crt"), *other = load_trust("ec-p256.crt");
 	struct imastream_verifier *v, *vo;
-	struct imastream_verify_report r;
+	struct imastream_verify_report r = { .size = sizeof(r) };
 	int fd = make_file("rsa", "some content\n");
 	uint8_t hmac[IMASTREAM_EVM_HMAC_XATTR_SIZE] = { IMASTREAM_XATTR_EVM_HMAC };
 
@@ -291,7 +291,7 @@ static void test_verify_ecdsa(void)
 	struct imastream_signer *s = load_signer("ec-p256.pem");
 	struct imastream_trust *t = load_trust("ec-p256.crt");
 	struct imastream_verifier *v;
-	struct imastream_verify_report r;
+	struct imastream_verify_report r = { .size = sizeof(r) };
 	uint8_t opened[IMASTREAM_HASH_MAX_DIGEST], sig[80];
 	size_t opened_len;
 	int fd = make_file("ec", "ecdsa content\n");
@@ -340,8 +340,8 @@ static void test_ima_sign_verity(void)
 	struct imastream_signer *s = load_signer("rsa2048.pem"), *ec = load_signer("ec-p256.pem");
 	struct imastream_trust *t = load_trust("rsa2048.crt"), *te = load_trust("ec-p256.crt");
 	struct imastream_verifier *v, *ve;
-	struct imastream_verify_report r;
-	struct imastream_xattr_info info;
+	struct imastream_verify_report r = { .size = sizeof(r) };
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	uint8_t digest[32], buf[IMASTREAM_SIG_HDR_SIZE + 512], want[IMASTREAM_SIG_HDR_SIZE + 256];
 	size_t len;
 	int fd = make_file("verity", "hello world\n");

@@ -19,6 +19,9 @@
 #include "tests/unit/test.h"
 #include "tests/unit/test_log.h"
 
+/* The stride of every batch here: built with this header. */
+#define MSG_SIZE sizeof(struct imastream_hash_msg)
+
 #define ALL_ALGOS                                                                          \
 	(IMASTREAM_HASH_BIT(IMASTREAM_HASH_MD5) | IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA1) | \
 	 IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA224) |                                       \
@@ -528,11 +531,11 @@ static void check_batch(struct imastream_hasher *h, int algo, const uint8_t *dat
 		msgs[i].len = lens[i];
 		msgs[i].digest = out[i];
 	}
-	ASSERT_EQ(imastream_hash_batch(h, algo, msgs, n), 0);
+	ASSERT_EQ(imastream_hash_batch(h, algo, msgs, n, MSG_SIZE), 0);
 	/* The portable backend on the same messages, then each digest against one-shot EVP. */
 	for (size_t i = 0; i < n; i++)
 		msgs[i].digest = ref[i];
-	ASSERT_EQ(imastream_hash_batch(portable, algo, msgs, n), 0);
+	ASSERT_EQ(imastream_hash_batch(portable, algo, msgs, n, MSG_SIZE), 0);
 	for (size_t i = 0; i < n; i++) {
 		evp_oneshot(algo, msgs[i].data, msgs[i].len, want);
 		ASSERT_MEM_EQ(ref[i], want, info->digest_size);
@@ -607,7 +610,7 @@ static void batch_known_answers(struct imastream_hasher *h, int algo)
 		free(million);
 		return;
 	}
-	ASSERT_EQ(imastream_hash_batch(h, algo, msgs, n), 0);
+	ASSERT_EQ(imastream_hash_batch(h, algo, msgs, n, MSG_SIZE), 0);
 	for (size_t m = 0, i = 0; m < n; i = (i + 1) % ARRAY_SIZE(kats)) {
 		if (kats[i].algo != algo)
 			continue;
@@ -735,7 +738,7 @@ static void test_batch(void)
 	ASSERT_EQ(imastream_hasher_update(h, "a", 1), 0);
 	msgs[0] = (struct imastream_hash_msg){ data, 100, out[0] };
 	msgs[1] = (struct imastream_hash_msg){ data, 5000, out[1] };
-	ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2), 0);
+	ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2, MSG_SIZE), 0);
 	ASSERT_EQ(imastream_hasher_update(h, "bc", 2), 0);
 	ASSERT_EQ(imastream_hasher_final(h), 0);
 	test_unhex(kats[13].digest, want, sizeof(want));
@@ -747,19 +750,70 @@ static void test_batch(void)
 	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &log_, &h), 0);
 	n_lines = 0;
 	msgs[0] = (struct imastream_hash_msg){ data, 100, out[0] };
-	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA1, msgs, 1));
-	expect_einval_logged(imastream_hash_batch(h, 3, msgs, 1));
-	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, NULL, 1));
+	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA1, msgs, 1, MSG_SIZE));
+	expect_einval_logged(imastream_hash_batch(h, 3, msgs, 1, MSG_SIZE));
+	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, NULL, 1, MSG_SIZE));
 	memset(out, 0xee, sizeof(out));
 	msgs[1] = (struct imastream_hash_msg){ NULL, 1, out[1] };
-	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2));
+	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2, MSG_SIZE));
 	msgs[1] = (struct imastream_hash_msg){ data, 1, NULL };
-	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2));
+	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2, MSG_SIZE));
 	ASSERT(out[0][0] == 0xee && out[0][31] == 0xee);
-	ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, NULL, 0), 0);
+	ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, NULL, 0, MSG_SIZE), 0);
 	ASSERT(!imastream_hash_batch_backend(h, IMASTREAM_HASH_SHA1));
 	imastream_hasher_free(h);
 	free(data);
+}
+
+/*
+ * Room to grow: the batch's stride is the caller's sizeof.  Size 0, a size below the
+ * first version or not a struct's size are refused before any digest is written; a
+ * newer program's larger messages (more than one internal run of them) give the digests
+ * ours do, and are refused once they set what this library does not know.
+ */
+static void test_batch_msg_size(void)
+{
+	enum { N = 100 };
+	struct newer_msg {
+		struct imastream_hash_msg m;
+		uint64_t later;
+	};
+	static struct newer_msg newer[N];
+	static struct imastream_hash_msg ours[N];
+	static uint8_t want[N][32], got[N][32], data[N + 64];
+	struct imastream_hasher *h;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7);
+	for (size_t i = 0; i < N; i++) {
+		ours[i] = (struct imastream_hash_msg){ data + i, 64 - i % 64, want[i] };
+		newer[i] = (struct newer_msg){ { data + i, 64 - i % 64, got[i] }, 0 };
+	}
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256), &log_, &h), 0);
+	n_lines = 0;
+	memset(got, 0xee, sizeof(got));
+	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, ours, 1, 0));
+	ASSERT(strstr(last, "hasher: sha256 batch message size 0 is not that of a struct imastream_hash_msg"));
+	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, &newer[0].m, 1,
+						  offsetof(struct imastream_hash_msg, digest)));
+	expect_einval_logged(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, &newer[0].m, 1,
+						  MSG_SIZE + 1));
+	ASSERT(got[0][0] == 0xee);
+
+	ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, ours, N, MSG_SIZE), 0);
+	ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, &newer[0].m, N, sizeof(newer[0])),
+		  0);
+	ASSERT_MEM_EQ(got, want, sizeof(want));
+	ASSERT_EQ(n_lines, 0);
+
+	memset(got, 0xee, sizeof(got));
+	newer[N - 1].later = 1;
+	ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, &newer[0].m, N, sizeof(newer[0])),
+		  -E2BIG);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strstr(last, "hasher: sha256 batch message 99 sets members this library does not know"));
+	ASSERT(got[0][0] == 0xee);
+	imastream_hasher_free(h);
 }
 
 /*
@@ -789,7 +843,7 @@ static void test_guard_pages(void)
 			for (size_t j = 0; j < ARRAY_SIZE(lens); j++) {
 				msgs[0] = (struct imastream_hash_msg){ map[0] + span - lens[i], lens[i], out[0] };
 				msgs[1] = (struct imastream_hash_msg){ map[1] + span - lens[j], lens[j], out[1] };
-				ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2), 0);
+				ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, msgs, 2, MSG_SIZE), 0);
 				evp_oneshot(IMASTREAM_HASH_SHA256, msgs[0].data, lens[i], want);
 				ASSERT_MEM_EQ(out[0], want, 32);
 				evp_oneshot(IMASTREAM_HASH_SHA256, msgs[1].data, lens[j], want);
@@ -894,7 +948,7 @@ static void test_no_steady_state_allocation(void)
 	ims_hasher_set_cpu_features(h, 0);
 	before = n_allocs;
 	for (unsigned int i = 0; i < files; i++)
-		ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, &msg, 1), 0);
+		ASSERT_EQ(imastream_hash_batch(h, IMASTREAM_HASH_SHA256, &msg, 1, MSG_SIZE), 0);
 	ASSERT(n_allocs - before <= files);
 	imastream_hasher_free(h);
 }
@@ -917,6 +971,7 @@ int main(void)
 	test_hash_fd();
 	test_cpu_features();
 	test_batch();
+	test_batch_msg_size();
 	test_backend_env();
 	test_guard_pages();
 	test_stream_past_4gib();

@@ -22,14 +22,17 @@ for h in "$top_srcdir"/include/imastream/*.h; do
 done
 # Room to grow: each struct a caller allocates, to fill or to be filled, starts with its
 # size_t size (struct imastream_xattr_writer reserves room instead; struct imastream_log
-# is frozen: see their header comments).
+# is frozen; arrays of struct imastream_hash_msg take their size as an argument: see
+# their header comments).
 sized="chain.h:imastream_config hooks.h:imastream_plugin_ops hooks.h:imastream_txn
 hooks.h:imastream_pkg hooks.h:imastream_script hooks.h:imastream_verify
 hooks.h:imastream_conflict hooks.h:imastream_file installer.h:imastream_entry_sink
 installer.h:imastream_chain_sink_opts installer.h:imastream_relabel_opts
 installer.h:imastream_extract_stats keys.h:imastream_key_opts
 signpkg.h:imastream_signpkg_opts signpkg.h:imastream_signpkg_signer
-signpkg.h:imastream_signpkg_result xattr.h:imastream_evm_input"
+signpkg.h:imastream_signpkg_result xattr.h:imastream_evm_input
+installer.h:imastream_recover_stats filesig.h:imastream_verify_report
+xattr.h:imastream_xattr_info"
 for hs in $sized; do
 	h=${hs%%:*} s=${hs#*:}
 	if ! printf '#include <stddef.h>\n#include <imastream/%s>\n_Static_assert(offsetof(struct %s, size) == 0 && _Generic(((struct %s *)0)->size, size_t: 1, default: 0), "struct %s must start with size_t size");\n' \

@@ -16,6 +16,9 @@
 #include "imastream/verity.h"
 #include "tests/unit/test.h"
 
+/* The stride of every batch here: built with this header. */
+#define MSG_SIZE sizeof(struct imastream_hash_msg)
+
 #define BLOCK IMASTREAM_VERITY_BLOCK_SIZE
 
 /* tests/vectors/verity.txt: `fsverity digest` of files whose byte i is i mod 251. */
@@ -40,13 +43,14 @@ static uint64_t rng(void)
 }
 
 static unsigned int log_lines;
+static char log_last[512];
 
 static void count_log(void *arg, int level, const char *msg)
 {
 	(void)arg;
 	(void)level;
-	(void)msg;
 	log_lines++;
+	snprintf(log_last, sizeof(log_last), "%s", msg);
 }
 
 static const struct imastream_log test_log = { count_log, NULL };
@@ -257,7 +261,7 @@ static void check_batch(struct imastream_verity *v, const size_t *lens, size_t n
 		memset(out[i], 0xa5, 32);
 		msgs[i] = (struct imastream_hash_msg){ stream + off, lens[i], out[i] };
 	}
-	ASSERT_EQ(imastream_verity_batch(v, msgs, n), 0);
+	ASSERT_EQ(imastream_verity_batch(v, msgs, n, MSG_SIZE), 0);
 	for (size_t i = 0; i < n; i++) {
 		reference_digest(msgs[i].data, lens[i], want);
 		if (memcmp(out[i], want, 32)) {
@@ -291,7 +295,40 @@ static void check_batches(struct imastream_verity *v)
 			lens[i] = rng() % 3 ? rng() % (20 * BLOCK) : rng() % (200 * BLOCK);
 		check_batch(v, lens, n);
 	}
-	ASSERT_EQ(imastream_verity_batch(v, NULL, 0), 0);
+	ASSERT_EQ(imastream_verity_batch(v, NULL, 0, MSG_SIZE), 0);
+}
+
+/*
+ * Room to grow: a newer program's messages (one member more, unset) give the reference's
+ * digests, across more than one group and with a file streamed alone; refused once set.
+ */
+static void check_newer_batch(struct imastream_verity *v)
+{
+	enum { N = 20 };
+	struct {
+		struct imastream_hash_msg m;
+		uint64_t later;
+	} msgs[N];
+	uint8_t out[N][32], want[32];
+
+	for (size_t i = 0; i < N; i++) {
+		size_t len = i == 3 ? 300 * BLOCK + 5 : (i + 1) * 1000;
+
+		ASSERT(i + len <= stream_len);
+		memset(out[i], 0xa5, 32);
+		msgs[i].m = (struct imastream_hash_msg){ stream + i, len, out[i] };
+		msgs[i].later = 0;
+	}
+	ASSERT_EQ(imastream_verity_batch(v, &msgs[0].m, N, sizeof(msgs[0])), 0);
+	for (size_t i = 0; i < N; i++) {
+		reference_digest(msgs[i].m.data, msgs[i].m.len, want);
+		ASSERT_MEM_EQ(out[i], want, 32);
+	}
+	memset(out, 0xa5, sizeof(out));
+	msgs[N - 1].later = 1;
+	ASSERT_EQ(imastream_verity_batch(v, &msgs[0].m, N, sizeof(msgs[0])), -E2BIG);
+	ASSERT(strstr(log_last, "verity: fs-verity batch message 19 sets members this library does not know"));
+	ASSERT_EQ(out[0][0], 0xa5);
 }
 
 /* Every backend this CPU runs, forced, gives the reference's digests in batches too. */
@@ -306,13 +343,18 @@ static void test_batch(void)
 	/* Misuse: refused before any digest is written, one line each. */
 	log_lines = 0;
 	memset(out, 0x5a, sizeof(out));
-	ASSERT_EQ(imastream_verity_batch(v, NULL, 1), -EINVAL);
+	ASSERT_EQ(imastream_verity_batch(v, NULL, 1, MSG_SIZE), -EINVAL);
 	ASSERT_EQ(imastream_verity_batch(v, (struct imastream_hash_msg[]){
-		{ stream, 1, out }, { NULL, 1, out } }, 2), -EINVAL);
+		{ stream, 1, out }, { NULL, 1, out } }, 2, MSG_SIZE), -EINVAL);
 	ASSERT_EQ(imastream_verity_batch(v, (struct imastream_hash_msg[]){
-		{ stream, 1, NULL } }, 1), -EINVAL);
+		{ stream, 1, NULL } }, 1, MSG_SIZE), -EINVAL);
 	ASSERT_EQ(log_lines, 3);
+	ASSERT_EQ(imastream_verity_batch(v, (struct imastream_hash_msg[]){
+		{ stream, 1, out } }, 1, 0), -EINVAL);
+	ASSERT_EQ(log_lines, 4);
+	ASSERT(strstr(log_last, "verity: fs-verity batch message size 0 is not that of a struct imastream_hash_msg"));
 	ASSERT_EQ(out[0], 0x5a);
+	check_newer_batch(v);
 	/* A stream open before a batch is gone after it: final() is of an empty stream. */
 	ASSERT_EQ(imastream_verity_update(v, stream, 5000), 0);
 	check_batch(v, (size_t[]){ 3 * BLOCK }, 1);

@@ -14,7 +14,7 @@ static const struct imastream_log log_ = { capture_fn, &cap };
 static void expect_bad(const char *hex, int err, const char *why)
 {
 	unsigned char v[512];
-	struct imastream_xattr_info info = { .type = -42 };
+	struct imastream_xattr_info info = { .size = sizeof(info), .type = -42 };
 	size_t n = test_unhex(hex, v, sizeof(v));
 
 	cap.count = 0;
@@ -41,7 +41,7 @@ static void decode_ok(const unsigned char *v, size_t n, struct imastream_xattr_i
 static void test_digests(void)
 {
 	unsigned char v[80], d[64];
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	size_t n;
 
 	/* Type 1, sha1 (from evmctl). */
@@ -96,7 +96,7 @@ static void test_digests(void)
 static void test_signatures(void)
 {
 	unsigned char v[9 + 300], sig[300];
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	size_t len;
 
 	for (size_t i = 0; i < sizeof(sig); i++)
@@ -131,7 +131,7 @@ static void test_signatures(void)
 static void test_malformed(void)
 {
 	/* Arguments and types. */
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 
 	cap.count = 0;
 	ASSERT_EQ(imastream_xattr_decode("", 0, &info, &log_), -EINVAL);

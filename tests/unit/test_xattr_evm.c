@@ -259,7 +259,7 @@ static int openssl_verifies(const char *dir, const char *path, const char *attr,
 			    const char *alg, int algo, const unsigned char *dig, size_t dig_len)
 {
 	unsigned char v[1024];
-	struct imastream_xattr_info info;
+	struct imastream_xattr_info info = { .size = sizeof(info) };
 	char sig_path[512], dig_path[512];
 	ssize_t n = lgetxattr(path, attr, v, sizeof(v));
 
