@@ -59,7 +59,8 @@ struct record {
 	char keyid[17];
 	const char *domain;
 	unsigned int pkg_files;
-	/* Files of the package opened and not yet done: lines wait until none is left. */
+	/* Files of the package opened and not yet done (unowned directories aside): lines
+	 * wait until none is left. */
 	unsigned int open_files;
 	/* Whole lines not yet written, and how many of them are installs and erases. */
 	char *buf;
@@ -303,8 +304,9 @@ static int record_file_opened(void *state, struct imastream_file *f)
 {
 	struct record *r = state;
 
-	(void)f;
-	r->open_files++;
+	/* Not a directory no package owns: rpm 4.18.0 ends those only at psm_post. */
+	if (!(f->flags & IMASTREAM_FILE_UNOWNED))
+		r->open_files++;
 	return 0;
 }
 
@@ -364,7 +366,7 @@ static void record_file_done(void *state, struct imastream_file *f, int res)
 	struct record *r = state;
 	const char *name = f->dest ? f->dest : f->path;
 
-	if (r->open_files)
+	if (r->open_files && !(f->flags & IMASTREAM_FILE_UNOWNED))
 		r->open_files--;
 	if (!res && name && f->pkg && !(f->flags & (IMASTREAM_FILE_SKIP | IMASTREAM_FILE_UNOWNED)) &&
 	    !add_line(r, f, name)) {
