@@ -210,6 +210,7 @@ static int record_psm_pre(void *state, const struct imastream_pkg *pkg)
 	struct record *r = state;
 	struct ims_verdict v;
 
+	flush(r); /* lines of files that came outside a package, if a driver has them */
 	r->keyid[0] = '\0';
 	r->domain = NULL;
 	r->pkg_files = 0;
