@@ -9,8 +9,10 @@
  * Each install does what `imastream install --root R --allow-unsigned --quiet PKG` does
  * (root transaction, chain from the configuration, sink, journaled extractor, syncfs) and
  * is timed whole, wall and CPU (every thread); the root is removed untimed.  Prints the
- * medians and record/no-record; BENCH_CSV gets a row for each.  -1 runs one variant only
- * (for a profiler) and prints its times.
+ * medians, and record/no-record as the median of each round's ratio (the two installs of
+ * a round run back to back, so a load that comes and goes weighs on both); BENCH_CSV
+ * gets a row for each.  -1 runs one variant only (for a profiler or a counter) and
+ * prints its times.
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -111,11 +113,12 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	static double wall[2][MAX_ROUNDS], cpu[2][MAX_ROUNDS];
+	static double wall[2][MAX_ROUNDS], cpu[2][MAX_ROUNDS], wall_ratio[MAX_ROUNDS],
+		cpu_ratio[MAX_ROUNDS];
 	const char *names[2] = { "without record", "with record" };
 	struct imastream_config cfg;
 	char root[4096];
-	double w[2], c[2];
+	double w[2], c[2], wr, cr;
 	int opt, rounds, only = -1;
 
 	if (imastream_config_init(&cfg))
@@ -170,6 +173,11 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	/* Paired before median() sorts the series. */
+	for (int r = 0; r < rounds; r++) {
+		wall_ratio[r] = wall[1][r] / wall[0][r];
+		cpu_ratio[r] = cpu[1][r] / cpu[0][r];
+	}
 	for (int k = 0; k < 2; k++) {
 		if (only >= 0 && k != only)
 			continue;
@@ -180,15 +188,18 @@ int main(int argc, char **argv)
 	}
 	if (only >= 0)
 		return 0;
-	printf("  record / no record %6.4fx (cpu %6.4fx)  target <= 1.01x: %s\n", w[1] / w[0],
-	       c[1] / c[0], w[1] / w[0] <= 1.01 ? "met" : "MISSED");
+	wr = median(wall_ratio, rounds);
+	cr = median(cpu_ratio, rounds);
+	printf("  record / no record, median of the %d rounds' ratios: wall %6.4fx, cpu %6.4fx"
+	       "  target <= 1.01x: %s\n", rounds, wr, cr, wr <= 1.01 ? "met" : "MISSED");
+	printf("  (ratio of the medians: wall %6.4fx, cpu %6.4fx)\n", w[1] / w[0], c[1] / c[0]);
 	/* Our series is the install with the record; the "peer" is the one without. */
 	bench_csv("variant (0 imastream install; 1 rpm -i)", 0, "with the record (policy data)",
 		  1.0 / w[1], "installs/s", -1);
 	bench_csv("variant (0 imastream install; 1 rpm -i)", 0, "without the record", 1.0 / w[0],
 		  "installs/s", w[0] / w[1]);
 	imastream_config_release(&cfg);
-	return w[1] / w[0] <= 1.01 ? 0 : 3;
+	return wr <= 1.01 ? 0 : 3;
 usage:
 	fprintf(stderr, "usage: bench_install_record [-o KEY=VALUE]... [-1 on|off] ROUNDS DIR PKG.rpm\n");
 	return 2;

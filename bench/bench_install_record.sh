@@ -4,8 +4,9 @@
 # data `imastream policy keylime` reads against the same installs without it, in one run.
 #
 # One package of 5,000 files of 16 KiB (bench-lib.sh; payload IMASTREAM_BENCH_PAYLOAD,
-# default w3.zstdio), BENCH_ROUNDS rounds (default 9), the order turning each round, each
-# install into a fresh root on IMASTREAM_BENCH_DIR (default /dev/shm), medians compared:
+# default w3.zstdio), BENCH_ROUNDS rounds (default 15), the order turning each round, each
+# install into a fresh root on IMASTREAM_BENCH_DIR (default /dev/shm), compared as the
+# median of the rounds' ratios (with / without, the pair run back to back):
 #   imastream install   with its install record (what --record reads) against the same
 #                       install with IMASTREAM_SINK_NO_RECORD, in one process
 #                       (bench/bench_install_record.c)                    target <= 1.01x
@@ -14,9 +15,11 @@
 #                       (selinux,ima,evm)                                 target <= 1.01x
 # Under rpm, --rpmdb needs nothing more than rpm's database; the record plugin's log is
 # what the record source of a policy is made from.  Wall and CPU (user + system, every
-# thread) medians are printed; a shared machine's noise is larger than 1%, so read the
-# CPU ratio too.  Draws its plot, then exits 3 if a target is missed on wall time (one
-# line names each); 1 on errors.  Needs root.
+# thread) are printed; a shared machine's noise is larger than 1%, so counts that do not
+# depend on the load follow, one install each way: system calls (strace -f -c; also
+# without futex, whose count depends on how the threads meet) and, with valgrind, the
+# user-space instructions (callgrind's Ir, every thread).  Draws its plot, then exits 3
+# if a target is missed on wall time (one line names each); 1 on errors.  Needs root.
 set -euo pipefail
 
 : "${top_builddir:?run through make bench-install-record}"
@@ -29,7 +32,7 @@ done
 [ -f "$so" ] || { echo "bench-install-record: build first ($so missing)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench-install-record: needs root (rpm --root, chown)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "bench-install-record: jq not installed" >&2; exit 1; }
-rounds=${BENCH_ROUNDS:-9}
+rounds=${BENCH_ROUNDS:-15}
 payload=${IMASTREAM_BENCH_PAYLOAD:-w3.zstdio}
 case "$rounds" in '' | *[!0-9]* | 0) echo "bench-install-record: BENCH_ROUNDS wants a count" >&2; exit 1 ;; esac
 
@@ -55,7 +58,7 @@ n=$(jq '.digests | length' "$work/policy.json")
 [ "$n" = 5000 ] || { echo "bench-install-record: the record gave a policy of $n files, not 5000" >&2; exit 1; }
 rm -rf "$work/check"
 
-echo "bench-install-record: rpm $(rpm --version | awk '{print $3}'), $rounds rounds, medians," \
+echo "bench-install-record: rpm $(rpm --version | awk '{print $3}'), $rounds rounds," \
 	"roots on $(df --output=fstype "$work" | tail -1), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
 echo "imastream install, 5,000 files of 16 KiB:"
 "$prog" "$rounds" "$work" "$pkg" || {
@@ -65,23 +68,28 @@ echo "imastream install, 5,000 files of 16 KiB:"
 }
 
 # Every variant runs the same rpm with the same flags; only the chain differs.
-rpm_i() {
-	rpm -i --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb' \
-		--define "__plugindir $top_builddir/.libs" --define "__transaction_imastream $so" \
-		--define '_imastream_mode hash' "$@" "$pkg"
+# cmd_for DRIVER VARIANT: the command of one install (ims or rpm, on or off) into $fresh.
+cmd_for() {
+	case $1 in
+	ims) cmd=("$prog" -1 "$2" 1 "$fresh" "$pkg") ;;
+	rpm)
+		cmd=(rpm -i --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb'
+			--define "__plugindir $top_builddir/.libs" --define "__transaction_imastream $so"
+			--define '_imastream_mode hash')
+		[ "$2" = off ] || cmd+=(--define '_imastream_plugins selinux,ima,evm,record'
+			--define "_imastream_record_log $fresh/record.log" --define '_imastream_record_syslog none')
+		cmd+=("$pkg") ;;
+	esac
 }
-run_off() { rpm_i; }
-run_on() {
-	rpm_i --define '_imastream_plugins selinux,ima,evm,record' \
-		--define "_imastream_record_log $fresh/record.log" --define '_imastream_record_syslog none'
-}
+run_off() { cmd_for rpm off && "${cmd[@]}"; }
+run_on() { cmd_for rpm on && "${cmd[@]}"; }
 fresh=$work/check
 mkdir -p "$fresh"
 run_on >/dev/null
 [ "$(grep -c ' sha256:' "$fresh/record.log")" = 5000 ] ||
 	{ echo "bench-install-record: the record plugin did not log 5000 files" >&2; exit 1; }
 rm -rf "$fresh"
-t_on=() t_off=() c_on=() c_off=()
+t_on=() t_off=() c_on=() c_off=() r_wall=() r_cpu=()
 for ((i = 0; i < rounds; i++)); do
 	order="on off"
 	[ $((i % 2)) = 0 ] || order="off on"
@@ -92,10 +100,12 @@ for ((i = 0; i < rounds; i++)); do
 		off) t_off+=("${t% *}") c_off+=("${t#* }") ;;
 		esac
 	done
+	r_wall+=("$(bench_ratio "${t_on[i]}" "${t_off[i]}" 6)")
+	r_cpu+=("$(bench_ratio "${c_on[i]}" "${c_off[i]}" 6)")
 done
 mon=$(bench_median "${t_on[@]}") moff=$(bench_median "${t_off[@]}")
 con=$(bench_median "${c_on[@]}") coff=$(bench_median "${c_off[@]}")
-ratio=$(bench_ratio "$mon" "$moff" 4)
+ratio=$(bench_median "${r_wall[@]}")
 ok=met
 awk -v r="$ratio" 'BEGIN { exit !(r <= 1.01) }' || {
 	ok=MISSED
@@ -104,8 +114,59 @@ awk -v r="$ratio" 'BEGIN { exit !(r <= 1.01) }' || {
 echo "rpm -i with imastream.so (hash), 5,000 files of 16 KiB:"
 printf '  with the record plugin     wall median %7.3f s, cpu %7.3f s\n' "$mon" "$con"
 printf '  without (selinux,ima,evm)  wall median %7.3f s, cpu %7.3f s\n' "$moff" "$coff"
-printf '  record / no record %6.4fx (cpu %6.4fx)  target <= 1.01x: %s\n' "$ratio" \
-	"$(bench_ratio "$con" "$coff" 4)" "$ok"
+printf "  record / no record, median of the %d rounds' ratios: wall %6.4fx, cpu %6.4fx  target <= 1.01x: %s\n" \
+	"$rounds" "$ratio" "$(bench_median "${r_cpu[@]}")" "$ok"
+printf '  (ratio of the medians: wall %6.4fx, cpu %6.4fx)\n' "$(bench_ratio "$mon" "$moff" 6)" \
+	"$(bench_ratio "$con" "$coff" 6)"
 bench_csv "variant (0 imastream install; 1 rpm -i)" 1 "with the record (policy data)" "$mon" 1 installs/s
 bench_csv "variant (0 imastream install; 1 rpm -i)" 1 "without the record" "$moff" 1 installs/s "$mon"
+
+# Counts of one install each way, which the machine's load does not change.
+# syscalls CMD...: "TOTAL WITHOUT_FUTEX" system calls of CMD and its threads.
+syscalls() {
+	strace -f -c -o "$work/strace" "$@" >/dev/null 2>"$work/stderr" ||
+		{ echo "bench-install-record: strace $* failed" >&2; tail -5 "$work/stderr" >&2; return 1; }
+	awk '$NF == "total" { t = $4 } $NF == "futex" { f = $4 } END { print t, t - f }' "$work/strace"
+}
+# instructions CMD...: user-space instructions of CMD, every thread (callgrind's Ir).
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$work/valgrind" \
+		"$@" >/dev/null 2>"$work/stderr" ||
+		{ echo "bench-install-record: valgrind $* failed" >&2; tail -5 "$work/stderr" >&2; return 1; }
+	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/valgrind" | tail -n 1
+}
+# counts NAME DRIVER COUNTER: COUNTER of one install with and one without, and the ratio.
+counts() {
+	local on off v
+	for v in on off; do
+		fresh=$work/count.$v
+		mkdir -p "$fresh"
+		cmd_for "$2" "$v"
+		printf -v "$v" '%s' "$("$3" "${cmd[@]}")" || return 1
+		[ -n "${!v}" ] || { echo "bench-install-record: no $3 count" >&2; return 1; }
+		rm -rf "$fresh"
+	done
+	# shellcheck disable=SC2086 # "TOTAL [WITHOUT_FUTEX]", split on purpose
+	set -- "$1" $on $off
+	if [ $# = 5 ]; then
+		printf '  %-32s %11d with, %11d without: %6.4fx (without futex %d / %d: %6.4fx)\n' \
+			"$1" "$2" "$4" "$(bench_ratio "$2" "$4" 6)" "$3" "$5" "$(bench_ratio "$3" "$5" 6)"
+	else
+		printf '  %-32s %11d with, %11d without: %6.4fx\n' "$1" "$2" "$3" \
+			"$(bench_ratio "$2" "$3" 6)"
+	fi
+}
+echo "counts of one install each way (with the record / without):"
+if command -v strace >/dev/null; then
+	counts "imastream install, system calls" ims syscalls || exit 1
+	counts "rpm -i, system calls" rpm syscalls || exit 1
+else
+	echo "  (strace is not installed: no system call counts)"
+fi
+if command -v valgrind >/dev/null; then
+	counts "imastream install, instructions" ims instructions || exit 1
+	counts "rpm -i, instructions" rpm instructions || exit 1
+else
+	echo "  (valgrind is not installed: no instruction counts)"
+fi
 bench_finish bench-install-record

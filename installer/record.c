@@ -38,6 +38,7 @@
 #define RECORD_DIR "var/lib/imastream/packages"
 #define RECORD_SUFFIX ".record"
 #define RECORD_MAGIC "imastream-record 1"
+#define RECORD_WRITE_BUF (256u << 10)
 
 struct rfile {
 	struct imastream_record_file f;
@@ -166,20 +167,24 @@ static mode_t type_of(char c)
 	}
 }
 
-/* "/a/b" for any accepted spelling of a package path; NULL if it is not one. */
-static char *canonical(const char *path)
+/* "/a/b" for any accepted spelling of a package path, in @out; false if it is not one. */
+static bool canonical_in(const char *path, char out[PATH_MAX + 1])
 {
 	const char *rel, *why;
-	char *out;
 
-	if (ims_path_relative(path, &rel, &why))
-		return NULL;
-	out = malloc(strlen(rel) + 2);
-	if (out) {
-		out[0] = '/';
-		strcpy(out + 1, rel);
-	}
-	return out;
+	if (ims_path_relative(path, &rel, &why)) /* which also refuses PATH_MAX or more */
+		return false;
+	out[0] = '/';
+	strcpy(out + 1, rel);
+	return true;
+}
+
+/* The same, allocated; NULL if it is not a package path (or no memory). */
+static char *canonical(const char *path)
+{
+	char buf[PATH_MAX + 1];
+
+	return canonical_in(path, buf) ? strdup(buf) : NULL;
 }
 
 /* Opens (creating when @create) ROOT/var/lib/imastream/packages, never following a symlink. */
@@ -586,13 +591,13 @@ out:
 
 const struct imastream_record_file *ims_record_lookup(const struct ims_record *rec, const char *path)
 {
-	char *key = canonical(path);
+	char key[PATH_MAX + 1];
 	int idx;
 
-	if (!key)
+	/* Asked for every entry installed: an empty root's record has nothing to find. */
+	if (!rec->owner.used || !canonical_in(path, key))
 		return NULL;
 	idx = ims_strmap_get(&rec->owner, key);
-	free(key);
 	return idx >= 0 ? &rec->files[idx].f : NULL;
 }
 
@@ -638,10 +643,10 @@ int ims_record_pkg_add(struct ims_record_pkg *p, const struct imastream_record_f
 
 const struct imastream_record_file *ims_record_pkg_find(struct ims_record_pkg *p, const char *path)
 {
-	char *key = canonical(path);
+	char key[PATH_MAX + 1];
 	int idx;
 
-	if (!key)
+	if (!canonical_in(path, key))
 		return NULL;
 	/* Indexed when first asked: only a package with hard links asks, and most have none. */
 	for (; p->indexed < p->nfiles; p->indexed++) {
@@ -654,7 +659,6 @@ const struct imastream_record_file *ims_record_pkg_find(struct ims_record_pkg *p
 			break;
 	}
 	idx = ims_strmap_get(&p->index, key);
-	free(key);
 	if (idx < 0)
 		return NULL;
 	link_view(&p->files[idx], &p->meta);
@@ -747,6 +751,7 @@ static void record_name(const char *name, char *buf, size_t size)
 int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_pkg *p)
 {
 	FILE *f = NULL;
+	char *buf = NULL;
 	int fd = -1, err = 0;
 
 	p->dirfd = open_record_dir(rootfd, true);
@@ -774,8 +779,11 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 		err = -ENOMEM;
 		goto out;
 	}
-	/* A record of thousands of files in a few writes, not one per 4 KiB. */
-	setvbuf(f, NULL, _IOFBF, 64 << 10);
+	/* A record of thousands of files in a few writes, not one per 4 KiB: glibc takes the
+	 * size only with a buffer (with NULL it allocates st_blksize). */
+	buf = malloc(RECORD_WRITE_BUF);
+	if (buf)
+		setvbuf(f, buf, _IOFBF, RECORD_WRITE_BUF);
 	fputs(RECORD_MAGIC "\npackage ", f);
 	ims_field_put(f, p->meta.name);
 	fputs("\nnevra ", f);
@@ -808,6 +816,7 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 		err = -errno ? -errno : -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
+	free(buf);
 	if (err)
 		ims_err(rec->log, err, "%s: cannot write its record: %s", p->meta.name, strerror(-err));
 out:
