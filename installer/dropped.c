@@ -191,20 +191,25 @@ int ims_dropped_plan(int rootfd, const struct ims_record *rec, struct ims_rpmdb_
 	for (size_t i = 0; i < p.n && !err; i++) {
 		struct drop *d = &p.drops[i];
 		char *slash = strrchr(d->path, '/');
-		const char *dir, *base;
+		const char *base;
+		char *dir;
 		int step;
 
 		if (d->kept || !slash || (owners && ims_rpmdb_owner_other(owners, d->path, name) > 0))
 			continue;
-		*slash = 0;
-		dir = d->path;
+		/* (d->path names it in messages: the directory is a copy) */
+		dir = strndup(d->path, (size_t)(slash - d->path));
+		if (!dir) {
+			err = -ENOMEM;
+			break;
+		}
 		base = slash + 1;
 		step = *base ? step_for(rootfd, d, nevra, dir, base, log) : 0;
 		if (step)
 			err = ims_dropped_add(out, step, dir, base);
 		if (step && !err)
 			out->steps[out->n - 1].mode = d->rf->mode;
-		*slash = '/';
+		free(dir);
 	}
 	for (size_t i = 0; i < p.n; i++)
 		free(p.drops[i].path);
