@@ -197,8 +197,8 @@ int ims_dropped_plan(int rootfd, const struct ims_record *rec, struct ims_rpmdb_
 
 		if (d->kept || !slash || (owners && ims_rpmdb_owner_other(owners, d->path, name) > 0))
 			continue;
-		/* (d->path names it in messages: the directory is a copy) */
-		dir = strndup(d->path, (size_t)(slash - d->path));
+		/* Relative to the root ("" for the root itself); d->path names it in messages. */
+		dir = strndup(d->path + 1, (size_t)(slash - d->path) - (slash > d->path));
 		if (!dir) {
 			err = -ENOMEM;
 			break;

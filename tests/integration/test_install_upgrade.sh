@@ -157,13 +157,21 @@ inst "$root" "$v2" 2>"$work/re.err" || fail "the reinstall failed: $(cat "$work/
 [ ! -s "$work/re.err" ] || fail "the reinstall said: $(cat "$work/re.err")"
 [ "$(state "$root")" = "$reference" ] || fail "the reinstall changed the root"
 
-echo "== the other owner of a shared file upgraded away: the file stays with imsdrop-other"
+echo "== the chain sees each removal as an erase (the record plugin's log)"
 root2=$work/root2
 setup "$root2"
 rm "$root2/opt/drop/esc" && mkdir "$root2/opt/drop/esc" && echo esc >"$root2/opt/drop/esc/f"
-inst "$root2" "$v2" 2>"$work/upgrade.err" || fail "the upgrade failed: $(cat "$work/upgrade.err")"
+inst "$root2" --plugins ima,record -o record_log="$work/erase.log" "$v2" 2>"$work/upgrade.err" ||
+	fail "the upgrade failed: $(cat "$work/upgrade.err")"
 [ ! -e "$root2/opt/drop/esc" ] || fail "the dropped directory esc (not a symlink this time) is still there"
 [ "$(cat "$root2/opt/drop/shared")" = shared ] || fail "the shared file went"
+for p in /opt/drop/dropped /opt/drop/droplink /opt/drop/dropdir/sub/tool /opt/drop/dropdir/sub /opt/drop/dropdir \
+	 /opt/drop/esc/f /opt/drop/esc /etc/imsdrop/same.conf; do
+	grep -q "^$p imsdrop-2.0-1.noarch erased " "$work/erase.log" || fail "the chain did not see the erase of $p"
+done
+grep -E '^/opt/drop/shared |^/etc/imsdrop/changed.conf ' "$work/erase.log" &&
+	fail "the chain was told of an erase of a kept file"
+[ "$(grep -c ' erased ' "$work/erase.log")" = 8 ] || fail "not 8 erases: $(grep erased "$work/erase.log")"
 
 echo "== kill -9 in the renames of an upgrade, then imastream recover: the same end state"
 landed=0
