@@ -368,8 +368,11 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *				  in the root), known_digest = the digest the extractor verified,
  *				  pkg_sig = the package's signature for the file
  *	commit_package		→ the package's install record is written under a temp name
- *	end_package		→ file_done for every file (0 after the renames, or the error),
- *				  psm_post; the record is renamed into place or removed
+ *	end_package		→ file_done for every file (0 after the renames, or the error);
+ *				  an upgrade's removals of the old version's files the new
+ *				  one lacks, each as an erase (file_opened and file_done with
+ *				  IMASTREAM_FILE_ERASE); psm_post; the record is renamed into
+ *				  place or removed
  *	sink freed		→ tsm_post
  *
  * The chain thread: when the chain needs no chunk of a file (the verified header digest
@@ -384,8 +387,11 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *
  * The record lives in ROOT/var/lib/imastream/packages/, one file per package name (see
  * imastream-install(1) for the format); installing a package of the same name again
- * replaces its record.  With a record, a path another package owns is a file conflict:
- * the chain's file_conflict hook runs, then the package is refused unless
+ * replaces its record and removes what the old record lists and the new package lacks
+ * (as rpm -U: not a path another package owns; directories only when empty; a modified
+ * %config file renamed to NAME.rpmsave), journaled with IMASTREAM_EXTRACT_JOURNAL.
+ * With a record, a path another package owns is a file conflict: the chain's
+ * file_conflict hook runs, then the package is refused unless
  * IMASTREAM_SINK_REPLACE_FILES.  Directories are shared, never conflicts, and so is a
  * file identical to the recorded one (type, mode, owner and content digest).
  */
