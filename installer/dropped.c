@@ -48,12 +48,10 @@ static int collect(void *arg, const struct imastream_record_file *f)
 	if (!p->drops[p->n].path)
 		return -ENOMEM;
 	err = ims_strmap_add(&p->index, f->path, (int)p->n);
-	if (err == -EEXIST) { /* (a record lists a path once; keep the first) */
+	if (err) {
 		free(p->drops[p->n].path);
-		return 0;
+		return err == -EEXIST ? 0 : err; /* (a record lists a path once; keep the first) */
 	}
-	if (err)
-		return err;
 	p->n++;
 	return 0;
 }
