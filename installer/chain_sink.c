@@ -587,7 +587,7 @@ static void remove_dropped(struct imastream_chain_sink *cs)
 {
 	struct ims_dropped *d = &cs->dropped;
 	struct imastream_file *files = calloc(d->n, sizeof(*files));
-	char (*paths)[PATH_MAX] = calloc(d->n, sizeof(*paths));
+	char **paths = calloc(d->n, sizeof(*paths));
 	struct ims_journal_outcome out;
 	int err;
 
@@ -597,8 +597,11 @@ static void remove_dropped(struct imastream_chain_sink *cs)
 
 		if (s->step == IMASTREAM_JOURNAL_RPMSAVE)
 			continue; /* (kept, under another name) */
-		snprintf(paths[i], sizeof(paths[i]), "%s/%s%s%s", strcmp(cs->root, "/") ? cs->root : "",
-			 s->dir, *s->dir ? "/" : "", s->name);
+		if (asprintf(&paths[i], "%s/%s%s%s", strcmp(cs->root, "/") ? cs->root : "", s->dir,
+			     *s->dir ? "/" : "", s->name) < 0) {
+			paths[i] = NULL;
+			continue; /* (removed all the same; the chain does not hear of it) */
+		}
 		f->size = sizeof(*f);
 		f->path = paths[i];
 		f->dest = paths[i] + (strcmp(cs->root, "/") ? strlen(cs->root) : 0);
@@ -614,8 +617,10 @@ static void remove_dropped(struct imastream_chain_sink *cs)
 	if (err)
 		ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: installed, but files of the old version it does not have may be left",
 			 cs->nevra);
-	for (size_t i = 0; files && i < d->n; i++)
+	for (size_t i = 0; files && paths && i < d->n; i++) {
 		imastream_chain_file_done(cs->chain, &files[i], err);
+		free(paths[i]);
+	}
 	free(files);
 	free(paths);
 	ims_dropped_clear(d);
