@@ -19,6 +19,7 @@
 #include "common/private.h"
 #include "imastream/chain.h"
 #include "imastream/installer.h"
+#include "installer/dropped.h"
 #include "installer/header_trust.h"
 #include "installer/private.h"
 #include "installer/sink_record.h"
@@ -69,6 +70,7 @@ struct imastream_chain_sink {
 	struct imastream_pkg pkg;
 	bool in_psm;
 	struct ims_record_pkg *rpkg;
+	struct ims_dropped dropped; /* an upgrade's removals, planned at commit_package */
 	struct sfile *done, **done_tail; /* closed, awaiting file_done after commit */
 	struct imastream_sink_progress prog;
 	/* The chain thread (sink_thread.c): file_opened/file_closed and the record of files
@@ -554,7 +556,74 @@ static int cs_commit_package(void *arg)
 		if (err)
 			return err;
 	}
-	return cs->rpkg ? ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg) : 0;
+	if (!cs->rpkg)
+		return 0;
+	err = ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg);
+	/* An upgrade: what the old version had and this one lacks goes after the renames. */
+	ims_dropped_clear(&cs->dropped);
+	if (!err)
+		err = ims_dropped_plan(cs->rootfd, cs->rec, cs->owners, cs->name, cs->nevra, cs->rpkg,
+				       cs->log, &cs->dropped);
+	return err;
+}
+
+/* The upgrade's removals, done at end_package before the record's rename. */
+static int cs_journal_steps(void *arg, int (*add)(void *ctx, int step, const char *dir,
+						  const char *name),
+			    void *ctx)
+{
+	struct imastream_chain_sink *cs = arg;
+
+	return ims_dropped_journal(&cs->dropped, add, ctx);
+}
+
+/*
+ * After the renames: removes the old version's objects the new one lacks, each seen by
+ * the chain as an erase (file_opened and file_done with IMASTREAM_FILE_ERASE, as rpm's
+ * erase of a file).  The intent journal already promises them: a plugin cannot refuse
+ * one any more.  A failure leaves the new version installed and says what is left.
+ */
+static void remove_dropped(struct imastream_chain_sink *cs)
+{
+	struct ims_dropped *d = &cs->dropped;
+	struct imastream_file *files = calloc(d->n, sizeof(*files));
+	char **paths = calloc(d->n, sizeof(*paths));
+	struct ims_journal_outcome out;
+	int err;
+
+	for (size_t i = 0; files && paths && i < d->n; i++) {
+		const struct ims_dropped_step *s = &d->steps[i];
+		struct imastream_file *f = &files[i];
+
+		if (s->step == IMASTREAM_JOURNAL_RPMSAVE)
+			continue; /* (kept, under another name) */
+		if (asprintf(&paths[i], "%s/%s%s%s", strcmp(cs->root, "/") ? cs->root : "", s->dir,
+			     *s->dir ? "/" : "", s->name) < 0) {
+			paths[i] = NULL;
+			continue; /* (removed all the same; the chain does not hear of it) */
+		}
+		f->size = sizeof(*f);
+		f->path = paths[i];
+		f->dest = paths[i] + (strcmp(cs->root, "/") ? strlen(cs->root) : 0);
+		f->fd = -1;
+		f->mode = s->mode;
+		f->flags = IMASTREAM_FILE_ERASE;
+		f->pkg = &cs->pkg;
+		if (imastream_chain_file_opened(cs->chain, f))
+			ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: %s: the hook chain failed on its removal; removed anyway",
+				 cs->nevra, f->dest);
+	}
+	err = ims_dropped_apply(cs->rootfd, d, cs->root, cs->nevra, cs->log, &out);
+	if (err)
+		ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: installed, but files of the old version it does not have may be left",
+			 cs->nevra);
+	for (size_t i = 0; files && paths && i < d->n; i++) {
+		imastream_chain_file_done(cs->chain, &files[i], err);
+		free(paths[i]);
+	}
+	free(files);
+	free(paths);
+	ims_dropped_clear(d);
 }
 
 /* The record's rename, done at end_package: the intent journal lists it last. */
@@ -591,6 +660,9 @@ static void cs_end_package(void *arg, int status)
 		sfile_done(cs, sf, status);
 	}
 	cs->done_tail = &cs->done;
+	if (!status && cs->dropped.n)
+		remove_dropped(cs);
+	ims_dropped_clear(&cs->dropped);
 	if (cs->in_psm) {
 		imastream_chain_psm_post(cs->chain, &cs->pkg, status);
 		cs->in_psm = false;
@@ -700,6 +772,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		.commit_package = cs_commit_package,
 		.end_package = cs_end_package,
 		.journal = cs_journal,
+		.journal_steps = cs_journal_steps,
 	};
 	*ret = cs;
 	return 0;

@@ -914,9 +914,19 @@ static int journal_add_sink_rename(void *ctx, const char *dir, const char *tmp, 
 	return ims_journal_add(ctx, IMS_JOURNAL_RENAME, dir, tmp, name, &why);
 }
 
+static int journal_add_sink_step(void *ctx, int step, const char *dir, const char *name)
+{
+	const char *why;
+	int kind = step == IMASTREAM_JOURNAL_REMOVE ? IMS_JOURNAL_REMOVE :
+		   step == IMASTREAM_JOURNAL_RMDIR ? IMS_JOURNAL_RMDIR :
+		   step == IMASTREAM_JOURNAL_RPMSAVE ? IMS_JOURNAL_SAVE : -1;
+
+	return ims_journal_add(ctx, kind, dir, NULL, name, &why);
+}
+
 /*
  * Writes the intent journal of the package: its renames in the order commit does them,
- * then the sink's (its record).  Every temp file is complete (and synced, with FSYNC or
+ * then the sink's removals (an upgrade's dropped files), then its renames (its record).  Every temp file is complete (and synced, with FSYNC or
  * SYNCFS) at this point.  Return: the state directory's fd (the journal is there), -1
  * when there was nothing to journal, or -errno (said).
  */
@@ -930,6 +940,8 @@ static int write_journal(struct imastream_extract *x)
 	for (size_t i = 0; i < x->npend && !err; i++)
 		err = ims_journal_add(&j, IMS_JOURNAL_RENAME, x->dirs[x->pend[i].dir].rel,
 				      x->pend[i].tmp, x->pend[i].base, &why);
+	if (!err && x->sink.journal_steps)
+		err = x->sink.journal_steps(x->sink.arg, journal_add_sink_step, &j);
 	if (!err && x->sink.journal)
 		err = x->sink.journal(x->sink.arg, journal_add_sink_rename, &j);
 	if (err) {

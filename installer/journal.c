@@ -24,6 +24,8 @@
  *	pid PID
  *	rename DIR TEMP NAME
  *	remove DIR NAME
+ *	rmdir DIR NAME
+ *	rpmsave DIR NAME
  *	sha256 HEX
  *
  * DIR is "/" or "/a/b"; the last line is the SHA-256 of every byte before it, so that a
@@ -36,6 +38,12 @@
  * finishing it is always possible, while undoing it is not: a rename over an old file
  * destroyed that file (there is no copy to put back).  So a journal means "these renames
  * are due", and a temp still present is one not done yet.
+ *
+ * An upgrade's removals of what the old version had and the new one lacks (remove: a
+ * non-directory; rmdir: a directory, only if empty; rpmsave: a modified %config file
+ * renamed to NAME.rpmsave) come after the package's renames and before the record's, so
+ * that the record never lists a file that is gone nor leaves one unlisted.  They are
+ * idempotent: a name already gone is a step already done.
  */
 
 #define MAGIC "imastream-journal 1"
@@ -83,7 +91,8 @@ int ims_journal_add(struct ims_journal *j, int kind, const char *dir, const char
 	struct ims_journal_op op = { .kind = kind };
 	const char *rel = "";
 
-	if (kind != IMS_JOURNAL_RENAME && kind != IMS_JOURNAL_REMOVE) {
+	if (kind != IMS_JOURNAL_RENAME && kind != IMS_JOURNAL_REMOVE && kind != IMS_JOURNAL_RMDIR &&
+	    kind != IMS_JOURNAL_SAVE) {
 		*why = "unknown step";
 		return -EINVAL;
 	}
@@ -99,8 +108,12 @@ int ims_journal_add(struct ims_journal *j, int kind, const char *dir, const char
 		*why = "a temp name that is not the writer's";
 		return -EINVAL;
 	}
-	if (kind == IMS_JOURNAL_REMOVE && tmp) {
+	if (kind != IMS_JOURNAL_RENAME && tmp) {
 		*why = "a removal with a temp name";
+		return -EINVAL;
+	}
+	if (kind == IMS_JOURNAL_SAVE && strlen(name) + strlen(IMS_JOURNAL_SAVE_SUFFIX) > NAME_MAX) {
+		*why = "a name too long to take " IMS_JOURNAL_SAVE_SUFFIX;
 		return -EINVAL;
 	}
 	if (j->nops == j->aops) {
@@ -145,6 +158,21 @@ static int sha256_hex(const void *buf, size_t len, char hex[65])
 	return err;
 }
 
+/* A step's word in the journal. */
+static const char *step_word(int kind)
+{
+	switch (kind) {
+	case IMS_JOURNAL_RENAME:
+		return "rename";
+	case IMS_JOURNAL_RMDIR:
+		return "rmdir";
+	case IMS_JOURNAL_SAVE:
+		return "rpmsave";
+	default:
+		return "remove";
+	}
+}
+
 int ims_journal_format(const struct ims_journal *j, char **text, size_t *len)
 {
 	char *buf = NULL, hex[65];
@@ -162,7 +190,8 @@ int ims_journal_format(const struct ims_journal *j, char **text, size_t *len)
 		char dir[PATH_MAX + 1];
 
 		snprintf(dir, sizeof(dir), "/%s", op->dir);
-		fputs(op->kind == IMS_JOURNAL_RENAME ? "rename " : "remove ", f);
+		fputs(step_word(op->kind), f);
+		putc(' ', f);
 		ims_field_put(f, dir);
 		if (op->tmp) {
 			putc(' ', f);
@@ -248,6 +277,10 @@ static int parse_line(struct ims_journal *j, char *line, unsigned int lineno, co
 		err = ims_journal_add(j, IMS_JOURNAL_RENAME, field[1], field[2], field[3], why);
 	else if (!strcmp(field[0], "remove") && n == 3)
 		err = ims_journal_add(j, IMS_JOURNAL_REMOVE, field[1], NULL, field[2], why);
+	else if (!strcmp(field[0], "rmdir") && n == 3)
+		err = ims_journal_add(j, IMS_JOURNAL_RMDIR, field[1], NULL, field[2], why);
+	else if (!strcmp(field[0], "rpmsave") && n == 3)
+		err = ims_journal_add(j, IMS_JOURNAL_SAVE, field[1], NULL, field[2], why);
 	else
 		*why = "an unknown step";
 	return err == -EINVAL ? -EBADMSG : err;
@@ -390,7 +423,7 @@ static void shown(char *buf, size_t size, const char *root, const char *dir, con
 static int check_steps(int rootfd, const struct ims_journal *j, const char *root,
 		       const struct imastream_log *log)
 {
-	char path[2 * PATH_MAX];
+	char path[2 * PATH_MAX], saved[NAME_MAX + 1];
 	int dfd = -1, err = 0;
 
 	for (size_t i = 0; i < j->nops && !err; i++) {
@@ -412,18 +445,56 @@ static int check_steps(int rootfd, const struct ims_journal *j, const char *root
 				break;
 			}
 		}
-		if (dfd < 0)
-			continue;
-		if ((op->tmp && is_dir_at(dfd, op->tmp)) || is_dir_at(dfd, op->name)) {
+		if (dfd < 0 || op->kind == IMS_JOURNAL_RMDIR)
+			continue; /* (rmdir removes an empty directory or nothing) */
+		if (op->kind == IMS_JOURNAL_SAVE &&
+		    snprintf(saved, sizeof(saved), "%s" IMS_JOURNAL_SAVE_SUFFIX, op->name) > 0 &&
+		    is_dir_at(dfd, saved)) {
+			shown(path, sizeof(path), root, op->dir, saved);
+			err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
+				      IMS_JOURNAL_NAME " would rename over a directory; nothing was changed", path);
+		} else if ((op->tmp && is_dir_at(dfd, op->tmp)) || is_dir_at(dfd, op->name)) {
 			shown(path, sizeof(path), root, op->dir, op->tmp && is_dir_at(dfd, op->tmp) ? op->tmp : op->name);
 			err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
 				      IMS_JOURNAL_NAME " would %s a directory; nothing was changed", path,
-				      op->kind == IMS_JOURNAL_RENAME ? "rename over or move" : "remove");
+				      op->kind == IMS_JOURNAL_RENAME ? "rename over or move" :
+				      op->kind == IMS_JOURNAL_SAVE ? "move" : "remove");
 		}
 	}
 	if (dfd >= 0)
 		close(dfd);
 	return err;
+}
+
+/*
+ * Does one step in @dfd.  Return: 1 when done now, 0 when done before (or, for a
+ * directory not empty, kept), -errno.
+ */
+static int do_step(int dfd, const struct ims_journal_op *op)
+{
+	const char *gone = op->kind == IMS_JOURNAL_RENAME ? op->tmp : op->name;
+	char saved[NAME_MAX + 1];
+	struct stat st;
+
+	if (fstatat(dfd, gone, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno; /* done before the interruption */
+	switch (op->kind) {
+	case IMS_JOURNAL_RENAME:
+		return renameat(dfd, op->tmp, dfd, op->name) ? -errno : 1;
+	case IMS_JOURNAL_RMDIR:
+		if (!unlinkat(dfd, op->name, AT_REMOVEDIR))
+			return 1;
+		/* Not empty (files no package owns), or no longer a directory: kept. */
+		return errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR || errno == ENOENT ?
+		       0 : -errno;
+	case IMS_JOURNAL_SAVE:
+		snprintf(saved, sizeof(saved), "%s" IMS_JOURNAL_SAVE_SUFFIX, op->name);
+		return renameat(dfd, op->name, dfd, saved) ? -errno : 1;
+	default:
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR; /* (checked before the first step: changed since) */
+		return unlinkat(dfd, op->name, 0) && errno != ENOENT ? -errno : 1;
+	}
 }
 
 int ims_journal_replay(int rootfd, const struct ims_journal *j, const char *root,
@@ -436,29 +507,41 @@ int ims_journal_replay(int rootfd, const struct ims_journal *j, const char *root
 	err = check_steps(rootfd, j, root, log);
 	for (size_t i = 0; i < j->nops && !err; i++) {
 		const struct ims_journal_op *op = &j->ops[i];
-		const char *gone = op->kind == IMS_JOURNAL_RENAME ? op->tmp : op->name;
-		struct stat st;
+		int done;
 
 		if (i == 0 || strcmp(op->dir, j->ops[i - 1].dir)) {
 			if (dfd >= 0)
 				close(dfd);
 			dfd = open_step_dir(rootfd, op);
 		}
-		if (dfd < 0 || fstatat(dfd, gone, &st, AT_SYMLINK_NOFOLLOW))
-			continue; /* done before the interruption */
+		if (dfd < 0)
+			continue; /* the directory is gone: nothing of the step is left to do */
+		done = do_step(dfd, op);
 		shown(path, sizeof(path), root, op->dir, op->name);
-		if (op->kind == IMS_JOURNAL_RENAME ? renameat(dfd, op->tmp, dfd, op->name) :
-		    unlinkat(dfd, op->name, 0)) {
-			err = ims_err(log, -errno, "%s: cannot complete the interrupted transaction of %s: %m",
-				      path, j->package);
+		if (done < 0) {
+			err = ims_err(log, done, "%s: cannot complete the transaction of %s: %s", path,
+				      j->package, strerror(-done));
 			break;
 		}
-		ims_logf(log, IMASTREAM_LOG_DEBUG, "%s: %s (completing the transaction of %s)", path,
-			 op->kind == IMS_JOURNAL_RENAME ? "renamed into place" : "removed", j->package);
-		if (op->kind == IMS_JOURNAL_RENAME)
+		if (!done)
+			continue;
+		switch (op->kind) {
+		case IMS_JOURNAL_RENAME:
 			out->renamed++;
-		else
+			break;
+		case IMS_JOURNAL_SAVE:
+			out->saved++;
+			/* As rpm says it: the admin's changes are not lost, and not in use. */
+			ims_logf(log, IMASTREAM_LOG_WARNING, "%s: %s saved as %s" IMS_JOURNAL_SAVE_SUFFIX
+				 " (a modified %%config file the new version does not have)",
+				 j->package, path, path);
+			break;
+		default:
 			out->removed++;
+		}
+		ims_logf(log, IMASTREAM_LOG_DEBUG, "%s: %s (transaction of %s)", path,
+			 op->kind == IMS_JOURNAL_RENAME ? "renamed into place" :
+			 op->kind == IMS_JOURNAL_SAVE ? "saved" : "removed", j->package);
 	}
 	if (dfd >= 0)
 		close(dfd);
@@ -546,7 +629,7 @@ int ims_journal_recover(int rootfd, int statefd, const char *root, const struct 
 		ims_journal_remove(statefd);
 		fsync(statefd);
 		ims_logf(log, IMASTREAM_LOG_NOTICE, "%s: completed the interrupted transaction of %s (%lu of its %lu steps were left)",
-			 root, j.package, out->renamed + out->removed, out->steps);
+			 root, j.package, out->renamed + out->removed + out->saved, out->steps);
 	}
 	ims_journal_clear(&j);
 	return err;

@@ -17,8 +17,14 @@
 
 enum ims_journal_kind {
 	IMS_JOURNAL_RENAME, /* dir/tmp → dir/name */
-	IMS_JOURNAL_REMOVE, /* dir/name goes */
+	IMS_JOURNAL_REMOVE, /* dir/name goes (never a directory) */
+	IMS_JOURNAL_RMDIR,  /* dir/name goes if it is an empty directory */
+	IMS_JOURNAL_SAVE,   /* dir/name → dir/name.rpmsave (a modified %config file) */
 };
+
+/* What IMS_JOURNAL_SAVE appends to the name. */
+#define IMS_JOURNAL_SAVE_SUFFIX ".rpmsave"
+
 
 /* One step; @dir is relative to the root ("" for the root itself), @tmp and @name one component each. */
 struct ims_journal_op {
@@ -41,7 +47,7 @@ void ims_journal_clear(struct ims_journal *j);
 
 /*
  * Appends a step.  @dir: a package path or a relative one ("/" or "" for the root); @tmp:
- * NULL for a removal.  Return: 0, -EINVAL (@why says what is wrong), -ENOMEM.
+ * NULL for every kind but IMS_JOURNAL_RENAME.  Return: 0, -EINVAL (@why says what is wrong), -ENOMEM.
  */
 int ims_journal_add(struct ims_journal *j, int kind, const char *dir, const char *tmp,
 		    const char *name, const char **why);
@@ -71,14 +77,18 @@ void ims_journal_remove(int statefd);
 struct ims_journal_outcome {
 	bool found;             /* there was a journal */
 	unsigned long renamed;  /* renames it completed (the rest were done) */
-	unsigned long removed;  /* removals it completed */
+	unsigned long removed;  /* removals it completed (files, empty directories) */
+	unsigned long saved;    /* files it renamed to NAME.rpmsave */
 	unsigned long steps;    /* the journal's steps */
 };
 
 /*
  * Completes the steps of @j below @rootfd, in order: a rename whose temp still exists is
  * done (the temp is complete and labelled: it was synced before the journal was written),
- * one whose temp is gone was done already; a removal is done unless the name is gone.
+ * one whose temp is gone was done already; a removal is done unless the name is gone; a
+ * directory is removed only when empty (else kept, as rpm does); a save renames NAME to
+ * NAME.rpmsave (one warning line says so) unless NAME is gone.  The install's own
+ * removals after its renames go through here too.
  * Every directory is opened beneath the root without following a symlink, and all of them
  * are checked before the first step: a journal that leads out of the root, through a
  * symlink or onto a directory, changes nothing.  Return: 0 or -errno (said).

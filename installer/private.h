@@ -113,6 +113,12 @@ void ims_record_free(struct ims_record *rec);
 /* The recorded object at package path @path, or NULL. */
 const struct imastream_record_file *ims_record_lookup(const struct ims_record *rec,
 						      const char *path);
+/*
+ * Calls @fn for every object of every current record (not one an upgrade in this run
+ * replaced), in record order; a non-zero return stops the walk and is returned.
+ */
+int ims_record_each(const struct ims_record *rec,
+		    int (*fn)(void *arg, const struct imastream_record_file *f), void *arg);
 /* A new package record; @ima/@evm (may be NULL) note the chain's modes. */
 int ims_record_pkg_new(const char *name, const char *nevra, const char *ima, const char *evm,
 		       struct ims_record_pkg **ret);
@@ -153,5 +159,7 @@ void ims_rpmdb_owner_free(struct ims_rpmdb_owner *o);
  */
 int ims_rpmdb_owner_conflict(struct ims_rpmdb_owner *o, const struct imastream_entry *e,
 			     const char *self, char *owner, size_t owner_size);
+/* Return: 1 when a package other than @self owns @path there (any type), else 0. */
+int ims_rpmdb_owner_other(struct ims_rpmdb_owner *o, const char *path, const char *self);
 
 #endif /* IMASTREAM_INSTALLER_PRIVATE_H */

@@ -30,7 +30,8 @@
  *
  * TYPE is f, d, l, c, b or p; MODE the permission bits in octal; DIGEST "ALGO:HEX" or
  * "-"; N the install order (a path two records list belongs to the later one: a file
- * replaced with --replace-files, or a shared identical file); XATTRS the security xattrs the chain wrote, "ima+evm+label" or a part, or "-";
+ * replaced with --replace-files, or a shared identical file); XATTRS the security xattrs the chain wrote, "ima+evm+label" or a part, or "-",
+ * with "+config" (or "config") for a %config file, whose modified copy an upgrade keeps;
  * TARGET a symlink's target or a device's "MAJOR:MINOR".  A file is replaced by
  * renaming a complete temp file over it, so a reader sees the old or the new record.
  */
@@ -317,6 +318,8 @@ static int parse_file_line(char *line, struct rfile *out)
 				out->f.xattrs |= IMASTREAM_RECORD_EVM;
 			else if (!strcmp(w, "label"))
 				out->f.xattrs |= IMASTREAM_RECORD_LABEL;
+			else if (!strcmp(w, "config"))
+				out->f.xattrs |= IMASTREAM_RECORD_CONFIG;
 			else
 				return -EBADMSG;
 		}
@@ -601,6 +604,21 @@ const struct imastream_record_file *ims_record_lookup(const struct ims_record *r
 	return idx >= 0 ? &rec->files[idx].f : NULL;
 }
 
+int ims_record_each(const struct ims_record *rec,
+		    int (*fn)(void *arg, const struct imastream_record_file *f), void *arg)
+{
+	for (size_t i = 0; i < rec->nfiles; i++) {
+		int err;
+
+		if (rec->pkgs[rec->files[i].pkg].gone)
+			continue;
+		err = fn(arg, &rec->files[i].f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int ims_record_pkg_new(const char *name, const char *nevra, const char *ima, const char *evm,
 		       struct ims_record_pkg **ret)
 {
@@ -684,7 +702,7 @@ static char *put_dec(char *out, unsigned long long v)
  * formatted by hand into @out (at least RECORD_HEAD_MAX bytes): a record has one line
  * per file, and fprintf's parsing was most of what writing it cost.
  */
-#define RECORD_HEAD_MAX (2 + 5 + 3 * 21 + 16 + 2 * IMASTREAM_RECORD_MAX_DIGEST + 1 + 14 + 2)
+#define RECORD_HEAD_MAX (2 + 5 + 3 * 21 + 16 + 2 * IMASTREAM_RECORD_MAX_DIGEST + 1 + 21 + 2)
 static size_t put_head(char *out, const struct imastream_record_file *rf)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -728,6 +746,8 @@ static size_t put_head(char *out, const struct imastream_record_file *rf)
 	if (rf->xattrs & IMASTREAM_RECORD_LABEL)
 		o = stpcpy(o, rf->xattrs & (IMASTREAM_RECORD_IMA | IMASTREAM_RECORD_EVM) ?
 			   "+label" : "label");
+	if (rf->xattrs & IMASTREAM_RECORD_CONFIG)
+		o = stpcpy(o, rf->xattrs & ~IMASTREAM_RECORD_CONFIG ? "+config" : "config");
 	*o++ = ' ';
 	return (size_t)(o - out);
 }

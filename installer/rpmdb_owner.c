@@ -101,3 +101,18 @@ int ims_rpmdb_owner_conflict(struct ims_rpmdb_owner *o, const struct imastream_e
 	rpmdbFreeIterator(mi);
 	return found;
 }
+
+int ims_rpmdb_owner_other(struct ims_rpmdb_owner *o, const char *path, const char *self)
+{
+	rpmdbMatchIterator mi = rpmtsInitIterator(o->ts, RPMDBI_INSTFILENAMES, path, 0);
+	Header h;
+	int found = 0;
+
+	while (!found && mi && (h = rpmdbNextIterator(mi))) {
+		const char *name = headerGetString(h, RPMTAG_NAME);
+
+		found = name && strcmp(name, self);
+	}
+	rpmdbFreeIterator(mi);
+	return found;
+}

@@ -108,6 +108,8 @@ int ims_sink_record_file(struct ims_record_pkg *rpkg, const struct imastream_cha
 		rf.xattrs |= IMASTREAM_RECORD_EVM;
 	if (wrote(f, "security.selinux") || wrote(f, "security.SMACK64"))
 		rf.xattrs |= IMASTREAM_RECORD_LABEL;
+	if (e->flags & IMASTREAM_ENTRY_CONFIG)
+		rf.xattrs |= IMASTREAM_RECORD_CONFIG;
 	if (S_ISREG(e->mode) && digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
 	    hi->digest_size <= sizeof(rf.digest)) {
 		rf.digest_algo = hi->algo;

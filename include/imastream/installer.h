@@ -157,6 +157,12 @@ struct imastream_entry {
  *	@add(@ctx, DIR, TEMP, NAME): DIR relative to the root, TEMP a temp name of this
  *	process (IMASTREAM_TEMP_PREFIX, our pid) in it, NAME its final name there.  The
  *	intent journal lists them after the package's own, so that recovery completes them.
+ * @journal_steps: only with IMASTREAM_EXTRACT_JOURNAL, after commit_package and before
+ *	@journal: what the sink removes at end_package before its renames (an upgrade's
+ *	files the new version lacks), each told through @add(@ctx, STEP, DIR, NAME): STEP
+ *	an enum imastream_journal_step, DIR relative to the root, NAME one component.  The
+ *	intent journal lists them between the package's renames and the sink's, so that
+ *	recovery completes them in that order.  NULL: none.
  */
 struct imastream_entry_sink {
 	size_t size;
@@ -173,6 +179,16 @@ struct imastream_entry_sink {
 	int (*journal)(void *arg, int (*add)(void *ctx, const char *dir, const char *tmp,
 					     const char *name),
 		       void *ctx);
+	int (*journal_steps)(void *arg, int (*add)(void *ctx, int step, const char *dir,
+						   const char *name),
+			     void *ctx);
+};
+
+/* The removals a sink journals (struct imastream_entry_sink.journal_steps). */
+enum imastream_journal_step {
+	IMASTREAM_JOURNAL_REMOVE = 1, /* a non-directory goes */
+	IMASTREAM_JOURNAL_RMDIR,      /* a directory goes if it is empty */
+	IMASTREAM_JOURNAL_RPMSAVE,    /* NAME is renamed to NAME.rpmsave */
 };
 
 /* Extractor options (imastream_extract_new flags). */
@@ -352,8 +368,11 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *				  in the root), known_digest = the digest the extractor verified,
  *				  pkg_sig = the package's signature for the file
  *	commit_package		→ the package's install record is written under a temp name
- *	end_package		→ file_done for every file (0 after the renames, or the error),
- *				  psm_post; the record is renamed into place or removed
+ *	end_package		→ file_done for every file (0 after the renames, or the error);
+ *				  an upgrade's removals of the old version's files the new
+ *				  one lacks, each as an erase (file_opened and file_done with
+ *				  IMASTREAM_FILE_ERASE); psm_post; the record is renamed into
+ *				  place or removed
  *	sink freed		→ tsm_post
  *
  * The chain thread: when the chain needs no chunk of a file (the verified header digest
@@ -368,8 +387,11 @@ IMASTREAM_API int imastream_install_rpm(struct imastream_extract *x, int fd, con
  *
  * The record lives in ROOT/var/lib/imastream/packages/, one file per package name (see
  * imastream-install(1) for the format); installing a package of the same name again
- * replaces its record.  With a record, a path another package owns is a file conflict:
- * the chain's file_conflict hook runs, then the package is refused unless
+ * replaces its record and removes what the old record lists and the new package lacks
+ * (as rpm -U: not a path another package owns; directories only when empty; a modified
+ * %config file renamed to NAME.rpmsave), journaled with IMASTREAM_EXTRACT_JOURNAL.
+ * With a record, a path another package owns is a file conflict: the chain's
+ * file_conflict hook runs, then the package is refused unless
  * IMASTREAM_SINK_REPLACE_FILES.  Directories are shared, never conflicts, and so is a
  * file identical to the recorded one (type, mode, owner and content digest).
  */
@@ -483,7 +505,8 @@ IMASTREAM_API void imastream_chain_sink_free(struct imastream_chain_sink *cs, in
  * @digest: the content digest
  * @link_target: a symlink's target, or NULL
  * @rdev: a device's number
- * @xattrs: IMASTREAM_RECORD_* bits: the security xattrs the chain wrote on the object
+ * @xattrs: IMASTREAM_RECORD_* bits: the security xattrs the chain wrote on the object,
+ *	and whether it is a %config file
  * @ima: the package's IMA mode: "hash", "sign" or "off" ("" if not known)
  * @evm: its EVM mode: "portable", "none" or ""
  */
@@ -508,6 +531,7 @@ enum {
 	IMASTREAM_RECORD_IMA = 1u << 0,   /* security.ima */
 	IMASTREAM_RECORD_EVM = 1u << 1,   /* security.evm */
 	IMASTREAM_RECORD_LABEL = 1u << 2, /* security.selinux or security.SMACK64 */
+	IMASTREAM_RECORD_CONFIG = 1u << 3, /* not an xattr: the package marks it %config */
 };
 
 /**

@@ -152,7 +152,21 @@ static void test_refused(void)
 	refused_line(4, "rename /opt shadow x", "not the writer's");
 	refused_line(4, "rename /opt .imastream-tmp-1234-0", "unknown step");
 	refused_line(4, "remove /opt .imastream-tmp-1234-0 x", "unknown step");
-	refused_line(4, "rmdir /opt x", "unknown step");
+	refused_line(4, "rmdir /opt .imastream-tmp-1234-0 x", "unknown step");
+	refused_line(4, "rpmsave /opt .imastream-tmp-1234-0 x", "unknown step");
+	refused_line(4, "unlink /opt x", "unknown step");
+	refused_line(4, "remove /opt/../../etc passwd", "traversal");
+	refused_line(4, "rmdir /opt/.. etc", "traversal");
+	refused_line(4, "rpmsave /etc/../.. passwd", "traversal");
+	refused_line(4, "remove /etc ..", "one path component");
+	refused_line(4, "rmdir /etc a%2Fb", "one path component");
+	refused_line(4, "rpmsave /etc %2Fetc%2Fpasswd", "one path component");
+	{
+		char line[400];
+
+		snprintf(line, sizeof(line), "rpmsave /etc %0250d", 0); /* 250 + ".rpmsave" > NAME_MAX */
+		refused_line(4, line, "too long");
+	}
 	refused_line(4, "rename  /opt .imastream-tmp-1234-0 x", "malformed");
 	refused_line(4, "rename /opt .imastream-tmp-1234-0 x ", "malformed");
 	refused_line(4, "rename /opt .imastream-tmp-1234-0 x%zz", "percent");
@@ -295,6 +309,103 @@ static void test_replay(void)
 	close(rootfd);
 }
 
+/* An upgrade's removals: known text, then replay (twice: the second run does nothing). */
+static void test_removals(void)
+{
+	static const char body[] =
+		"imastream-journal 1\n"
+		"package imsdrop-2.0\n"
+		"pid 4660\n"
+		"rename /opt/drop .imastream-tmp-1234-0 kept\n"
+		"remove /opt/drop gone\n"
+		"remove /opt/drop link\n"
+		"remove /opt/drop already-gone\n"
+		"rpmsave /etc/drop modified.conf\n"
+		"remove /opt/drop/sub/deeper f\n"
+		"rmdir /opt/drop/sub deeper\n"
+		"rmdir /opt/drop sub\n"
+		"rmdir /opt/drop busy\n"
+		"rmdir /opt/nowhere x\n";
+	struct ims_journal_outcome out;
+	struct ims_journal j, k;
+	char root[256], p[1024], *text, *known;
+	unsigned int line;
+	const char *why;
+	size_t len;
+	int rootfd;
+
+	/* The text round trip: format(parse(x)) == x, with its checksum. */
+	ASSERT_EQ(ims_journal_init(&k, "imsdrop-2.0", 0x1234), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_RENAME, "/opt/drop", ".imastream-tmp-1234-0", "kept", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_REMOVE, "/opt/drop", NULL, "gone", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_REMOVE, "/opt/drop", NULL, "link", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_REMOVE, "/opt/drop", NULL, "already-gone", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_SAVE, "/etc/drop", NULL, "modified.conf", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_REMOVE, "/opt/drop/sub/deeper", NULL, "f", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_RMDIR, "/opt/drop/sub", NULL, "deeper", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_RMDIR, "/opt/drop", NULL, "sub", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_RMDIR, "/opt/drop", NULL, "busy", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_RMDIR, "/opt/nowhere", NULL, "x", &why), 0);
+	ASSERT_EQ(ims_journal_add(&k, IMS_JOURNAL_RMDIR, "/opt", ".imastream-tmp-1234-0", "x", &why), -EINVAL);
+	ASSERT_EQ(ims_journal_format(&k, &text, &len), 0);
+	ASSERT_EQ(len, strlen(body) + 7 + 64 + 1);
+	ASSERT(!memcmp(text, body, strlen(body)));
+	ASSERT_EQ(ims_journal_parse(text, len, &j, &line, &why), 0);
+	ASSERT_EQ(j.nops, 10);
+	ASSERT_EQ(j.ops[4].kind, IMS_JOURNAL_SAVE);
+	ASSERT_EQ(j.ops[6].kind, IMS_JOURNAL_RMDIR);
+	known = text;
+	ims_journal_clear(&k);
+
+	snprintf(root, sizeof(root), "%s/removals", base);
+	snprintf(p, sizeof(p), "mkdir -p %s/opt/drop/sub/deeper %s/opt/drop/busy %s/etc/drop", root, root, root);
+	ASSERT(system(p) == 0);
+	snprintf(p, sizeof(p), "%s/opt/drop/.imastream-tmp-1234-0", root);
+	put(p, "new");
+	snprintf(p, sizeof(p), "%s/opt/drop/gone", root);
+	put(p, "old");
+	snprintf(p, sizeof(p), "%s/opt/drop/sub/deeper/f", root);
+	put(p, "old");
+	snprintf(p, sizeof(p), "%s/opt/drop/busy/not-ours", root);
+	put(p, "admin's");
+	snprintf(p, sizeof(p), "%s/etc/drop/modified.conf", root);
+	put(p, "changed");
+	snprintf(p, sizeof(p), "%s/etc/drop/gone", root);
+	ASSERT(symlink(p, strcat(strcpy(p, root), "/opt/drop/link")) == 0); /* dangling: removed itself */
+	rootfd = open(root, O_RDONLY | O_DIRECTORY);
+	ASSERT(rootfd >= 0);
+	memset(&out, 0, sizeof(out));
+	last_msg[0] = 0;
+	ASSERT_EQ(ims_journal_replay(rootfd, &j, root, &log_capture, &out), 0);
+	ASSERT_EQ(out.renamed, 1);
+	ASSERT_EQ(out.removed, 5); /* gone, link, f, deeper, sub: not already-gone, busy, x */
+	ASSERT_EQ(out.saved, 1);
+	ASSERT(strstr(last_msg, "/etc/drop/modified.conf saved as "));
+	ASSERT(strstr(last_msg, "/etc/drop/modified.conf.rpmsave"));
+	snprintf(p, sizeof(p), "%s/etc/drop/modified.conf.rpmsave", root);
+	ASSERT(has(p, "changed"));
+	snprintf(p, sizeof(p), "%s/etc/drop/modified.conf", root);
+	ASSERT(!exists(p));
+	snprintf(p, sizeof(p), "%s/opt/drop/kept", root);
+	ASSERT(has(p, "new"));
+	snprintf(p, sizeof(p), "%s/opt/drop/gone", root);
+	ASSERT(!exists(p));
+	snprintf(p, sizeof(p), "%s/opt/drop/link", root);
+	ASSERT(!exists(p));
+	snprintf(p, sizeof(p), "%s/opt/drop/sub", root);
+	ASSERT(!exists(p));
+	snprintf(p, sizeof(p), "%s/opt/drop/busy/not-ours", root);
+	ASSERT(has(p, "admin's"));
+	memset(&out, 0, sizeof(out));
+	ASSERT_EQ(ims_journal_replay(rootfd, &j, root, &log_capture, &out), 0);
+	ASSERT_EQ(out.renamed + out.removed + out.saved, 0);
+	snprintf(p, sizeof(p), "%s/etc/drop/modified.conf.rpmsave", root);
+	ASSERT(has(p, "changed"));
+	ims_journal_clear(&j);
+	free(known);
+	close(rootfd);
+}
+
 /* A journal whose step leads through a symlink, or onto a directory, changes nothing. */
 static void test_hostile(void)
 {
@@ -345,6 +456,35 @@ static void test_hostile(void)
 	snprintf(p, sizeof(p), "%s/etc/.imastream-tmp-1234-1", root);
 	ASSERT(has(p, "fine"));
 	ims_journal_clear(&j);
+
+	/* Removals through a symlinked component: refused whole, nothing outside touched. */
+	for (int kind = IMS_JOURNAL_REMOVE; kind <= IMS_JOURNAL_SAVE; kind++) {
+		ASSERT_EQ(ims_journal_init(&j, "hostile", 0x1234), 0);
+		ASSERT_EQ(ims_journal_add(&j, IMS_JOURNAL_RENAME, "/etc", ".imastream-tmp-1234-1", "a", &why), 0);
+		ASSERT_EQ(ims_journal_add(&j, kind, "/escape", NULL, "passwd", &why), 0);
+		last_msg[0] = 0;
+		ASSERT_EQ(ims_journal_replay(rootfd, &j, root, &log_capture, &out), -EBADMSG);
+		ASSERT(strstr(last_msg, "escape: a step of the intent journal"));
+		ASSERT(strstr(last_msg, "symlink"));
+		snprintf(p, sizeof(p), "%s/outside/passwd", base);
+		ASSERT(has(p, "outside"));
+		snprintf(p, sizeof(p), "%s/outside/passwd.rpmsave", base);
+		ASSERT(!exists(p));
+		snprintf(p, sizeof(p), "%s/etc/.imastream-tmp-1234-1", root);
+		ASSERT(has(p, "fine"));
+		ims_journal_clear(&j);
+	}
+	/* Saving over a directory. */
+	snprintf(p, sizeof(p), "mkdir -p %s/etc/x.conf.rpmsave && echo x > %s/etc/x.conf", root, root);
+	ASSERT(system(p) == 0);
+	ASSERT_EQ(ims_journal_init(&j, "hostile", 0x1234), 0);
+	ASSERT_EQ(ims_journal_add(&j, IMS_JOURNAL_SAVE, "/etc", NULL, "x.conf", &why), 0);
+	last_msg[0] = 0;
+	ASSERT_EQ(ims_journal_replay(rootfd, &j, root, &log_capture, &out), -EBADMSG);
+	ASSERT(strstr(last_msg, "would rename over a directory"));
+	snprintf(p, sizeof(p), "%s/etc/x.conf", root);
+	ASSERT(exists(p));
+	ims_journal_clear(&j);
 	close(rootfd);
 }
 
@@ -356,6 +496,7 @@ int main(void)
 	test_refused();
 	ASSERT(mkdtemp(base));
 	test_replay();
+	test_removals();
 	test_hostile();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
 	ASSERT(system(cmd) == 0);
