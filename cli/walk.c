@@ -284,6 +284,30 @@ static void report_slot(struct cli_walk *w, struct cli_slot *sl)
 	sl->dir = NULL;
 }
 
+static void drain_done(struct cli_walk *w);
+
+/*
+ * Lock held: whether every slot the walker waits for is done, so that waking it is worth
+ * a futex call; the ring's head is rarely more than a few runs from done.
+ */
+static bool walker_can_go_on(struct cli_walk *w)
+{
+	for (uint64_t seq = w->print_seq; seq < w->wake_seq; seq++)
+		if (ring_slot(w, seq)->state != CLI_SLOT_DONE)
+			return false;
+	return true;
+}
+
+/* Main thread, lock held: sleeps until the slots before @seq are done, then reports them. */
+static void wait_done_to(struct cli_walk *w, uint64_t seq)
+{
+	w->wake_seq = seq;
+	while (!walker_can_go_on(w))
+		pthread_cond_wait(&w->done, &w->lock);
+	w->wake_seq = 0;
+	drain_done(w);
+}
+
 static void *thread_main(void *arg)
 {
 	struct cli_walk_thread *t = arg;
@@ -314,7 +338,8 @@ static void *thread_main(void *arg)
 		pthread_mutex_lock(&w->lock);
 		for (size_t i = 0; i < n; i++)
 			ring_slot(w, seq + i)->state = CLI_SLOT_DONE;
-		pthread_cond_signal(&w->done);
+		if (walker_can_go_on(w))
+			pthread_cond_signal(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -361,12 +386,7 @@ static void settle(struct cli_walk *w)
 	/* The workers take what is queued, full runs or not. */
 	w->flush = true;
 	pthread_cond_broadcast(&w->work);
-	for (;;) {
-		drain_done(w);
-		if (w->print_seq == w->next_seq)
-			break;
-		pthread_cond_wait(&w->done, &w->lock);
-	}
+	wait_done_to(w, w->next_seq);
 	w->flush = false;
 	pthread_mutex_unlock(&w->lock);
 }
@@ -374,15 +394,14 @@ static void settle(struct cli_walk *w)
 /* Main thread, lock held: waits until the slot for the next file is free. */
 static void wait_for_room(struct cli_walk *w)
 {
-	for (;;) {
-		drain_done(w);
-		if (ring_slot(w, w->next_seq)->state == CLI_SLOT_FREE)
-			break;
-		/* No room: the workers take what is queued, full runs or not. */
-		w->flush = true;
-		pthread_cond_broadcast(&w->work);
-		pthread_cond_wait(&w->done, &w->lock);
-	}
+	drain_done(w);
+	if (ring_slot(w, w->next_seq)->state == CLI_SLOT_FREE)
+		return;
+	/* No room: the workers take what is queued, full runs or not. */
+	w->flush = true;
+	pthread_cond_broadcast(&w->work);
+	/* Full: half of it done makes room for many runs at one wake. */
+	wait_done_to(w, w->print_seq + CLI_WALK_RING / 2);
 	w->flush = false;
 }
 

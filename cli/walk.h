@@ -18,9 +18,11 @@
  * open, check and process the files; the results come back through a ring of slots in
  * walk order, so the output is the same as a serial run.  The main thread thus makes no
  * system call per file, only per directory, and the per-file work spreads over the jobs.
- * With one job, the main thread does it all itself.
+ * With one job, the main thread does it all itself.  The ring holds 16 runs: once it is
+ * full the main thread sleeps until half of it is done, so that it wakes once per eight
+ * runs rather than once per run (each wake is a futex call on both sides).
  */
-#define CLI_WALK_RING 64
+#define CLI_WALK_RING 256
 #define CLI_WALK_MAX_JOBS CLI_MAX_JOBS
 /*
  * A command with process_run() gets runs of up to this many consecutive small files at a
@@ -107,6 +109,8 @@ struct cli_walk {
 	pthread_cond_t done;
 	bool shutdown;
 	bool flush;         /* the walker waits or is done: workers take short runs too */
+	/* The walker waits until every slot before this one is done; 0: it does not wait. */
+	uint64_t wake_seq;
 	uint64_t next_seq;
 	uint64_t claim_seq;
 	uint64_t print_seq;
