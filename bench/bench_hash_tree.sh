@@ -37,7 +37,12 @@ ratio() { bench_ratio "$1" "$2" 2; }
 row() { bench_row 44 "$@"; }
 evm() { evmctl ima_hash -r $opt -a "$algo" "$1"; }
 ours() { "$bin" hash -r --quiet $opt -a "$algo" "$@"; }
-# IMASTREAM_FILE_BATCH=1: one file at a time, every file streamed: the path before batches.
+# The single-stream path: the same binary with IMASTREAM_FILE_BATCH=1, one file at a time,
+# every file streamed (read until read(2) returns 0) and closed on its own: the path before
+# batches.  It shares the walk with the batched path (the workers open the files, the
+# main thread sleeps until half the ring is done), so what the walk gains, both gain;
+# the ratio is what runs of files add: one read per small file, the SIMD lanes across
+# files, one close_range(2) per run.
 single() { IMASTREAM_FILE_BATCH=1 ours "$@"; }
 
 # The two must agree on every value, on both trees.
