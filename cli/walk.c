@@ -139,27 +139,32 @@ static bool run_ready(struct cli_walk *w)
 	return w->next_seq - w->claim_seq >= run_size(w);
 }
 
+/* A queued file is opened without following a symlink and without blocking on a FIFO. */
+#define OPEN_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+static int slot_dirfd(const struct cli_slot *sl)
+{
+	return sl->dir ? sl->dir->fd : AT_FDCWD;
+}
+
 /*
- * Any thread: opens the queued file of @sl without following a symlink and without
- * blocking on a FIFO, and checks it really is a regular file: the name may have changed
- * since readdir.  What went wrong is kept for report time, to be said in walk order.
+ * Any thread: @fd is what opening the queued file of @sl gave, a descriptor or -errno;
+ * checks it really is a regular file: the name may have changed since readdir.  What went
+ * wrong is kept for report time, to be said in walk order.
  */
-static void open_slot(struct cli_slot *sl)
+static void check_slot(struct cli_slot *sl, int fd)
 {
 	struct stat st;
-	int fd;
 
 	sl->err = 0;
 	sl->mode = 0;
 	sl->item.fd = -1;
 	sl->item.ok = false;
-	fd = openat(sl->dir ? sl->dir->fd : AT_FDCWD, sl->name,
-		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == ELOOP) {
+		if (fd == -ELOOP) {
 			sl->mode = S_IFLNK; /* refused by O_NOFOLLOW */
 		} else {
-			sl->err = errno;
+			sl->err = -fd;
 			sl->call = "open";
 		}
 		return;
@@ -177,6 +182,30 @@ static void open_slot(struct cli_slot *sl)
 	}
 	sl->item.fd = fd;
 	sl->item.size = (uint64_t)st.st_size;
+}
+
+/*
+ * The @n queued files from @seq, opened: a run with one io_uring_enter(2) through @ring
+ * when the kernel allows it (a system call is most of a small file's cost), else one
+ * openat(2) each.
+ */
+static void open_slots(struct cli_walk *w, struct cli_open_ring *ring, uint64_t seq, size_t n)
+{
+	const char *name[CLI_WALK_RUN];
+	int dirfd[CLI_WALK_RUN], fd[CLI_WALK_RUN];
+
+	for (size_t i = 0; i < n; i++) {
+		dirfd[i] = slot_dirfd(ring_slot(w, seq + i));
+		name[i] = ring_slot(w, seq + i)->name;
+	}
+	if (n < 2 || cli_open_ring_openat(ring, dirfd, name, OPEN_FLAGS, n, fd))
+		for (size_t i = 0; i < n; i++) {
+			fd[i] = openat(dirfd[i], name[i], OPEN_FLAGS);
+			if (fd[i] < 0)
+				fd[i] = -errno;
+		}
+	for (size_t i = 0; i < n; i++)
+		check_slot(ring_slot(w, seq + i), fd[i]);
 }
 
 /*
@@ -223,17 +252,18 @@ static void process_files(struct cli_walk *w, unsigned int worker, struct cli_it
  * Any thread: opens the @n queued files from @seq and processes them, the small ones
  * together in one run and each large one alone.  Return: whether one was large.
  */
-static bool process_claimed(struct cli_walk *w, unsigned int worker, uint64_t seq, size_t n)
+static bool process_claimed(struct cli_walk *w, unsigned int worker, struct cli_open_ring *ring,
+			    uint64_t seq, size_t n)
 {
 	struct cli_item *small[CLI_WALK_RUN];
 	size_t n_small = 0;
 	bool large = false;
 
+	open_slots(w, ring, seq, n);
 	for (size_t i = 0; i < n; i++) {
 		struct cli_slot *sl = ring_slot(w, seq + i);
 		struct cli_item *it = &sl->item;
 
-		open_slot(sl);
 		if (it->fd < 0)
 			continue;
 		if (w->ops->process_run && it->size <= w->small_max) {
@@ -334,7 +364,7 @@ static void *thread_main(void *arg)
 		if (run_ready(w) || (w->flush && w->claim_seq != w->next_seq))
 			pthread_cond_signal(&w->work);
 		pthread_mutex_unlock(&w->lock);
-		t->claim_one = process_claimed(w, t->id, seq, n);
+		t->claim_one = process_claimed(w, t->id, &t->open_ring, seq, n);
 		pthread_mutex_lock(&w->lock);
 		for (size_t i = 0; i < n; i++)
 			ring_slot(w, seq + i)->state = CLI_SLOT_DONE;
@@ -342,6 +372,7 @@ static void *thread_main(void *arg)
 			pthread_cond_signal(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
+	cli_open_ring_free(&t->open_ring);
 	return NULL;
 }
 
@@ -365,7 +396,7 @@ static void run_serial(struct cli_walk *w, bool all)
 		size_t n = run_length(w);
 
 		w->claim_seq += n;
-		process_claimed(w, 0, seq, n);
+		process_claimed(w, 0, &w->open_ring, seq, n);
 		for (size_t i = 0; i < n; i++)
 			ring_slot(w, seq + i)->state = CLI_SLOT_DONE;
 		drain_done(w);
@@ -499,6 +530,7 @@ void cli_walk_finish(struct cli_walk *w)
 		pthread_cond_destroy(&w->work);
 		pthread_mutex_destroy(&w->lock);
 	}
+	cli_open_ring_free(&w->open_ring);
 	free(w->data_store);
 	w->data_store = NULL;
 	free(w->path);

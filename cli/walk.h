@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cli/cli.h"
+#include "cli/open_ring.h"
 #include "cli/options.h"
 
 /*
@@ -102,8 +103,10 @@ struct cli_walk {
 		unsigned int id;
 		/* Claim one file, not a run: its last run had a large file (or none yet). */
 		bool claim_one;
+		struct cli_open_ring open_ring; /* its runs' opens */
 		pthread_t thread;
 	} threads[CLI_WALK_MAX_JOBS];
+	struct cli_open_ring open_ring; /* the main thread's, when it works alone */
 	pthread_mutex_t lock;
 	pthread_cond_t work;
 	pthread_cond_t done;
