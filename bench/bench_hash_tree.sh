@@ -42,7 +42,7 @@ ours() { "$bin" hash -r --quiet $opt -a "$algo" "$@"; }
 # batches.  It shares the walk with the batched path (the workers open the files, the
 # main thread sleeps until half the ring is done), so what the walk gains, both gain;
 # the ratio is what runs of files add: one read per small file, the SIMD lanes across
-# files, one close_range(2) per run.
+# files, one io_uring_enter(2) for a run's opens and one close_range(2) for its closes.
 single() { IMASTREAM_FILE_BATCH=1 ours "$@"; }
 
 # The two must agree on every value, on both trees.
