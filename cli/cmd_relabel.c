@@ -250,6 +250,10 @@ int cmd_relabel(int argc, char **argv)
 		cli_error("relabel: %lu packages, %lu files %s, %lu already correct, %lu modified, %lu missing, %lu failed",
 			  c->packages, c->labelled, run.dry_run ? "to label" : "labelled", c->correct,
 			  c->modified, c->missing, c->failed);
+	/* Whether the content went to the worker threads or streamed through the chain here. */
+	if (run.verbose)
+		cli_error("relabel: %lu files hashed on worker threads, %.1f MiB read",
+			  c->hashed_on_workers, (double)c->bytes / (1024.0 * 1024.0));
 	if (!err && !c->modified && !c->missing && !c->failed)
 		ret = CLI_OK;
 out:
