@@ -36,7 +36,8 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line and no summary" },
-	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled" },
+	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled and\n"
+	  "counts the files hashed on worker threads" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
