@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -646,7 +647,10 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
  */
 static void start_workers(struct imastream_relabel *r)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t allowed;
+	/* The cores this process may run on (taskset, a cpuset), not every core online. */
+	long cores = sched_getaffinity(0, sizeof(allowed), &allowed) ? sysconf(_SC_NPROCESSORS_ONLN) :
+		     CPU_COUNT(&allowed);
 	unsigned int n = cores > 1 ? (unsigned int)(cores < MAX_WORKERS ? cores : MAX_WORKERS) : 0;
 	int err;
 
