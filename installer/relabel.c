@@ -82,7 +82,7 @@ struct rfile {
 
 /* What the checks on the caller's thread left for a file: a report, or work. */
 enum ritem_kind {
-	RITEM_REPORT,  /* said already: status and why */
+	RITEM_REPORT,  /* nothing but a report: its status and why */
 	RITEM_SPECIAL, /* a directory or symlink that matches */
 	RITEM_CONTENT, /* a regular file that matches so far: its content to hash */
 };
