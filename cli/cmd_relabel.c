@@ -36,7 +36,8 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line and no summary" },
-	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled" },
+	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled and\n"
+	  "counts the files hashed on worker threads" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -250,6 +251,10 @@ int cmd_relabel(int argc, char **argv)
 		cli_error("relabel: %lu packages, %lu files %s, %lu already correct, %lu modified, %lu missing, %lu failed",
 			  c->packages, c->labelled, run.dry_run ? "to label" : "labelled", c->correct,
 			  c->modified, c->missing, c->failed);
+	/* Whether the content went to the worker threads or streamed through the chain here. */
+	if (run.verbose)
+		cli_error("relabel: %lu files hashed on worker threads, %.1f MiB read",
+			  c->hashed_on_workers, (double)c->bytes / (1024.0 * 1024.0));
 	if (!err && !c->modified && !c->missing && !c->failed)
 		ret = CLI_OK;
 out:

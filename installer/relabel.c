@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,22 @@
 #include "imastream/installer.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
+#include "installer/ordered_pool.h"
 #include "installer/private.h"
+#include "plugin/core/private.h"
 
 #define CHUNK_SIZE (256 * 1024)
+/* As the audit: enough threads for most machines; each file in flight holds a descriptor. */
+#define MAX_WORKERS 8
+#define MAX_INFLIGHT 64
+
+/* What one worker thread owns: a hasher in the header's algorithm. */
+struct relabel_worker {
+	struct imastream_hasher *hasher;
+	int algo;
+};
+
+struct ritem;
 
 struct imastream_relabel {
 	struct imastream_chain *chain;
@@ -39,6 +53,11 @@ struct imastream_relabel {
 	struct imastream_hasher *hasher; /* the header's algorithm, when the chain has not it */
 	int hasher_algo;
 	uint8_t *buf;
+	bool verity; /* verity = on: the chain wants every file streamed for its tree */
+	struct ims_pool *pool; /* NULL on one core: every file streams on the caller's thread */
+	struct relabel_worker *workers;
+	unsigned int nworkers;
+	struct ritem *free_items;
 	struct imastream_relabel_counts counts;
 };
 
@@ -59,6 +78,36 @@ struct rfile {
 	char letters[10];
 	char written[128];
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
+};
+
+/* What the checks on the caller's thread left for a file: a report, or work. */
+enum ritem_kind {
+	RITEM_REPORT,  /* nothing but a report: its status and why */
+	RITEM_SPECIAL, /* a directory or symlink that matches */
+	RITEM_CONTENT, /* a regular file that matches so far: its content to hash */
+};
+
+/* One installed file between its opening and its report, both on the caller's thread. */
+struct ritem {
+	struct ritem *next_free;
+	enum ritem_kind kind;
+	int status;
+	const char *why;
+	struct rfile rf;
+	struct ims_installed in;
+	char *fn;
+	const struct imastream_pkg *pkg;
+	const struct imastream_hash_info *hi;
+	uint8_t want[IMASTREAM_HASH_MAX_DIGEST]; /* the header's digest */
+	size_t want_len;
+	const uint8_t *sig; /* the header's; valid while its rpmfi is */
+	size_t sig_len;
+	/* Pushed to a worker, which fills in the rest. */
+	bool pooled;
+	int err;
+	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+	size_t digest_len;
+	uint64_t bytes;
 };
 
 static void report(struct imastream_relabel *r, struct rfile *rf, int status, const char *why)
@@ -317,80 +366,221 @@ static void relabel_special(struct imastream_relabel *r, struct rfile *rf,
 		report(r, rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
 }
 
-static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct imastream_pkg *pkg,
-			 const struct imastream_hash_info *hi)
+/*
+ * The content's digest a worker computed, given to the chain as the known one: the chain
+ * wants no other (no stream), so file_closed takes it instead of reading again.
+ */
+static int close_hashed(struct imastream_relabel *r, struct ritem *it, const uint8_t **digest_ret)
+{
+	struct rfile *rf = &it->rf;
+
+	if (it->err)
+		return ims_err(r->log, it->err, "%s: cannot read: %s", rf->rep.path,
+			       strerror(-it->err));
+	r->counts.bytes += it->bytes;
+	r->counts.hashed_on_workers++;
+	memcpy(rf->f.known_digest, it->digest, it->digest_len);
+	rf->f.known_len = it->digest_len;
+	*digest_ret = it->digest;
+	return imastream_chain_file_closed(r->chain, &rf->f);
+}
+
+/* A regular file that matched its header so far: its content, then its labels. */
+static void relabel_content(struct imastream_relabel *r, struct ritem *it)
 {
 	bool modified_config_ok = r->opts.flags & IMASTREAM_RELABEL_MODIFIED_CONFIG;
-	struct rfile rf = { 0 };
-	struct ims_installed in;
-	const unsigned char *want;
+	struct rfile *rf = &it->rf;
+	const struct ims_installed *in = &it->in;
 	const uint8_t *digest = NULL;
+	bool changed;
+	int err;
+
+	rf->f = (struct imastream_file){
+		.size = sizeof(rf->f), .path = rf->path, .dest = it->fn, .fd = in->fd, .mode = in->st.st_mode,
+		.uid = in->st.st_uid, .gid = in->st.st_gid, .content_size = (uint64_t)in->st.st_size,
+		.pkg = it->pkg,
+		.flags = IMASTREAM_FILE_RECORD_ONLY | (in->config ? IMASTREAM_FILE_CONFIG : 0),
+	};
+	rf->f.pkg_sig = it->sig;
+	rf->f.pkg_sig_len = it->sig_len;
+	/* Promised before file_opened, as the install does: the digest comes at file_closed. */
+	if (it->pooled)
+		rf->f.known_algo = it->hi->algo;
+	err = imastream_chain_file_opened(r->chain, &rf->f);
+	if (!err)
+		err = it->pooled ? close_hashed(r, it, &digest) :
+				   stream(r, rf, in->fd, it->hi->algo, &digest);
+	if (!err && memcmp(digest, it->want, it->want_len))
+		rf->letters[2] = '5';
+	if (!err && strcmp(rf->letters, ".........") && !(in->config && modified_config_ok)) {
+		imastream_chain_file_done(r->chain, &rf->f, -EBADMSG);
+		report(r, rf, IMASTREAM_RELABEL_MODIFIED, "differs from its header");
+		return;
+	}
+	if (!err)
+		err = apply(r, rf, in->fd, &changed);
+	imastream_chain_file_done(r->chain, &rf->f, err);
+	if (err)
+		report(r, rf, IMASTREAM_RELABEL_FAILED, strerror(-err));
+	else
+		report(r, rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
+}
+
+/* On a worker thread: the content in the header's algorithm, nothing else. */
+static void relabel_work(void *arg, unsigned int worker, void *item)
+{
+	struct imastream_relabel *r = arg;
+	struct relabel_worker *w = &r->workers[worker];
+	struct ritem *it = item;
+	const uint8_t *digest;
+	off_t end;
+
+	if (it->kind != RITEM_CONTENT || !it->pooled)
+		return;
+	if (w->algo != it->hi->algo) {
+		imastream_hasher_free(w->hasher);
+		w->hasher = NULL;
+		w->algo = 0;
+		/* No log here: the caller's thread says what failed, in file order. */
+		it->err = imastream_hasher_new(IMASTREAM_HASH_BIT(it->hi->algo), NULL, &w->hasher);
+		if (it->err)
+			return;
+		w->algo = it->hi->algo;
+	}
+	it->err = imastream_hash_fd(w->hasher, it->in.fd);
+	if (!it->err)
+		it->err = imastream_hasher_digest(w->hasher, it->hi->algo, &digest, &it->digest_len);
+	if (!it->err && it->digest_len > sizeof(it->digest))
+		it->err = -EINVAL;
+	if (it->err)
+		return;
+	memcpy(it->digest, digest, it->digest_len);
+	/* The descriptor was at 0: where the reads stopped is how much was read. */
+	end = lseek(it->in.fd, 0, SEEK_CUR);
+	it->bytes = end > 0 ? (uint64_t)end : 0;
+}
+
+/* On the caller's thread, in file order: the chain, the xattrs, the report. */
+static void relabel_done(void *arg, void *item)
+{
+	struct imastream_relabel *r = arg;
+	struct ritem *it = item;
+
+	switch (it->kind) {
+	case RITEM_REPORT:
+		report(r, &it->rf, it->status, it->why);
+		break;
+	case RITEM_SPECIAL:
+		relabel_special(r, &it->rf, &it->in, it->fn, it->pkg);
+		break;
+	case RITEM_CONTENT:
+		relabel_content(r, it);
+		break;
+	}
+	ims_installed_close(&it->in);
+	free(it->fn);
+	it->fn = NULL;
+	it->next_free = r->free_items;
+	r->free_items = it;
+}
+
+static void said(struct ritem *it, int status, const char *why)
+{
+	it->kind = RITEM_REPORT;
+	it->status = status;
+	it->why = why;
+}
+
+/* Opens the file and checks what needs no content: what is left is the item's kind. */
+static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
+{
+	bool modified_config_ok = r->opts.flags & IMASTREAM_RELABEL_MODIFIED_CONFIG;
+	struct ims_installed *in = &it->in;
+	const unsigned char *want;
 	size_t want_len = 0, sig_len = 0;
 	int algo = 0, err;
-	bool changed;
-	char *fn;
 
-	rf.rep.package = pkg->nevra;
-	rf.rep.path = fn = strdup(rpmfiFN(fi));
-	if (!fn) {
+	err = ims_installed_open(r->rootfd, fi, &r->ids, it->pkg->nevra, r->log, in);
+	it->rf.rep.config = in->config;
+	memcpy(it->rf.letters, in->letters, sizeof(it->rf.letters));
+	if (err) {
+		said(it, IMASTREAM_RELABEL_FAILED, "cannot open");
+		return;
+	}
+	if (in->state == IMS_INSTALLED_MISSING) {
+		said(it, IMASTREAM_RELABEL_MISSING, "missing");
+		return;
+	}
+	/* An edited %config file may be taken as it is now: its size, not its mode or owner. */
+	if (in->state == IMS_INSTALLED_MODIFIED &&
+	    !(in->fd >= 0 && S_ISREG(in->st.st_mode) && in->config && modified_config_ok &&
+	      !strcmp(in->letters + 1, "........"))) {
+		said(it, IMASTREAM_RELABEL_MODIFIED, in->why ? in->why : "differs from its header");
+		return;
+	}
+	if (!S_ISREG(in->st.st_mode)) {
+		it->kind = RITEM_SPECIAL;
+		return;
+	}
+	want = rpmfiFDigest(fi, &algo, &want_len);
+	if (!want || !it->hi || want_len != it->hi->digest_size || want_len > sizeof(it->want)) {
+		said(it, IMASTREAM_RELABEL_FAILED, "no usable digest in the header");
+		return;
+	}
+	memcpy(it->want, want, want_len);
+	it->want_len = want_len;
+	it->sig = rpmfiFSignature(fi, &sig_len);
+	it->sig_len = sig_len;
+	snprintf(it->rf.path, sizeof(it->rf.path), "%s", in->path);
+	it->kind = RITEM_CONTENT;
+}
+
+/*
+ * One file: checked here, then its content hashed on a worker when @pooled (the items
+ * come back here in order), else streamed through the chain here and now.
+ */
+static void relabel_file(struct imastream_relabel *r, rpmfi fi, const struct imastream_pkg *pkg,
+			 const struct imastream_hash_info *hi, bool pooled)
+{
+	struct ritem *it = r->free_items;
+
+	if (it)
+		r->free_items = it->next_free;
+	else
+		it = malloc(sizeof(*it));
+	if (it)
+		*it = (struct ritem){ .pkg = pkg, .hi = hi, .fn = strdup(rpmfiFN(fi)) };
+	if (!it || !it->fn) {
+		struct rfile rf = { .rep = { .package = pkg->nevra, .path = rpmfiFN(fi) } };
+
+		free(it);
+		/* Said after the files before it, as every report is. */
+		if (r->pool)
+			ims_pool_finish(r->pool);
 		report(r, &rf, IMASTREAM_RELABEL_FAILED, "out of memory");
 		return;
 	}
-	err = ims_installed_open(r->rootfd, fi, &r->ids, pkg->nevra, r->log, &in);
-	rf.rep.config = in.config;
-	memcpy(rf.letters, in.letters, sizeof(rf.letters));
-	if (err) {
-		report(r, &rf, IMASTREAM_RELABEL_FAILED, "cannot open");
-		goto out;
+	it->rf.rep.package = pkg->nevra;
+	it->rf.rep.path = it->fn;
+	check_file(r, it, fi);
+	if (pooled) {
+		it->pooled = it->kind == RITEM_CONTENT;
+		ims_pool_push(r->pool, it);
+	} else {
+		relabel_done(r, it);
 	}
-	if (in.state == IMS_INSTALLED_MISSING) {
-		report(r, &rf, IMASTREAM_RELABEL_MISSING, "missing");
-		goto out;
-	}
-	/* An edited %config file may be taken as it is now: its size, not its mode or owner. */
-	if (in.state == IMS_INSTALLED_MODIFIED &&
-	    !(in.fd >= 0 && S_ISREG(in.st.st_mode) && in.config && modified_config_ok &&
-	      !strcmp(in.letters + 1, "........"))) {
-		report(r, &rf, IMASTREAM_RELABEL_MODIFIED, in.why ? in.why : "differs from its header");
-		goto out;
-	}
-	if (!S_ISREG(in.st.st_mode)) {
-		relabel_special(r, &rf, &in, fn, pkg);
-		goto out;
-	}
-	want = rpmfiFDigest(fi, &algo, &want_len);
-	if (!want || !hi || want_len != hi->digest_size) {
-		report(r, &rf, IMASTREAM_RELABEL_FAILED, "no usable digest in the header");
-		goto out;
-	}
-	snprintf(rf.path, sizeof(rf.path), "%s", in.path);
-	rf.f = (struct imastream_file){
-		.size = sizeof(rf.f), .path = rf.path, .dest = fn, .fd = in.fd, .mode = in.st.st_mode, .uid = in.st.st_uid,
-		.gid = in.st.st_gid, .content_size = (uint64_t)in.st.st_size, .pkg = pkg,
-		.flags = IMASTREAM_FILE_RECORD_ONLY | (in.config ? IMASTREAM_FILE_CONFIG : 0),
-	};
-	rf.f.pkg_sig = rpmfiFSignature(fi, &sig_len);
-	rf.f.pkg_sig_len = sig_len;
-	err = imastream_chain_file_opened(r->chain, &rf.f);
-	if (!err)
-		err = stream(r, &rf, in.fd, hi->algo, &digest);
-	if (!err && memcmp(digest, want, want_len))
-		rf.letters[2] = '5';
-	if (!err && strcmp(rf.letters, ".........") && !(in.config && modified_config_ok)) {
-		imastream_chain_file_done(r->chain, &rf.f, -EBADMSG);
-		report(r, &rf, IMASTREAM_RELABEL_MODIFIED, "differs from its header");
-		goto out;
-	}
-	if (!err)
-		err = apply(r, &rf, in.fd, &changed);
-	imastream_chain_file_done(r->chain, &rf.f, err);
-	if (err)
-		report(r, &rf, IMASTREAM_RELABEL_FAILED, strerror(-err));
-	else
-		report(r, &rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
-out:
-	ims_installed_close(&in);
-	free(fn);
+}
+
+/*
+ * Whether the chain needs each file's content streamed through it: verity = on (no header
+ * has the fs-verity digest), or a digest in an algorithm other than the header's.  Else
+ * the header's digest, computed anywhere, is all it takes (as an install gives it).
+ */
+static bool chain_needs_stream(const struct imastream_relabel *r,
+			       const struct imastream_hash_info *hi)
+{
+	return r->verity || !hi ||
+	       (imastream_chain_hash_algos(r->chain) & ~IMASTREAM_HASH_BIT(hi->algo));
 }
 
 int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
@@ -398,6 +588,7 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
 	Header h = rpm_header;
 	const struct imastream_hash_info *hi;
 	struct imastream_pkg pkg;
+	bool pooled;
 	char *nevra;
 	rpmfi fi;
 	int err;
@@ -430,20 +621,65 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
 		else
 			hi = NULL;
 	}
+	pooled = r->pool && !chain_needs_stream(r, hi);
 	while (!err && fi && rpmfiNext(fi) >= 0) {
 		mode_t mode = (mode_t)rpmfiFMode(fi);
 
 		if (!(S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)) ||
 		    (rpmfiFFlags(fi) & RPMFILE_GHOST))
 			continue;
-		relabel_file(r, fi, &pkg, hi);
+		relabel_file(r, fi, &pkg, hi, pooled);
 	}
+	/* Every file of the package is done before its post hook (and its rpmfi goes). */
+	if (pooled)
+		ims_pool_finish(r->pool);
 	imastream_chain_psm_post(r->chain, &pkg, err);
 	if (!err)
 		r->counts.packages++;
 	rpmfiFree(fi);
 	free(nevra);
 	return err;
+}
+
+/*
+ * One worker a core, or none on one core (the caller's thread then streams every file,
+ * as before there were threads).  A pool that cannot start is no error: the same.
+ */
+static void start_workers(struct imastream_relabel *r)
+{
+	cpu_set_t allowed;
+	/* The cores this process may run on (taskset, a cpuset), not every core online. */
+	long cores = sched_getaffinity(0, sizeof(allowed), &allowed) ? sysconf(_SC_NPROCESSORS_ONLN) :
+		     CPU_COUNT(&allowed);
+	unsigned int n = cores > 1 ? (unsigned int)(cores < MAX_WORKERS ? cores : MAX_WORKERS) : 0;
+	int err;
+
+	if (!n || !(r->workers = calloc(n, sizeof(*r->workers))))
+		return;
+	err = ims_pool_new(n, MAX_INFLIGHT, relabel_work, relabel_done, r, &r->pool);
+	if (err) {
+		ims_logf(r->log, IMASTREAM_LOG_DEBUG, "relabel: no worker threads (%s): one thread",
+			 strerror(-err));
+		r->pool = NULL;
+		return;
+	}
+	r->nworkers = n;
+}
+
+static void stop_workers(struct imastream_relabel *r)
+{
+	ims_pool_free(r->pool);
+	r->pool = NULL;
+	for (unsigned int i = 0; r->workers && i < r->nworkers; i++)
+		imastream_hasher_free(r->workers[i].hasher);
+	free(r->workers);
+	r->workers = NULL;
+	while (r->free_items) {
+		struct ritem *it = r->free_items;
+
+		r->free_items = it->next_free;
+		free(it);
+	}
 }
 
 int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_relabel_opts *opts,
@@ -487,6 +723,7 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 		goto fail;
 	}
 	ims_ids_load(&r->ids, r->rootfd);
+	r->verity = IMS_CONFIG_VERITY(cfg) && cfg->mode == IMASTREAM_MODE_SIGN;
 	imastream_xattr_writer_init(&r->writer, 0, NULL);
 	if (cfg->no_xattr == IMASTREAM_NO_XATTR_SKIP)
 		imastream_xattr_writer_soft(&r->writer, EOPNOTSUPP);
@@ -513,6 +750,7 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 			strerror(-err));
 		goto fail;
 	}
+	start_workers(r);
 	*ret = r;
 	return 0;
 fail:
@@ -529,6 +767,8 @@ void imastream_relabel_free(struct imastream_relabel *r, int res)
 {
 	if (!r)
 		return;
+	/* Every file is done before the transaction's post hook. */
+	stop_workers(r);
 	if (r->tsm)
 		imastream_chain_tsm_post(r->chain, &r->txn, res);
 	ims_ids_clear(&r->ids);

@@ -646,6 +646,7 @@ struct imastream_relabel_counts {
 	unsigned long packages;
 	unsigned long labelled, correct, modified, missing, failed;
 	uint64_t bytes; /* content read */
+	unsigned long hashed_on_workers; /* regular files whose content a worker thread hashed */
 };
 
 /**

@@ -54,6 +54,26 @@ grep -q "0 files labelled, 17 already correct" "$T/err" || { cat "$T/err"; fail 
 dump "$R" >"$T/after"
 cmp -s "$T/before" "$T/after" || fail "rerun changed xattrs"
 
+# --- where the content is hashed: on worker threads when the header's digest is all the
+# chain wants, else streamed through the chain (another algorithm, verity = on) ----------
+workers() {
+	${ONE_CORE:-} "$IMS" relabel --root "$R" -v --dry-run "$@" >"$T/out" 2>"$T/err" ||
+		{ cat "$T/err"; fail "relabel -v --dry-run $*"; }
+	sed -n 's/.*relabel: \([0-9]*\) files hashed on worker threads.*/\1/p' "$T/err"
+}
+if [ "$(nproc)" -gt 1 ]; then
+	[ "$(workers)" = 10 ] || { cat "$T/err"; fail "hash mode: the 10 files not hashed on worker threads"; }
+	[ "$(workers $SIGN)" = 10 ] || { cat "$T/err"; fail "sign mode: the 10 files not hashed on worker threads"; }
+else
+	echo "one core: no worker threads to see"
+fi
+# On one core, the content streams through the chain on the caller's thread.
+if command -v taskset >/dev/null; then
+	[ "$(ONE_CORE="taskset -c 0" workers $SIGN)" = 0 ] || { cat "$T/err"; fail "one core: not streamed"; }
+fi
+[ "$(workers -o hash_algo=sha512)" = 0 ] || { cat "$T/err"; fail "sha512 is not the header's: not streamed"; }
+[ "$(workers $SIGN -o verity=on)" = 0 ] || { cat "$T/err"; fail "verity = on: not streamed"; }
+
 # --- sign + EVM portable (P-256): evmctl 1.4 verifies every file ---------------------------
 "$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "sign relabel failed"; }
 for f in $FILES; do
