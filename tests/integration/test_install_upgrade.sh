@@ -135,11 +135,16 @@ check_upgraded() {
 	verified "$root" "$case"
 }
 
-echo "== the record marks %config files"
+echo "== the record marks %config files, in format 2"
 root=$work/root
 setup "$root"
 grep -qx 'f 0644 0 0 7 sha256:[0-9a-f]* ima+config /etc/imsdrop/changed.conf' "$root/var/lib/imastream/packages/imsdrop.record" ||
 	{ grep conf "$root/var/lib/imastream/packages/imsdrop.record"; fail "the record does not mark %config"; }
+# (in format 2: an imastream that reads only format 1 refuses it by its first line)
+[ "$(head -1 "$root/var/lib/imastream/packages/imsdrop.record")" = "imastream-record 2" ] ||
+	fail "a record with %config files is not in format 2: $(head -1 "$root/var/lib/imastream/packages/imsdrop.record")"
+[ "$(head -1 "$root/var/lib/imastream/packages/imsdrop-other.record")" = "imastream-record 1" ] ||
+	fail "a record without %config files is not in format 1"
 
 echo "== an upgrade removes what 2.0 lacks; shared, symlinked and modified %config files are kept"
 inst "$root" "$v2" 2>"$work/upgrade.err" || fail "the upgrade failed: $(cat "$work/upgrade.err")"
