@@ -193,12 +193,12 @@ for i in 1 2 3 4; do
 	if [ $((i % 3)) = 0 ]; then
 		# The next install finds the journal under the lock and completes the package first.
 		inst "$pkg" 2>"$work/rerun.err" || fail "rename kill $i: the next install failed: $(cat "$work/rerun.err")"
-		grep -q "completed the interrupted transaction of $pkg" "$work/rerun.err" ||
+		grep -q "completed the interrupted transaction of imscrash-$ver-1.noarch from $pkg (" "$work/rerun.err" ||
 			fail "rename kill $i: the next install did not complete it: $(cat "$work/rerun.err")"
 	else
 		"$IMASTREAM" recover --root "$root" 2>"$work/recover.err" ||
 			fail "rename kill $i: recover failed: $(cat "$work/recover.err")"
-		grep -q "completed the interrupted transaction of $pkg" "$work/recover.err" ||
+		grep -q "completed the interrupted transaction of imscrash-$ver-1.noarch from $pkg (" "$work/recover.err" ||
 			fail "rename kill $i: recover did not complete it: $(cat "$work/recover.err")"
 	fi
 	[ ! -e "$journal" ] || fail "rename kill $i: the journal stayed"

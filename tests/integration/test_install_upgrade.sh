@@ -211,7 +211,7 @@ for i in 1 2 3; do
 	for r in "$root3" "$work/root4"; do
 		"$IMASTREAM" recover --root "$r" 2>"$work/recover.err" ||
 			fail "kill $i: recover failed: $(cat "$work/recover.err")"
-		grep -q "completed the interrupted transaction of .*imsdrop-2.0-1.noarch" "$work/recover.err" ||
+		grep -q "completed the interrupted transaction of imsdrop-2.0-1.noarch from $v2 (" "$work/recover.err" ||
 			fail "kill $i: recover did not complete the upgrade: $(cat "$work/recover.err")"
 		check_upgraded "$r" "kill $i, recovered"
 		[ "$(state "$r")" = "$reference" ] || {
