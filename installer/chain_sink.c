@@ -595,8 +595,10 @@ static void remove_dropped(struct imastream_chain_sink *cs)
 		const struct ims_dropped_step *s = &d->steps[i];
 		struct imastream_file *f = &files[i];
 
+		/* Kept, under another name: never opened, so its file_done below is the
+		 * chain's no-op (a post call without a pre call), and no plugin hears of it. */
 		if (s->step == IMASTREAM_JOURNAL_RPMSAVE)
-			continue; /* (kept, under another name) */
+			continue;
 		if (asprintf(&paths[i], "%s/%s%s%s", strcmp(cs->root, "/") ? cs->root : "", s->dir,
 			     *s->dir ? "/" : "", s->name) < 0) {
 			paths[i] = NULL;

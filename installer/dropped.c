@@ -12,17 +12,10 @@
 #include "imastream/hash.h"
 #include "installer/dropped.h"
 
-/* One dropped object of the old version. */
-struct drop {
-	char *path; /* "/a/b" */
-	const struct imastream_record_file *rf;
-	bool kept;  /* another package owns it too */
-};
-
 struct planner {
 	const char *name;
 	struct ims_record_pkg *next;
-	struct drop *drops;
+	struct ims_drop *drops;
 	size_t n, a;
 	struct ims_strmap index; /* path → index in drops */
 };
@@ -37,14 +30,14 @@ static int collect(void *arg, const struct imastream_record_file *f)
 		return 0;
 	if (p->n == p->a) {
 		size_t a = p->a ? 2 * p->a : 16;
-		struct drop *d = realloc(p->drops, a * sizeof(*d));
+		struct ims_drop *d = realloc(p->drops, a * sizeof(*d));
 
 		if (!d)
 			return -ENOMEM;
 		p->drops = d;
 		p->a = a;
 	}
-	p->drops[p->n] = (struct drop){ .path = strdup(f->path), .rf = f };
+	p->drops[p->n] = (struct ims_drop){ .path = strdup(f->path), .rf = f };
 	if (!p->drops[p->n].path)
 		return -ENOMEM;
 	err = ims_strmap_add(&p->index, f->path, (int)p->n);
@@ -73,7 +66,7 @@ static int mark_shared(void *arg, const struct imastream_record_file *f)
 /* Directories deepest first, so that a parent is empty when its turn comes. */
 static int deeper_first(const void *a, const void *b)
 {
-	const struct drop *x = a, *y = b;
+	const struct ims_drop *x = a, *y = b;
 	size_t dx = 0, dy = 0;
 
 	for (const char *s = x->path; *s; s++)
@@ -83,6 +76,34 @@ static int deeper_first(const void *a, const void *b)
 	if (dx != dy)
 		return dx < dy ? 1 : -1;
 	return -strcmp(x->path, y->path);
+}
+
+size_t ims_dropped_order(struct ims_drop *d, size_t n)
+{
+	size_t files = 0, moves = 0;
+
+	/*
+	 * One pass, two indexes: each non-directory is swapped down to just after those
+	 * before it, so they keep their order; the directories it displaces lose theirs,
+	 * which the sort below gives them.  (Shifting the directories up by one per file
+	 * instead cost a move per directory per file: quadratic for a large package.)
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct ims_drop t;
+
+		if (S_ISDIR(d[i].rf->mode))
+			continue;
+		if (i != files) {
+			t = d[files];
+			d[files] = d[i];
+			d[i] = t;
+			moves++;
+		}
+		files++;
+	}
+	if (n > files)
+		qsort(d + files, n - files, sizeof(*d), deeper_first);
+	return moves;
 }
 
 /* Whether the regular file @name in @dfd still has the recorded content. */
@@ -114,7 +135,7 @@ static bool unmodified(int dfd, const char *name, const struct imastream_record_
  * type the record does not say (a directory where a file was: never removed), reached
  * only through a symlink (said).
  */
-static int step_for(int rootfd, const struct drop *d, const char *nevra, const char *dir,
+static int step_for(int rootfd, const struct ims_drop *d, const char *nevra, const char *dir,
 		    const char *base, const struct imastream_log *log)
 {
 	const struct imastream_record_file *rf = d->rf;
@@ -165,29 +186,16 @@ int ims_dropped_plan(int rootfd, const struct ims_record *rec, struct ims_rpmdb_
 		     const struct imastream_log *log, struct ims_dropped *out)
 {
 	struct planner p = { .name = name, .next = next };
-	size_t ndirs = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	err = ims_record_each(rec, collect, &p);
 	if (!err && p.n)
 		err = ims_record_each(rec, mark_shared, &p);
-	/* Non-directories first, in record order; then directories, deepest first. */
+	if (!err)
+		ims_dropped_order(p.drops, p.n);
 	for (size_t i = 0; i < p.n && !err; i++) {
-		if (S_ISDIR(p.drops[i].rf->mode))
-			continue;
-		if (i != ndirs) {
-			struct drop t = p.drops[i];
-
-			memmove(&p.drops[ndirs + 1], &p.drops[ndirs], (i - ndirs) * sizeof(t));
-			p.drops[ndirs] = t;
-		}
-		ndirs++;
-	}
-	if (!err && p.n > ndirs)
-		qsort(p.drops + ndirs, p.n - ndirs, sizeof(*p.drops), deeper_first);
-	for (size_t i = 0; i < p.n && !err; i++) {
-		struct drop *d = &p.drops[i];
+		struct ims_drop *d = &p.drops[i];
 		char *slash = strrchr(d->path, '/');
 		const char *base;
 		char *dir;

@@ -21,6 +21,20 @@ struct ims_dropped {
 	size_t n, a;
 };
 
+/* One dropped object of the old version. */
+struct ims_drop {
+	char *path; /* "/a/b" */
+	const struct imastream_record_file *rf;
+	bool kept;  /* another package owns it too */
+};
+
+/*
+ * Orders @d as they are removed: non-directories first, in their order, then directories,
+ * deepest first, so that a parent is empty when its turn comes.  Linear but for the sort
+ * of the directories.  Return: how many non-directories changed places (at most @n).
+ */
+size_t ims_dropped_order(struct ims_drop *d, size_t n);
+
 /*
  * The removals that upgrading the recorded package @name to @next (its new record, every
  * object added) asks for, as rpm -U does them: an object the old record lists and @next

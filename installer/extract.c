@@ -50,6 +50,7 @@ struct imastream_extract {
 	/* The open package. */
 	bool open;
 	char *pkg;
+	char *journal_name;           /* "NEVRA from PKG" once the reader knows the NEVRA, or NULL */
 	struct dir *dirs;
 	size_t ndirs, adirs;
 	struct ims_strmap dir_index;  /* rel → index in dirs[] */
@@ -163,8 +164,24 @@ static void reset_package(struct imastream_extract *x)
 	ims_strmap_clear(&x->dir_index);
 	ims_strmap_clear(&x->seen);
 	free(x->pkg);
-	x->pkg = NULL;
+	free(x->journal_name);
+	x->pkg = x->journal_name = NULL;
 	x->open = false;
+}
+
+int ims_extract_set_nevra(struct imastream_extract *x, const char *nevra)
+{
+	if (!x->open)
+		return -EINVAL;
+	free(x->journal_name);
+	x->journal_name = NULL;
+	if (!nevra || !strcmp(nevra, x->pkg))
+		return 0;
+	if (asprintf(&x->journal_name, "%s from %s", nevra, x->pkg) < 0) {
+		x->journal_name = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int imastream_extract_begin(struct imastream_extract *x, const char *name)
@@ -936,7 +953,7 @@ static int write_journal(struct imastream_extract *x)
 	const char *why = NULL;
 	int statefd, err;
 
-	err = ims_journal_init(&j, x->pkg, getpid());
+	err = ims_journal_init(&j, x->journal_name ? x->journal_name : x->pkg, getpid());
 	for (size_t i = 0; i < x->npend && !err; i++)
 		err = ims_journal_add(&j, IMS_JOURNAL_RENAME, x->dirs[x->pend[i].dir].rel,
 				      x->pend[i].tmp, x->pend[i].base, &why);

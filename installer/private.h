@@ -95,6 +95,12 @@ int ims_extract_rootfd(const struct imastream_extract *x);
 const struct imastream_log *ims_extract_log(const struct imastream_extract *x);
 /* The sink the extractor was created with (its package_header hook is the reader's to call). */
 const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extract *x);
+/*
+ * The open package's NEVRA, when its reader knows it: its intent journal then names it
+ * "NEVRA from NAME", so that recovery's messages say what it was and where it came from.
+ * Return: 0, -EINVAL (no package open), -ENOMEM.
+ */
+int ims_extract_set_nevra(struct imastream_extract *x, const char *nevra);
 
 /*
  * One blank-free field of the record and the journal: every byte outside '!'..'~', and

@@ -20,7 +20,7 @@
  * blank-separated fields (every field percent-encoded where it holds a blank, a '%', a
  * control or a non-ASCII byte):
  *
- *	imastream-record 1
+ *	imastream-record FORMAT
  *	package NAME
  *	nevra NEVRA
  *	ima hash|sign|off
@@ -34,11 +34,18 @@
  * with "+config" (or "config") for a %config file, whose modified copy an upgrade keeps;
  * TARGET a symlink's target or a device's "MAJOR:MINOR".  A file is replaced by
  * renaming a complete temp file over it, so a reader sees the old or the new record.
+ *
+ * FORMAT is the lowest that holds what the record says: 2 when a file is marked config
+ * (which version 1 readers do not know), else 1, so that an older imastream still reads
+ * every record it can and refuses the others by their first line.  A reader refuses a
+ * FORMAT newer than it knows in one line that says so.
  */
 
 #define RECORD_DIR "var/lib/imastream/packages"
 #define RECORD_SUFFIX ".record"
-#define RECORD_MAGIC "imastream-record 1"
+#define RECORD_MAGIC "imastream-record "
+#define RECORD_VERSION_CONFIG 2 /* the first with "config" in XATTRS */
+#define RECORD_VERSION_MAX RECORD_VERSION_CONFIG
 #define RECORD_WRITE_BUF (256u << 10)
 
 struct rfile {
@@ -347,6 +354,20 @@ static int parse_file_line(char *line, struct rfile *out)
 	return 0;
 }
 
+/* The FORMAT of a record's first line, "imastream-record FORMAT"; 0 if it is not one. */
+static unsigned long magic_version(const char *line)
+{
+	const char *v = line + strlen(RECORD_MAGIC);
+	unsigned long version;
+	char *end;
+
+	if (strncmp(line, RECORD_MAGIC, strlen(RECORD_MAGIC)) || *v < '1' || *v > '9')
+		return 0;
+	errno = 0;
+	version = strtoul(v, &end, 10);
+	return errno || *end ? 0 : version;
+}
+
 /* Reads one record file into @rec; a record replaced by a later one of the same name is dropped. */
 static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 {
@@ -355,6 +376,7 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned int lineno = 0;
+	unsigned long version = 0;
 	int fd, err = 0, pkg = -1;
 	FILE *f;
 
@@ -373,7 +395,8 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 		if (line[len - 1] == '\n')
 			line[--len] = 0;
 		if (lineno == 1) {
-			if (strcmp(line, RECORD_MAGIC)) {
+			version = magic_version(line);
+			if (!version || version > RECORD_VERSION_MAX) {
 				err = -EBADMSG;
 				break;
 			}
@@ -461,6 +484,13 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 	if (err == -EBADMSG && lineno == 0)
 		ims_err(rec->log, err, "record %s/%s is empty (an install was interrupted?): "
 			"reinstall the package", RECORD_DIR, fname);
+	else if (err == -EBADMSG && lineno == 1 && version > RECORD_VERSION_MAX)
+		ims_err(rec->log, err, "record %s/%s: format version %lu, newer than this imastream "
+			"reads (%d): a newer imastream wrote it", RECORD_DIR, fname, version,
+			RECORD_VERSION_MAX);
+	else if (err == -EBADMSG && lineno == 1)
+		ims_err(rec->log, err, "record %s/%s: line 1 is not \"" RECORD_MAGIC "FORMAT\"",
+			RECORD_DIR, fname);
 	else if (err == -EBADMSG && pkg < 0 && !meta.name)
 		ims_err(rec->log, err, "record %s/%s: no package line before line %u",
 			RECORD_DIR, fname, lineno);
@@ -752,6 +782,15 @@ static size_t put_head(char *out, const struct imastream_record_file *rf)
 	return (size_t)(o - out);
 }
 
+/* The lowest format version that holds @p's record (see the top of this file). */
+static int record_version(const struct ims_record_pkg *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (p->files[i].f.xattrs & IMASTREAM_RECORD_CONFIG)
+			return RECORD_VERSION_CONFIG;
+	return 1;
+}
+
 /* The record's file name for package @name: "NAME.record", '/' and '%' encoded. */
 static void record_name(const char *name, char *buf, size_t size)
 {
@@ -804,7 +843,7 @@ int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_p
 	buf = malloc(RECORD_WRITE_BUF);
 	if (buf)
 		setvbuf(f, buf, _IOFBF, RECORD_WRITE_BUF);
-	fputs(RECORD_MAGIC "\npackage ", f);
+	fprintf(f, RECORD_MAGIC "%d\npackage ", record_version(p));
 	ims_field_put(f, p->meta.name);
 	fputs("\nnevra ", f);
 	ims_field_put(f, p->meta.nevra);

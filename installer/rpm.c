@@ -786,6 +786,14 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 	if (err)
 		goto out;
 	begun = true;
+	{
+		char *nevra = headerGetAsString(r.h, RPMTAG_NEVRA);
+
+		err = ims_extract_set_nevra(x, nevra);
+		free(nevra);
+		if (err)
+			goto out;
+	}
 	err = extract_payload(&r, pfd);
 	if (!err) {
 		begun = false;

@@ -316,7 +316,10 @@ IMASTREAM_API int imastream_chain_file_updated(struct imastream_chain *chain,
 /* Content complete: runs file_closed in chain order, stopping at the first error. */
 IMASTREAM_API int imastream_chain_file_closed(struct imastream_chain *chain,
 					      struct imastream_file *f);
-/* Ends the file: file_done in reverse for the plugins file_opened reached; frees state. */
+/*
+ * Ends the file: file_done in reverse for the plugins file_opened reached; frees state.
+ * For a file never file_opened (no chain_state) nothing runs, as for any post call.
+ */
 IMASTREAM_API void imastream_chain_file_done(struct imastream_chain *chain,
 					     struct imastream_file *f, int res);
 

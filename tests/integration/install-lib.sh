@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared helpers of the installer tests: preconditions, test packages built with rpmbuild,
-# and a tree listing that two installs can be compared by.
+# a tree listing that two installs can be compared by, and a kill during the renames.
 
 # skip REASON: exit 77 with the reason, the automake way.
 skip() {
@@ -142,4 +142,34 @@ no_leftovers() {
 	local left
 	left=$(find "$1" -name '.imastream-tmp-*' | head -5)
 	[ -z "$left" ] || fail "${2:+$2: }temp files left behind: $left"
+}
+
+# kill_in_renames ROOT DELAY-MS MAX-MS ERRFILE PACKAGE...: runs $IMASTREAM install of the
+# packages into ROOT (stderr to ERRFILE) with a pause of DELAY-MS between two renames
+# (IMASTREAM_TEST_RENAME_DELAY_MS, a test-only hook of the library), waits for its intent
+# journal, and kills it with SIGKILL a random 0..MAX-MS ms later (in $killed_ms).
+# Returns 0 when the kill landed in the rename phase (the journal is there), else 1.
+kill_in_renames() {
+	local root=$1 delay=$2 max=$3 err=$4 pid
+	shift 4
+	# (The command itself in the background: $! must be imastream, not a subshell.)
+	IMASTREAM_TEST_RENAME_DELAY_MS=$delay "$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$@" 2>"$err" &
+	pid=$!
+	for _ in $(seq 3000); do
+		if [ -e "$root/var/lib/imastream/journal" ] || ! kill -0 "$pid" 2>/dev/null; then break; fi
+		sleep 0.01
+	done
+	killed_ms=$((RANDOM % max))
+	sleep "$((killed_ms / 1000)).$(printf %03d $((killed_ms % 1000)))"
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	[ -e "$root/var/lib/imastream/journal" ]
+}
+
+# recover_completes ROOT NEVRA PACKAGE ERRFILE CASE: imastream recover succeeds and says
+# it completed the interrupted transaction of NEVRA from the file PACKAGE.
+recover_completes() {
+	"$IMASTREAM" recover --root "$1" 2>"$4" || fail "$5: recover failed: $(cat "$4")"
+	grep -q "completed the interrupted transaction of $2 from $3 (" "$4" ||
+		fail "$5: recover did not complete it: $(cat "$4")"
 }

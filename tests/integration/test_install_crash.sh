@@ -168,17 +168,7 @@ for i in 1 2 3 4; do
 	[ $((i % 2)) = 0 ] && pkg=$v2 ver=2.0 how="an upgrade from 1.0"
 	[ $((i % 2)) = 1 ] && rm -rf "$root/opt/crash" "$root/var/lib/imastream/packages"
 	[ $((i % 2)) = 0 ] && { inst "$v1" || fail "rename kill $i: installing 1.0 failed"; }
-	IMASTREAM_TEST_RENAME_DELAY_MS=3 "$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$pkg" 2>"$work/killed.err" &
-	pid=$!
-	for _ in $(seq 3000); do
-		if [ -e "$journal" ] || ! kill -0 "$pid" 2>/dev/null; then break; fi
-		sleep 0.01
-	done
-	ms=$((RANDOM % 2500))
-	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
-	kill -9 "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	if [ ! -e "$journal" ]; then
+	if ! kill_in_renames "$root" 3 2500 "$work/killed.err" "$pkg"; then
 		# The install ended (or never reached its renames) before the kill: nothing to see.
 		echo "rename kill $i ($how): missed the rename phase"
 		"$IMASTREAM" recover --root "$root" --quiet 2>/dev/null || true
@@ -186,20 +176,17 @@ for i in 1 2 3 4; do
 	fi
 	landed=$((landed + 1))
 	new=$(grep -rlx --exclude=".imastream-tmp-*" "$ver [0-9]* [0-9]*" "$root/opt/crash" 2>/dev/null | wc -l)
-	echo "rename kill $i ($how) ${ms} ms into the renames: $new of 1000 small files renamed"
+	echo "rename kill $i ($how) ${killed_ms} ms into the renames: $new of 1000 small files renamed"
 	"$IMASTREAM" verify --root "$root" >"$work/verify.out" 2>&1 && fail "rename kill $i: verify passed with a journal"
 	[ "$(wc -l <"$work/verify.out")" = 1 ] && grep -q "interrupted transaction: run imastream recover" "$work/verify.out" ||
 		fail "rename kill $i: verify said: $(head -3 "$work/verify.out")"
 	if [ $((i % 3)) = 0 ]; then
 		# The next install finds the journal under the lock and completes the package first.
 		inst "$pkg" 2>"$work/rerun.err" || fail "rename kill $i: the next install failed: $(cat "$work/rerun.err")"
-		grep -q "completed the interrupted transaction of $pkg" "$work/rerun.err" ||
+		grep -q "completed the interrupted transaction of imscrash-$ver-1.noarch from $pkg (" "$work/rerun.err" ||
 			fail "rename kill $i: the next install did not complete it: $(cat "$work/rerun.err")"
 	else
-		"$IMASTREAM" recover --root "$root" 2>"$work/recover.err" ||
-			fail "rename kill $i: recover failed: $(cat "$work/recover.err")"
-		grep -q "completed the interrupted transaction of $pkg" "$work/recover.err" ||
-			fail "rename kill $i: recover did not complete it: $(cat "$work/recover.err")"
+		recover_completes "$root" "imscrash-$ver-1.noarch" "$pkg" "$work/recover.err" "rename kill $i"
 	fi
 	[ ! -e "$journal" ] || fail "rename kill $i: the journal stayed"
 	no_leftovers "$root" "rename kill $i"

@@ -115,6 +115,22 @@ grep -q '/opt/rec/imsrec-a/link: FAIL: symlink target changed' "$work/verify" ||
 grep -q '/opt/rec/shared: FAIL: missing (package imsrec-b)' "$work/verify" || fail "removal not detected"
 [ "$(grep -c FAIL "$work/verify")" = 5 ] || { cat "$work/verify"; fail "expected exactly 5 failures"; }
 
+echo "== the record's format is 1 without %config files; a newer one is refused by its version"
+[ "$(head -1 "$rec")" = "imastream-record 1" ] || fail "the record's first line: $(head -1 "$rec")"
+intact=$(cat "$rec")
+for first in "imastream-record 3" "imastream-record" "imastream-record 1x" "imastream-records 1"; do
+	{ echo "$first"; echo "$intact" | tail -n +2; } >"$rec"
+	rc=0
+	"$IMASTREAM" verify --root "$root" >/dev/null 2>"$work/err" || rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$work/err")" = 1 ] || fail "'$first': exit $rc: $(cat "$work/err")"
+	case $first in
+	*3) want='imsrec-a.record: format version 3, newer than this imastream reads (2): a newer imastream wrote it$' ;;
+	*) want='imsrec-a.record: line 1 is not "imastream-record FORMAT"$' ;;
+	esac
+	grep -q "$want" "$work/err" || fail "'$first': $(cat "$work/err")"
+done
+echo "$intact" >"$rec"
+
 echo "== a damaged record is one clear error"
 echo "garbage" >>"$rec"
 rc=0

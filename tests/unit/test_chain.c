@@ -270,6 +270,15 @@ int main(void)
 	ASSERT_EQ(imastream_chain_add(chain, &b), 0);
 	ASSERT_EQ(imastream_chain_init(chain), 0);
 	imastream_chain_tsm_post(chain, &txn, 0); /* no pre yet: nothing runs */
+	{
+		/* Nor for a file never opened (the installer's renamed-to-.rpmsave files). */
+		struct imastream_file never = { .size = sizeof(never), .path = "never", .dest = "never",
+						.fd = -1, .mode = S_IFREG | 0644, .pkg = &good,
+						.flags = IMASTREAM_FILE_ERASE };
+
+		imastream_chain_file_done(chain, &never, 0);
+		ASSERT(never.chain_state == NULL);
+	}
 	ASSERT_EQ(imastream_chain_tsm_pre(chain, &txn), 0);
 	ASSERT_EQ(imastream_chain_psm_pre(chain, &good), 0);
 	ASSERT_EQ(imastream_chain_script_exec(chain, &script), 0);
