@@ -72,8 +72,8 @@ static void slots_to_read(const struct source *src, unsigned int flags, bool wan
  * Reads every protected value into one allocation.  Sizes are probed first; if a value
  * grows between probe and read (ERANGE), the whole read is retried a few times.
  */
-static int read_values(const struct source *src, unsigned int flags,
-		       struct imastream_evm_input *in, const struct imastream_log *log)
+static int read_values_probed(const struct source *src, unsigned int flags,
+			      struct imastream_evm_input *in, const struct imastream_log *log)
 {
 	ssize_t sizes[IMASTREAM_EVM_NR_XATTRS];
 	bool wanted[IMASTREAM_EVM_NR_XATTRS];
@@ -134,6 +134,55 @@ fail:
 	free(store);
 	memset(in->xattrs, 0, sizeof(in->xattrs));
 	return err;
+}
+
+/* What the values of nearly every file fit in together (a signature, a label, caps). */
+#define SMALL_VALUES 2048
+
+/*
+ * Reads every protected value into one allocation: in one call each when they fit in
+ * SMALL_VALUES together, as they nearly always do, else sized first (read_values_probed).
+ */
+static int read_values(const struct source *src, unsigned int flags,
+		       struct imastream_evm_input *in, const struct imastream_log *log)
+{
+	uint8_t small[SMALL_VALUES], *store;
+	bool wanted[IMASTREAM_EVM_NR_XATTRS];
+	ssize_t len[IMASTREAM_EVM_NR_XATTRS];
+	size_t at[IMASTREAM_EVM_NR_XATTRS], off = 0;
+
+	slots_to_read(src, flags, wanted);
+	for (int i = 0; i < IMASTREAM_EVM_NR_XATTRS; i++) {
+		len[i] = -1;
+		if (!wanted[i])
+			continue;
+		/* No room left is not asked with size 0, which returns a size, not a value. */
+		if (off == sizeof(small))
+			return read_values_probed(src, flags, in, log);
+		len[i] = get_xattr(src, slot_name(i, flags), small + off, sizeof(small) - off);
+		if (len[i] >= 0) {
+			at[i] = off;
+			off += (size_t)len[i];
+			continue;
+		}
+		/* Absent, or a filesystem without xattrs: nothing to hash. */
+		if (errno == ENODATA || errno == ENOTSUP)
+			continue;
+		if (errno == ERANGE)
+			return read_values_probed(src, flags, in, log);
+		return ims_err(log, -errno, "%s: cannot read %s: %s", src->what,
+			       slot_name(i, flags), strerror(errno));
+	}
+	store = malloc(off ? off : 1);
+	if (!store)
+		return ims_err(log, -ENOMEM, "%s: out of memory for xattr values", src->what);
+	memcpy(store, small, off);
+	for (int i = 0; i < IMASTREAM_EVM_NR_XATTRS; i++) {
+		in->xattrs[i].value = len[i] >= 0 ? store + at[i] : NULL;
+		in->xattrs[i].len = len[i] >= 0 ? (size_t)len[i] : 0;
+	}
+	in->owned = store;
+	return 0;
 }
 
 static int read_inode_ids(int fd, unsigned int flags, struct imastream_evm_input *in,
