@@ -128,6 +128,15 @@ static inline uint32_t ims_get_be32(const uint8_t *p)
 struct imastream_verifier;
 /* A verifier with @v's trust store and log, for another thread (filesig/verify.c). */
 int ims_verifier_copy(const struct imastream_verifier *v, struct imastream_verifier **ret);
+struct imastream_hasher;
+struct imastream_verify_report;
+/*
+ * imastream_verify_file_hashed() given security.ima's value (@ima, @ima_len bytes) the
+ * caller has just read from @fd, which is then not read again; NULL or 0: it is read.
+ */
+int ims_verify_file_known(struct imastream_verifier *v, int fd, const char *path,
+			  unsigned int flags, const struct imastream_hasher *content,
+			  const uint8_t *ima, size_t ima_len, struct imastream_verify_report *report);
 
 /*
  * One thread's kept verify contexts (keys/trust.c): imastream_trust_verify() without
