@@ -25,6 +25,8 @@ struct imastream_verifier {
 	struct imastream_hasher *hashers[32];
 	/* fs-verity digests, for type-6 values; made when first needed. */
 	struct imastream_verity *verity;
+	/* This verifier's (one thread's) verify contexts; made when first needed. */
+	struct ims_trust_cache *trust_cache;
 	uint8_t value[VALUE_MAX];
 };
 
@@ -73,6 +75,7 @@ void imastream_verifier_free(struct imastream_verifier *v)
 	for (size_t i = 0; i < ARRAY_SIZE(v->hashers); i++)
 		imastream_hasher_free(v->hashers[i]);
 	imastream_verity_free(v->verity);
+	ims_trust_cache_free(v->trust_cache);
 	free(v);
 }
 
@@ -99,11 +102,13 @@ static void set_detail(struct imastream_verify_one *one, int result, const char 
 }
 
 /*
- * Reads and decodes one xattr into @info (pointing into v->value).  Returns 1 when a
+ * Reads and decodes one xattr into @info (pointing into v->value), or takes @known
+ * (@known_len bytes, not 0), the value the caller has just read.  Returns 1 when a
  * value was decoded, 0 when @one already holds a verdict (missing, malformed), -errno.
  */
 static int read_value(struct imastream_verifier *v, int fd, const char *path, const char *name,
-		      struct imastream_verify_one *one, struct imastream_xattr_info *info)
+		      const uint8_t *known, size_t known_len, struct imastream_verify_one *one,
+		      struct imastream_xattr_info *info)
 {
 	struct imastream_log capture = { keep_detail, one };
 	ssize_t n;
@@ -112,7 +117,12 @@ static int read_value(struct imastream_verifier *v, int fd, const char *path, co
 	 * The kernel allocates as much as it is offered: ask for what signatures take (a
 	 * 4096-bit RSA one is 521 bytes), and for the most only when that is too little.
 	 */
-	n = fgetxattr(fd, name, v->value, SMALL_VALUE);
+	if (known && known_len && known_len <= sizeof(v->value)) {
+		memcpy(v->value, known, known_len);
+		n = (ssize_t)known_len;
+	} else {
+		n = fgetxattr(fd, name, v->value, SMALL_VALUE);
+	}
 	if (n < 0 && errno == ERANGE)
 		n = fgetxattr(fd, name, v->value, sizeof(v->value));
 	if (n < 0) {
@@ -191,7 +201,7 @@ static int content_digest(struct imastream_verifier *v, int fd, const char *path
  * The verdict on a signature over @digest: OK, or why not.  @changed is the verdict for
  * a genuine signature over other data (content or metadata changed).
  */
-static void check_signature(const struct imastream_verifier *v,
+static void check_signature(struct imastream_verifier *v,
 			    const struct imastream_xattr_info *info, const uint8_t *digest,
 			    size_t digest_len, int changed, struct imastream_verify_one *one)
 {
@@ -199,8 +209,11 @@ static void check_signature(const struct imastream_verifier *v,
 	size_t signed_len;
 	int err;
 
-	err = imastream_trust_verify(v->trust, info->algo, digest, digest_len, info->data,
-				     info->data_len, info->keyid);
+	/* Without a cache (no memory), a context a call: slower, the same verdict. */
+	if (!v->trust_cache)
+		v->trust_cache = ims_trust_cache_new();
+	err = ims_trust_verify_cached(v->trust, v->trust_cache, info->algo, digest, digest_len,
+				      info->data, info->data_len, info->keyid);
 	switch (err) {
 	case 0:
 		one->result = IMASTREAM_VERIFY_OK;
@@ -277,7 +290,8 @@ static int verify_ima_verity(struct imastream_verifier *v, int fd, const char *p
 }
 
 static int verify_ima(struct imastream_verifier *v, int fd, const char *path, unsigned int flags,
-		      const struct imastream_hasher *known, struct imastream_verify_one *one)
+		      const struct imastream_hasher *known, const uint8_t *value,
+		      size_t value_len, struct imastream_verify_one *one)
 {
 	const char *name = imastream_xattr_name(IMASTREAM_ATTR_IMA, flags & IMASTREAM_FILESIG_USER);
 	struct imastream_xattr_info info = { .size = sizeof(info) };
@@ -285,7 +299,7 @@ static int verify_ima(struct imastream_verifier *v, int fd, const char *path, un
 	size_t digest_len;
 	int err;
 
-	err = read_value(v, fd, path, name, one, &info);
+	err = read_value(v, fd, path, name, value, value_len, one, &info);
 	if (err <= 0)
 		return err;
 	switch (info.type) {
@@ -369,7 +383,7 @@ static int verify_evm(struct imastream_verifier *v, int fd, const char *path, un
 	size_t digest_len;
 	int err;
 
-	err = read_value(v, fd, path, name, one, &info);
+	err = read_value(v, fd, path, name, NULL, 0, one, &info);
 	if (err <= 0)
 		return err;
 	switch (info.type) {
@@ -421,6 +435,13 @@ int imastream_verify_file_hashed(struct imastream_verifier *v, int fd, const cha
 				 unsigned int flags, const struct imastream_hasher *content,
 				 struct imastream_verify_report *report)
 {
+	return ims_verify_file_known(v, fd, path, flags, content, NULL, 0, report);
+}
+
+int ims_verify_file_known(struct imastream_verifier *v, int fd, const char *path,
+			  unsigned int flags, const struct imastream_hasher *content,
+			  const uint8_t *ima, size_t ima_len, struct imastream_verify_report *report)
+{
 	struct imastream_verify_report r = { .size = sizeof(r) };
 	int err;
 
@@ -431,7 +452,7 @@ int imastream_verify_file_hashed(struct imastream_verifier *v, int fd, const cha
 		       ims_err(&v->log, -EINVAL, "%s: no report to fill", path);
 	if (err)
 		return err;
-	err = verify_ima(v, fd, path, flags, content, &r.ima);
+	err = verify_ima(v, fd, path, flags, content, ima, ima_len, &r.ima);
 	if (err)
 		return err;
 	if (flags & IMASTREAM_VERIFY_NO_EVM) {

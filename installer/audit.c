@@ -54,17 +54,22 @@ struct audit {
 	const struct imastream_log *log;
 };
 
-/* The algorithm of the file's security.ima (or user.ima), 0 when none can be read. */
-static int ima_algo(const struct audit *a, int fd)
+/* The file's security.ima (or user.ima), read once for the hashing and the verifier. */
+struct ima_value {
+	uint8_t bytes[1024]; /* the kernel allocates what it is offered */
+	size_t len;          /* 0: none read here (absent, longer: left to the verifier) */
+};
+
+/* Reads @fd's security.ima into @iv: its algorithm, 0 when none can be read. */
+static int ima_algo(const struct audit *a, int fd, struct ima_value *iv)
 {
 	const char *name = imastream_xattr_name(IMASTREAM_ATTR_IMA,
 						a->verify_flags & IMASTREAM_FILESIG_USER);
-	/* The kernel allocates what it is offered; a longer value is left to the verifier. */
-	uint8_t value[1024];
 	struct imastream_xattr_info info = { .size = sizeof(info) };
-	ssize_t n = fgetxattr(fd, name, value, sizeof(value));
+	ssize_t n = fgetxattr(fd, name, iv->bytes, sizeof(iv->bytes));
 
-	if (n <= 0 || imastream_xattr_decode(value, (size_t)n, &info, NULL))
+	iv->len = n > 0 ? (size_t)n : 0;
+	if (n <= 0 || imastream_xattr_decode(iv->bytes, (size_t)n, &info, NULL))
 		return 0;
 	return imastream_hash_by_algo(info.algo) ? info.algo : 0;
 }
@@ -76,7 +81,8 @@ static int ima_algo(const struct audit *a, int fd)
  * Return: 1 the header's digest matches, 0 it does not, -errno.
  */
 static int hash_content(const struct audit *a, struct audit_worker *w,
-			const struct audit_item *it, const struct imastream_hasher **hashed)
+			const struct audit_item *it, struct ima_value *iv,
+			const struct imastream_hasher **hashed)
 {
 	const struct imastream_hash_info *hi = it->hi;
 	const uint8_t *digest;
@@ -89,7 +95,7 @@ static int hash_content(const struct audit *a, struct audit_worker *w,
 	header = it->want_len && hi && it->want_len == hi->digest_size;
 	if (header)
 		mask |= IMASTREAM_HASH_BIT(hi->algo);
-	algo = ima_algo(a, it->in.fd);
+	algo = ima_algo(a, it->in.fd, iv);
 	if (algo)
 		mask |= IMASTREAM_HASH_BIT(algo);
 	if (!mask)
@@ -138,18 +144,20 @@ static void audit_work(void *arg, unsigned int worker, void *item)
 	struct audit_item *it = item;
 	struct imastream_audit_file *af = &it->af;
 	const struct imastream_hasher *hashed = NULL;
+	struct ima_value iv = { .len = 0 };
 	int err;
 
 	if (!it->content)
 		return;
 	/* A file whose size already differs is not compared with the header (rpm -V's S). */
-	err = hash_content(a, w, it, &hashed);
+	err = hash_content(a, w, it, &iv, &hashed);
 	if (err == 0 && af->letters[0] != 'S')
 		af->letters[2] = '5';
+	/* Every check stays: the verifier decodes security.ima again and verifies it. */
 	if (err >= 0)
-		err = imastream_verify_file_hashed(w->verifier, it->in.fd, af->path,
-						   a->verify_flags & ~IMASTREAM_AUDIT_LABELS,
-						   hashed, &af->report);
+		err = ims_verify_file_known(w->verifier, it->in.fd, af->path,
+					    a->verify_flags & ~IMASTREAM_AUDIT_LABELS, hashed,
+					    iv.bytes, iv.len, &af->report);
 	if (err >= 0 && (a->verify_flags & IMASTREAM_AUDIT_LABELS) &&
 	    (err = label_present(it->in.fd)) >= 0) {
 		af->label = err;

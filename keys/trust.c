@@ -9,6 +9,7 @@
 
 #include <openssl/err.h>
 
+#include "hashers/private.h"
 #include "imastream/hash.h"
 #include "keys/keys-private.h"
 
@@ -228,7 +229,81 @@ static int verify_one(EVP_PKEY *pub, const EVP_MD *md, const uint8_t *digest, si
 	return ok;
 }
 
-static int verify_with(const struct imastream_trust *t, const EVP_MD *md, const uint8_t *digest,
+/*
+ * One thread's verify contexts: a key's context set up for one hash, kept, since setting
+ * one up (a context, a signature algorithm fetched by name, the md) costs about a tenth
+ * of an ECDSA P-256 verification.  Keyed by the key, which lives as long as the store.
+ */
+#define TRUST_CACHE_SLOTS 4
+
+struct ims_trust_cache {
+	struct {
+		const EVP_PKEY *pub;
+		int hash_algo;
+		EVP_MD *md; /* what ctx was set up with, kept as long as it */
+		EVP_PKEY_CTX *ctx;
+	} slot[TRUST_CACHE_SLOTS];
+	unsigned int next; /* the slot replaced when none matches */
+};
+
+struct ims_trust_cache *ims_trust_cache_new(void)
+{
+	return calloc(1, sizeof(struct ims_trust_cache));
+}
+
+void ims_trust_cache_free(struct ims_trust_cache *c)
+{
+	if (!c)
+		return;
+	for (unsigned int i = 0; i < TRUST_CACHE_SLOTS; i++) {
+		EVP_PKEY_CTX_free(c->slot[i].ctx);
+		EVP_MD_free(c->slot[i].md);
+	}
+	free(c);
+}
+
+/* @pub's context for @hash_algo, set up on first use; NULL when it cannot be. */
+static EVP_PKEY_CTX *cached_ctx(struct ims_trust_cache *c, EVP_PKEY *pub, int hash_algo)
+{
+	EVP_PKEY_CTX *ctx;
+	EVP_MD *md;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < TRUST_CACHE_SLOTS; i++)
+		if (c->slot[i].ctx && c->slot[i].pub == pub && c->slot[i].hash_algo == hash_algo)
+			return c->slot[i].ctx;
+	md = ims_hash_fetch(hash_algo, NULL, &err);
+	ctx = md ? EVP_PKEY_CTX_new_from_pkey(NULL, pub, NULL) : NULL;
+	if (!ctx || EVP_PKEY_verify_init(ctx) <= 0 || EVP_PKEY_CTX_set_signature_md(ctx, md) <= 0) {
+		EVP_PKEY_CTX_free(ctx);
+		EVP_MD_free(md);
+		return NULL;
+	}
+	i = c->next++ % TRUST_CACHE_SLOTS;
+	EVP_PKEY_CTX_free(c->slot[i].ctx);
+	EVP_MD_free(c->slot[i].md);
+	c->slot[i].pub = pub;
+	c->slot[i].hash_algo = hash_algo;
+	c->slot[i].md = md;
+	c->slot[i].ctx = ctx;
+	return ctx;
+}
+
+/* Like verify_one(), through a kept context: EVP_PKEY_verify() keeps no state between calls. */
+static int verify_cached(struct ims_trust_cache *c, EVP_PKEY *pub, int hash_algo,
+			 const uint8_t *digest, size_t digest_len, const uint8_t *sig,
+			 size_t sig_len)
+{
+	EVP_PKEY_CTX *ctx = cached_ctx(c, pub, hash_algo);
+	int ok = ctx && EVP_PKEY_verify(ctx, sig, sig_len, digest, digest_len) == 1;
+
+	ERR_clear_error();
+	return ok;
+}
+
+static int verify_with(const struct imastream_trust *t, struct ims_trust_cache *cache,
+		       int hash_algo, const EVP_MD *md, const uint8_t *digest,
 		       size_t digest_len, const uint8_t *sig, size_t sig_len, uint32_t keyid)
 {
 	const struct trust_cert *rejected = NULL;
@@ -244,7 +319,9 @@ static int verify_with(const struct imastream_trust *t, const EVP_MD *md, const 
 			continue;
 		}
 		tried = true;
-		if (verify_one(tc->pub, md, digest, digest_len, sig, sig_len))
+		if (cache ? verify_cached(cache, tc->pub, hash_algo, digest, digest_len, sig,
+					  sig_len) :
+			    verify_one(tc->pub, md, digest, digest_len, sig, sig_len))
 			return 0;
 	}
 	if (tried)
@@ -255,19 +332,29 @@ static int verify_with(const struct imastream_trust *t, const EVP_MD *md, const 
 	return ims_err(&t->log, -ENOKEY, "no trusted certificate has key id %08x", keyid);
 }
 
+int ims_trust_verify_cached(const struct imastream_trust *t, struct ims_trust_cache *cache,
+			    int hash_algo, const uint8_t *digest, size_t digest_len,
+			    const uint8_t *sig, size_t sig_len, uint32_t keyid)
+{
+	EVP_MD *md = NULL;
+	int err;
+
+	/* A kept context has its md: fetching one a call is only for calls without. */
+	err = cache ? ims_digest_check(hash_algo, digest_len, &t->log) :
+		      ims_md_for(hash_algo, digest_len, &t->log, &md);
+	if (err)
+		return err;
+	err = verify_with(t, cache, hash_algo, md, digest, digest_len, sig, sig_len, keyid);
+	EVP_MD_free(md);
+	return err;
+}
+
 int imastream_trust_verify(const struct imastream_trust *t, int hash_algo,
 			   const uint8_t *digest, size_t digest_len, const uint8_t *sig,
 			   size_t sig_len, uint32_t keyid)
 {
-	EVP_MD *md;
-	int err;
-
-	err = ims_md_for(hash_algo, digest_len, &t->log, &md);
-	if (err)
-		return err;
-	err = verify_with(t, md, digest, digest_len, sig, sig_len, keyid);
-	EVP_MD_free(md);
-	return err;
+	return ims_trust_verify_cached(t, NULL, hash_algo, digest, digest_len, sig, sig_len,
+				       keyid);
 }
 
 static int recover_with(const struct imastream_trust *t, const struct imastream_hash_info *hi,

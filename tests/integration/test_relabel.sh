@@ -110,6 +110,19 @@ grep -q "verify: 10 files, 0 failed" "$T/err" || { cat "$T/err"; fail "verify --
 [ "$(grep -c '"result":"ok"' "$T/json")" = 5 ] || { cat "$T/json"; fail "json: not 5 ok records for imstest"; }
 grep -q '^{"package":"imstest-1.0-1.noarch","path":"'"$R"'/opt/imstest/bin/tool","config":false,"result":"ok","content":"ok","rpm":".........","ima":"ok","evm":"ok"}$' "$T/json" ||
 	{ cat "$T/json"; fail "json record of tool"; }
+# security.ima and security.evm copied from a file of the same owner and mode: the EVM
+# portable signature and the header digest pass; only security.ima's own check fails.
+ima=$(xattr "$R/etc/imstest.conf" security.ima) evm=$(xattr "$R/etc/imstest.conf" security.evm)
+for a in security.ima security.evm; do
+	setfattr -h -n $a -v "$(xattr "$R/etc/imsextra.conf" $a)" "$R/etc/imstest.conf" || fail "setfattr $a"
+done
+"$IMS" verify --root "$R" --rpmdb --evm require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" &&
+	fail "verify --rpmdb passed a security.ima copied from another file"
+grep -qxF "$R/etc/imstest.conf: FAIL: security.ima: content changed (package imstest-1.0-1.noarch)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --rpmdb: no line for the copied security.ima"; }
+grep -q "verify: 10 files, 1 failed" "$T/err" || { cat "$T/err"; fail "verify --rpmdb total with a copied security.ima"; }
+setfattr -h -n security.ima -v "$ima" "$R/etc/imstest.conf" && setfattr -h -n security.evm -v "$evm" "$R/etc/imstest.conf" ||
+	fail "setfattr: restoring imstest.conf"
 
 # --- labels: the audit requires security.selinux when asked; relabel with file contexts --
 "$IMS" verify --root "$R" --rpmdb --labels require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" &&

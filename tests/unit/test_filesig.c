@@ -316,6 +316,67 @@ static void test_verify_ecdsa(void)
 	imastream_signer_free(s);
 }
 
+/* Sets user.ima to @s's signature of @fd's content with @algo. */
+static void sign_ima_with(struct imastream_signer *s, int fd, int algo)
+{
+	struct imastream_hasher *h;
+	const uint8_t *digest;
+	uint8_t ima[IMASTREAM_SIG_HDR_SIZE + 512];
+	size_t digest_len, ima_len;
+
+	ASSERT_EQ(imastream_hasher_new(IMASTREAM_HASH_BIT(algo), &qlog, &h), 0);
+	ASSERT_EQ(lseek(fd, 0, SEEK_SET), 0);
+	ASSERT_EQ(imastream_hash_fd(h, fd), 0);
+	ASSERT_EQ(imastream_hasher_digest(h, algo, &digest, &digest_len), 0);
+	ASSERT_EQ(imastream_ima_sign_digest(s, algo, digest, digest_len, ima, sizeof(ima),
+					    &ima_len, &qlog), 0);
+	ASSERT_EQ(fsetxattr(fd, "user.ima", ima, ima_len, 0), 0);
+	imastream_hasher_free(h);
+}
+
+/*
+ * One verifier keeps a verify context per key and hash: signatures by two keys with two
+ * hashes, in turns, each verdict its own; a signature moved to another file still fails.
+ */
+static void test_verify_kept_contexts(void)
+{
+	struct imastream_signer *rsa = load_signer("rsa2048.pem"), *ec = load_signer("ec-p256.pem");
+	struct imastream_trust *t = load_trust("rsa2048.crt");
+	struct imastream_signer *signers[] = { rsa, ec };
+	const int algos[] = { IMASTREAM_HASH_SHA256, IMASTREAM_HASH_SHA512 };
+	struct imastream_verifier *v;
+	struct imastream_verify_report r;
+	uint8_t moved[IMASTREAM_SIG_HDR_SIZE + 512];
+	ssize_t moved_len;
+	char path[4096];
+	int fd = make_file("kept", "kept content\n"), other = make_file("kept2", "other\n");
+
+	snprintf(path, sizeof(path), "%s/tests/keys/ec-p256.crt", srcdir);
+	ASSERT_EQ(imastream_trust_add_path(t, path), 0);
+	ASSERT_EQ(imastream_verifier_new(t, &qlog, &v), 0);
+	for (int round = 0; round < 2; round++)
+		for (size_t k = 0; k < 2; k++)
+			for (size_t a = 0; a < 2; a++) {
+				sign_ima_with(signers[k], fd, algos[a]);
+				r = check(v, fd, IMASTREAM_VERIFY_NO_EVM);
+				ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_OK);
+				ASSERT_EQ(r.ima.algo, algos[a]);
+				ASSERT_EQ(r.ima.keyid, k ? KEYID_P256 : KEYID_RSA2048);
+				/* The same value on other content: not this file's signature. */
+				moved_len = fgetxattr(fd, "user.ima", moved, sizeof(moved));
+				ASSERT(moved_len > 0);
+				ASSERT_EQ(fsetxattr(other, "user.ima", moved, (size_t)moved_len, 0), 0);
+				r = check(v, other, IMASTREAM_VERIFY_NO_EVM);
+				ASSERT_EQ(r.ima.result, IMASTREAM_VERIFY_CONTENT_CHANGED);
+			}
+	close(fd);
+	close(other);
+	imastream_verifier_free(v);
+	imastream_trust_free(t);
+	imastream_signer_free(rsa);
+	imastream_signer_free(ec);
+}
+
 /*
  * "hello world\n": its fs-verity digest and the sigv3 value ima-evm-utils 1.5 (Debian 13's
  * 1.5-2) makes of it with tests/keys/rsa2048.pem, from
@@ -428,10 +489,12 @@ int main(void)
 	test_ima_sign_digest();
 	test_verify_rsa();
 	test_verify_ecdsa();
+	test_verify_kept_contexts();
 	test_ima_sign_verity();
 	/* Best effort: the files are small and the directory is ours. */
 	{
-		const char *names[] = { "rsa2048.pem", "ec-p256.pem", "rsa", "ec", "verity" };
+		const char *names[] = { "rsa2048.pem", "ec-p256.pem", "rsa", "ec", "verity", "kept",
+					"kept2" };
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			unlink(tmp_path(names[i]));

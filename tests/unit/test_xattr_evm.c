@@ -232,6 +232,76 @@ static void test_collect(const char *dir)
 	ASSERT_EQ(imastream_evm_collect(-1, NULL, 0, &in, &log_), -EINVAL);
 }
 
+/*
+ * A file whose xattr names overflow the collector's listxattr buffer: every slot is
+ * asked for, as without the list, so none is lost.  On tmpfs, where names cost no block.
+ */
+static void test_collect_long_list(void)
+{
+	static const uint8_t exec_label[] = "exec-label", ima[] = { 4, 4, 0xab };
+	struct imastream_evm_input in = { .size = sizeof(in) };
+	char dir[] = "/dev/shm/test_xattr_evm.XXXXXX", path[64], name[160];
+	size_t listed = 0;
+
+	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/long-list", dir);
+	write_file(path, "hello world\n", 12);
+	ASSERT_EQ(lsetxattr(path, "security.SMACK64EXEC", exec_label, sizeof(exec_label), 0), 0);
+	ASSERT_EQ(lsetxattr(path, "security.ima", ima, sizeof(ima), 0), 0);
+	for (int i = 0; listed <= 8192; i++) {
+		snprintf(name, sizeof(name), "security.padding-%03d-%0120d", i, 0);
+		ASSERT_EQ(lsetxattr(path, name, "", 1, 0), 0);
+		listed += strlen(name) + 1;
+	}
+	ASSERT(llistxattr(path, NULL, 0) > 4096);
+	ASSERT_EQ(imastream_evm_collect(-1, path, 0, &in, &log_), 0);
+	ASSERT_EQ(in.xattrs[IMASTREAM_EVM_SMACK64EXEC].len, sizeof(exec_label));
+	ASSERT_MEM_EQ(in.xattrs[IMASTREAM_EVM_SMACK64EXEC].value, exec_label, sizeof(exec_label));
+	ASSERT_EQ(in.xattrs[IMASTREAM_EVM_IMA].len, sizeof(ima));
+	ASSERT(in.xattrs[IMASTREAM_EVM_CAPABILITY].value == NULL);
+	imastream_evm_input_release(&in);
+	ASSERT_EQ(unlink(path), 0);
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
+/*
+ * Values too large together for the collector's one-call buffer (2 KiB): read again,
+ * sized first, each whole.  On tmpfs, where values of any size fit.
+ */
+static void test_collect_large_values(void)
+{
+	struct imastream_evm_input in = { .size = sizeof(in) };
+	char dir[] = "/dev/shm/test_xattr_evm.XXXXXX", path[64];
+	uint8_t exec_label[1500], apparmor[1500];
+
+	for (size_t i = 0; i < sizeof(exec_label); i++) {
+		exec_label[i] = (uint8_t)(i * 7);
+		apparmor[i] = (uint8_t)(i * 13 + 1);
+	}
+	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/large-values", dir);
+	write_file(path, "hello world\n", 12);
+	ASSERT_EQ(lsetxattr(path, "security.SMACK64EXEC", exec_label, sizeof(exec_label), 0), 0);
+	ASSERT_EQ(lsetxattr(path, "security.apparmor", apparmor, sizeof(apparmor), 0), 0);
+	ASSERT_EQ(imastream_evm_collect(-1, path, 0, &in, &log_), 0);
+	ASSERT_EQ(in.xattrs[IMASTREAM_EVM_SMACK64EXEC].len, sizeof(exec_label));
+	ASSERT_MEM_EQ(in.xattrs[IMASTREAM_EVM_SMACK64EXEC].value, exec_label, sizeof(exec_label));
+	ASSERT_EQ(in.xattrs[IMASTREAM_EVM_APPARMOR].len, sizeof(apparmor));
+	ASSERT_MEM_EQ(in.xattrs[IMASTREAM_EVM_APPARMOR].value, apparmor, sizeof(apparmor));
+	ASSERT(in.xattrs[IMASTREAM_EVM_IMA].value == NULL);
+	imastream_evm_input_release(&in);
+	/* Exactly the buffer's size: no slot is asked with no room left (size 0). */
+	ASSERT_EQ(lsetxattr(path, "security.apparmor", apparmor, 2048 - sizeof(exec_label), 0), 0);
+	ASSERT_EQ(lsetxattr(path, "security.ima", "\x04\x04", 2, 0), 0);
+	ASSERT_EQ(imastream_evm_collect(-1, path, 0, &in, &log_), 0);
+	ASSERT_EQ(in.xattrs[IMASTREAM_EVM_APPARMOR].len, 2048 - sizeof(exec_label));
+	ASSERT_EQ(in.xattrs[IMASTREAM_EVM_IMA].len, 2);
+	ASSERT_MEM_EQ(in.xattrs[IMASTREAM_EVM_IMA].value, "\x04\x04", 2);
+	imastream_evm_input_release(&in);
+	ASSERT_EQ(unlink(path), 0);
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
 /* Key id the kernel uses: last four bytes of the certificate's SKID. */
 static uint32_t cert_keyid(const char *der_path)
 {
@@ -386,6 +456,8 @@ int main(void)
 	}
 	dir = make_test_dir();
 	test_collect(dir);
+	test_collect_long_list();
+	test_collect_large_values();
 	test_vs_evmctl(dir);
 	return 0;
 }
