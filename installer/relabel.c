@@ -336,6 +336,20 @@ static int stream(struct imastream_relabel *r, struct rfile *rf, int fd, int alg
 	return err ? err : imastream_hasher_digest(r->hasher, algo, digest_ret, &len);
 }
 
+/* The file's xattrs when the chain accepted it (EVM last), then its file_done and report. */
+static void finish(struct imastream_relabel *r, struct rfile *rf, int fd, int err)
+{
+	bool changed = false;
+
+	if (!err)
+		err = apply(r, rf, fd, &changed);
+	imastream_chain_file_done(r->chain, &rf->f, err);
+	if (err)
+		report(r, rf, IMASTREAM_RELABEL_FAILED, strerror(-err));
+	else
+		report(r, rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
+}
+
 /*
  * A directory or a symlink that matches its header: through the chain as at install,
  * where only labels (security.selinux from the file contexts) are written on them; IMA
@@ -345,7 +359,6 @@ static void relabel_special(struct imastream_relabel *r, struct rfile *rf,
 			    const struct ims_installed *in, const char *fn,
 			    const struct imastream_pkg *pkg)
 {
-	bool changed = false;
 	int err;
 
 	snprintf(rf->path, sizeof(rf->path), "%s", in->path);
@@ -357,13 +370,7 @@ static void relabel_special(struct imastream_relabel *r, struct rfile *rf,
 	err = imastream_chain_file_opened(r->chain, &rf->f);
 	if (!err)
 		err = imastream_chain_file_closed(r->chain, &rf->f);
-	if (!err)
-		err = apply(r, rf, in->fd, &changed);
-	imastream_chain_file_done(r->chain, &rf->f, err);
-	if (err)
-		report(r, rf, IMASTREAM_RELABEL_FAILED, strerror(-err));
-	else
-		report(r, rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
+	finish(r, rf, in->fd, err);
 }
 
 /*
@@ -392,7 +399,6 @@ static void relabel_content(struct imastream_relabel *r, struct ritem *it)
 	struct rfile *rf = &it->rf;
 	const struct ims_installed *in = &it->in;
 	const uint8_t *digest = NULL;
-	bool changed;
 	int err;
 
 	rf->f = (struct imastream_file){
@@ -417,13 +423,7 @@ static void relabel_content(struct imastream_relabel *r, struct ritem *it)
 		report(r, rf, IMASTREAM_RELABEL_MODIFIED, "differs from its header");
 		return;
 	}
-	if (!err)
-		err = apply(r, rf, in->fd, &changed);
-	imastream_chain_file_done(r->chain, &rf->f, err);
-	if (err)
-		report(r, rf, IMASTREAM_RELABEL_FAILED, strerror(-err));
-	else
-		report(r, rf, changed ? IMASTREAM_RELABEL_LABELLED : IMASTREAM_RELABEL_CORRECT, NULL);
+	finish(r, rf, in->fd, err);
 }
 
 /* On a worker thread: the content in the header's algorithm, nothing else. */
