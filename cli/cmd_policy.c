@@ -212,8 +212,9 @@ static int policy_keylime(int argc, char **argv)
 				return cli_usage_error("policy", "%s %s: not a hash algorithm", p.spelled, p.arg);
 			break;
 		case CLI_OPT_LOG_HASH_ALGO:
-			if (!imastream_hash_by_name(p.arg))
-				return cli_usage_error("policy", "%s %s: not a hash algorithm", p.spelled, p.arg);
+			if (!attest_log_hash_alg_known(p.arg))
+				return cli_usage_error("policy", "%s %s: keylime takes %s", p.spelled, p.arg,
+						       ATTEST_LOG_HASH_ALGS);
 			log_alg = p.arg;
 			break;
 		case CLI_OPT_TRUST:
