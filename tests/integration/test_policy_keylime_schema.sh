@@ -87,8 +87,37 @@ jq -e '(."verification-keys" | fromjson | .pubkeys | length) == 1 and (.excludes
 jq -e '.digests | keys | all(startswith("/sys_root/"))' "$work/p3.json" >/dev/null ||
 	fail "p3's prefix is not spelled as the kernel logs it"
 
-echo "== the schema refuses what keylime refuses, and attest check with it"
+echo "== paths as the kernel logs them: a blank as '_', every other byte as it is"
+# p1 is from rpm's database, p17 from the install record (both sha256, no prefix).
+grep -q "^p1: --root $rpmroot --rpmdb -a sha256 *--log" "$work/combos" &&
+	grep -q "^p17: --root $imsroot --record -a sha256 *--log" "$work/combos" || fail "p1 and p17 are not what this part reads"
+want='["/opt/kln/a\\b","/opt/kln/a_b","/opt/kln/café","/opt/kln/dir_with_space/f"]'
+for p in p1 p17; do
+	[ "$(jq -c '.digests | keys' "$work/$p.json")" = "$want" ] ||
+		{ jq -c '.digests | keys' "$work/$p.json"; fail "$p does not spell the paths as the kernel logs them"; }
+done
 zero=0000000000000000000000000000000000000000
+: >"$work/names.log"
+for f in "a b" 'a\b' café "dir with space/f"; do
+	# What ima_write_template_field_data() records of the name.
+	logged=/opt/kln/$(printf '%s' "$f" | tr ' ' _)
+	sha=$(sha256sum <"$rpmroot/opt/kln/$f" | cut -d' ' -f1)
+	printf '10 %s ima-ng sha256:%s %s\n' $zero "$sha" "$logged" >>"$work/names.log"
+	printf '10 %s ima-sig sha256:%s %s \n' $zero "$sha" "$logged" >>"$work/names.log"
+done
+for p in p1 p17; do
+	"$IMASTREAM" attest check --policy "$work/$p.json" --log "$work/names.log" >"$work/out" 2>"$work/err" ||
+		{ cat "$work/out" "$work/err"; fail "the kernel's spelling of the names does not pass $p"; }
+	grep -q '8 entries: 8 matched' "$work/err" || { cat "$work/err"; fail "not every name matched in $p"; }
+done
+# A blank inside a name is not how the kernel writes one: a malformed line.
+printf '10 %s ima-ng sha256:%s /opt/kln/a b\n' $zero "$sha" >"$work/blank.log"
+rc=0
+"$IMASTREAM" attest check --policy "$work/p1.json" --log "$work/blank.log" >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q "blank.log:1: a blank in the file name, which the kernel writes as '_'" "$work/err" ||
+	{ cat "$work/err"; fail "a name with a blank was not refused ($rc)"; }
+
+echo "== the schema refuses what keylime refuses, and attest check with it"
 echo "10 $zero ima-ng sha256:$(sha256sum <"$rpmroot/opt/kln/café" | cut -d' ' -f1) /opt/kln/café" >"$work/one.log"
 i=0
 while IFS= read -r mutation; do
