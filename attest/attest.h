@@ -18,6 +18,8 @@
  *	ima-ng	ALGO:HEX NAME
  *	ima-sig	ALGO:HEX NAME [SIGNATURE-HEX]	(the security.ima value, when signed)
  *	ima-buf	ALGO:HEX NAME BUFFER-HEX
+ * NAME holds no blank: the kernel records each as '_' (attest_kernel_name()); it keeps
+ * every other byte, so a tab or a non-ASCII byte stays and a newline breaks the line.
  * Strings point into the parsed line.
  */
 #define ATTEST_MAX_SIG 1024
@@ -41,13 +43,24 @@ struct attest_entry {
  */
 int attest_parse_line(char *line, struct attest_entry *e, const char **why);
 
+/*
+ * @path as the kernel records it in a measurement's name field: each blank becomes '_',
+ * every other byte stays (no escaping).  @out holds strlen(@path) + 1 bytes; returns @out.
+ */
+char *attest_kernel_name(char *out, const char *path);
+
+/* ima.log_hash_alg: the template hash algorithms keylime's schema allows. */
+#define ATTEST_LOG_HASH_ALGS "sha1, sha256, sha384 or sha512"
+bool attest_log_hash_alg_known(const char *name);
+
 /* A keylime runtime policy (meta.version 1), in memory. */
 struct attest_policy;
 
 int attest_policy_new(const char *log_hash_alg, struct attest_policy **ret);
 void attest_policy_free(struct attest_policy *p);
 /*
- * Allows @digest for @path (duplicates are kept once, when written).
+ * Allows @digest for @path (duplicates are kept once, when written), listed under the
+ * name the kernel logs for it (attest_kernel_name()).
  * Return: 0; -EILSEQ if @path is not well-formed UTF-8 (JSON cannot spell it); -ENOMEM.
  */
 int attest_policy_add_digest(struct attest_policy *p, const char *path,

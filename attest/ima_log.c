@@ -83,27 +83,9 @@ static int parse_digest(char *field, bool legacy, struct attest_entry *e, const 
 	return 0;
 }
 
-/*
- * The last blank-separated field of @rest, when it is hex that @accept takes: ima-sig
- * puts the signature there and ima-buf the buffer, after a name the kernel prints as
- * it is (blanks included).
- */
-static char *cut_hex_tail(char *rest)
-{
-	char *sp = strrchr(rest, ' ');
-
-	if (!sp)
-		return NULL;
-	for (const char *c = sp + 1; *c; c++)
-		if (hexval(*c) < 0)
-			return NULL;
-	*sp = '\0';
-	return sp + 1;
-}
-
 int attest_parse_line(char *line, struct attest_entry *e, const char **why)
 {
-	char *s = line, *pcr, *thash, *digest, *tail = NULL, *end;
+	char *s = line, *pcr, *thash, *digest, *name, *end;
 	bool legacy, sig, buf;
 	unsigned long n;
 
@@ -141,17 +123,30 @@ int attest_parse_line(char *line, struct attest_entry *e, const char **why)
 	}
 	if (parse_digest(digest, legacy, e, why))
 		return -EINVAL;
-	/* The kernel prints a blank before an empty signature field. */
-	if (sig && s[strlen(s) - 1] == ' ')
-		s[strlen(s) - 1] = '\0';
-	else if (sig || buf)
-		tail = cut_hex_tail(s);
-	if (buf && !tail) {
+	/*
+	 * The kernel writes every blank of a name as '_' (ima_write_template_field_data()),
+	 * so the name is one field: ima-sig follows it with the signature (empty: the line
+	 * ends in a blank), ima-buf with the buffer.
+	 */
+	name = next_field(&s);
+	if (!name || !*name) {
+		*why = "no file name";
+		return -EINVAL;
+	}
+	if (!sig && !buf && s) {
+		*why = "a blank in the file name, which the kernel writes as '_'";
+		return -EINVAL;
+	}
+	if ((sig || buf) && !s) {
+		*why = sig ? "an ima-sig entry without its signature field" : "an ima-buf entry without its buffer";
+		return -EINVAL;
+	}
+	if (buf && !*s) {
 		*why = "an ima-buf entry without its buffer";
 		return -EINVAL;
 	}
-	if (sig && tail) {
-		long len = unhex(tail, e->sig, sizeof(e->sig), false);
+	if (sig && *s) {
+		long len = unhex(s, e->sig, sizeof(e->sig), false);
 
 		if (len < 0) {
 			*why = "the signature is not hex or longer than any IMA signature";
@@ -159,10 +154,6 @@ int attest_parse_line(char *line, struct attest_entry *e, const char **why)
 		}
 		e->sig_len = (size_t)len;
 	}
-	if (!*s) {
-		*why = "no file name";
-		return -EINVAL;
-	}
-	e->name = s;
+	e->name = name;
 	return 0;
 }

@@ -31,6 +31,16 @@ int attest_say(const struct imastream_log *log, int err, const char *fmt, ...)
 	return err;
 }
 
+bool attest_log_hash_alg_known(const char *name)
+{
+	static const char *const known[] = { "sha1", "sha256", "sha384", "sha512" };
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(name, known[i]))
+			return true;
+	return false;
+}
+
 int attest_policy_new(const char *log_hash_alg, struct attest_policy **ret)
 {
 	struct attest_policy *p = calloc(1, sizeof(*p));
@@ -38,6 +48,7 @@ int attest_policy_new(const char *log_hash_alg, struct attest_policy **ret)
 	if (!p)
 		return -ENOMEM;
 	snprintf(p->log_hash_alg, sizeof(p->log_hash_alg), "%s", log_hash_alg ? log_hash_alg : "sha1");
+	p->generator = KEYLIME_GENERATOR_LEGACY_ALLOWLIST;
 	p->digests = json_object_new_object();
 	p->keyrings = json_object_new_object();
 	p->ima_buf = json_object_new_object();
@@ -108,9 +119,24 @@ int attest_policy_add_digest(struct attest_policy *p, const char *path, const ui
 	b->at[b->n++] = b->len;
 	b->arena[b->len] = (uint8_t)len;
 	memcpy(b->arena + b->len + 1, digest, len);
-	memcpy(b->arena + b->len + 1 + len, path, plen + 1);
+	attest_kernel_name((char *)b->arena + b->len + 1 + len, path);
 	b->len += need;
 	return 0;
+}
+
+char *attest_kernel_name(char *out, const char *path)
+{
+	size_t i;
+
+	/*
+	 * The kernel's ima_write_template_field_data() turns every ' ' of a name field
+	 * (n, n-ng) into '_' when it records the measurement, so that a name stays one
+	 * field of the ascii list; every other byte is kept.
+	 */
+	for (i = 0; path[i]; i++)
+		out[i] = path[i] == ' ' ? '_' : path[i];
+	out[i] = '\0';
+	return out;
 }
 
 int attest_policy_add_exclude(struct attest_policy *p, const char *regex, const char **why)
@@ -324,16 +350,19 @@ int attest_policy_write(const struct attest_policy *p, int fd, const struct imas
 	struct json_out *o = malloc(sizeof(*o));
 	json_object *keys = NULL;
 	struct entry *e = NULL;
-	char version[32];
+	char num[32];
 	size_t n = 0;
 	int err = -ENOMEM;
 
 	if (!o || !(e = sorted_entries(p, &n)) || !(keys = keys_string(p)))
 		goto out;
 	json_out_init(o, fd);
-	snprintf(version, sizeof(version), "%d", KEYLIME_POLICY_VERSION);
+	snprintf(num, sizeof(num), "%d", KEYLIME_POLICY_VERSION);
 	json_out_lit(o, "{\n  \"meta\": { \"version\": ");
-	json_out_lit(o, version);
+	json_out_lit(o, num);
+	json_out_lit(o, ", \"generator\": ");
+	snprintf(num, sizeof(num), "%d", p->generator);
+	json_out_lit(o, num);
 	json_out_lit(o, " },\n  \"release\": 0,\n");
 	write_digests(o, e, n);
 	json_out_lit(o, "  \"excludes\": [");

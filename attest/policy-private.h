@@ -12,6 +12,16 @@
 /* The runtime policy format keylime 7 reads (keylime/ima/ima.py, RUNTIME_POLICY_SCHEMA). */
 #define KEYLIME_POLICY_VERSION 1
 
+/*
+ * meta.generator, keylime's RUNTIME_POLICY_GENERATOR: 0 unknown, 1 an empty allowlist,
+ * 2 converted from an older policy, 3 made by a generator (keylime's own writes 3).  With
+ * 1 or less the agent's status reports no runtime policy and the push-mode verifier
+ * (verification/tpm_engine.py, expects_ima_log) asks for no IMA log at all.
+ */
+#define KEYLIME_GENERATOR_MAX 3
+#define KEYLIME_GENERATOR_LEGACY_ALLOWLIST 3
+#define KEYLIME_GENERATOR_EMPTY_ALLOWLIST 1
+
 struct exclude {
 	char *text;
 	regex_t re;
@@ -36,6 +46,7 @@ struct attest_policy {
 	json_object *ima_buf;       /* buffer name → [hex, ...] (read, never built) */
 	json_object *ignored_keyrings;
 	char log_hash_alg[16];
+	int generator;              /* meta.generator, as read or written */
 	struct exclude *excludes;
 	size_t nexcludes;
 	struct imastream_trust *trust;

@@ -100,36 +100,53 @@ static int add_header(void *arg, void *rpm_header)
 
 int attest_source_rpmdb(struct attest_source *src, char *const *names, int nnames)
 {
-	return imastream_rpmdb_foreach(src->root, names, nnames, add_header, src, src->log);
+	int err = imastream_rpmdb_foreach(src->root, names, nnames, add_header, src, src->log);
+
+	/* A policy of nothing would fail every measurement: say so rather than write it. */
+	if (!err && !src->packages)
+		err = attest_say(src->log, -ENOENT, "%s: the rpm database lists no package: "
+				 "no policy written", src->root);
+	return err;
 }
 
 struct record_walk {
 	struct attest_source *src;
 	char *const *names;
 	int nnames;
-	const char *last_package;
+	bool *found;               /* per name: the record holds it */
 };
 
-static bool wanted(const struct record_walk *w, const char *package)
+/* Index of @package in the names asked for; 0 when all are wanted, -1 when not wanted. */
+static int wanted(const struct record_walk *w, const char *package)
 {
 	if (!w->nnames)
-		return true;
+		return 0;
 	for (int i = 0; i < w->nnames; i++)
 		if (!strcmp(w->names[i], package))
-			return true;
-	return false;
+			return i;
+	return -1;
+}
+
+/* Counts the wanted packages, fileless ones too: a package that installed nothing is known. */
+static int record_package(void *arg, const char *name)
+{
+	struct record_walk *w = arg;
+	int i = wanted(w, name);
+
+	if (i < 0)
+		return 0;
+	if (w->nnames)
+		w->found[i] = true;
+	w->src->packages++;
+	return 0;
 }
 
 static int record_file(void *arg, const struct imastream_record_file *f)
 {
 	struct record_walk *w = arg;
 
-	if (!S_ISREG(f->mode) || !wanted(w, f->package))
+	if (!S_ISREG(f->mode) || wanted(w, f->package) < 0)
 		return 0;
-	if (!w->last_package || strcmp(w->last_package, f->package)) {
-		w->src->packages++;
-		w->last_package = f->package;
-	}
 	if (f->digest_algo == w->src->hash_algo)
 		return add(w->src, f->path, f->digest, imastream_hash_by_algo(f->digest_algo)->digest_size);
 	return add_from_disk(w->src, f->path);
@@ -138,10 +155,22 @@ static int record_file(void *arg, const struct imastream_record_file *f)
 int attest_source_record(struct attest_source *src, char *const *names, int nnames)
 {
 	struct record_walk w = { .src = src, .names = names, .nnames = nnames };
-	int err = imastream_record_foreach(src->rootfd, record_file, &w, src->log);
+	int err;
 
+	w.found = calloc(nnames ? (size_t)nnames : 1, sizeof(*w.found));
+	if (!w.found)
+		return -ENOMEM;
+	err = imastream_record_foreach_package(src->rootfd, record_package, &w, src->log);
+	for (int i = 0; !err && i < nnames; i++)
+		if (!w.found[i])
+			err = attest_say(src->log, -ENOENT, "%s: no install record of package %s "
+					 "(one rpm installed: --rpmdb)", src->root, names[i]);
 	if (!err && !src->packages)
-		err = attest_say(src->log, -ENOENT, "%s: no install record of %s", src->root,
-				 nnames ? "these packages" : "any package (var/lib/imastream/packages/)");
+		err = attest_say(src->log, -ENOENT, "%s: no install record of any package "
+				 "(var/lib/imastream/packages/; for packages rpm installed: --rpmdb)",
+				 src->root);
+	if (!err)
+		err = imastream_record_foreach(src->rootfd, record_file, &w, src->log);
+	free(w.found);
 	return err;
 }

@@ -31,7 +31,9 @@ static const struct cli_spec attest_spec = {
 	"whose path an exclude matches passes; an ima-sig entry whose signature a\n"
 	"verification key verifies passes; otherwise its digest must be one the\n"
 	"policy lists for its path. boot_aggregate passes unless the policy lists it:\n"
-	"the verifier checks it against the TPM's quote. Prints one line per failure:\n"
+	"the verifier checks it against the TPM's quote. A name is one field, as the\n"
+	"kernel writes it (a blank as '_'); the policy must pass keylime's schema.\n"
+	"Prints one line per failure:\n"
 	"  PATH: FAIL: REASON (ALGO:DIGEST)\n"
 	"and a summary on stderr.\n",
 	.uses = attest_options,

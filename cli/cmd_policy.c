@@ -53,15 +53,15 @@ static const struct cli_spec policy_spec = {
 	"regular file of the installed packages (all, or each PACKAGE), the digest its\n"
 	"package gave it: the reference values a verifier compares the kernel's IMA\n"
 	"measurement list with. Paths are as the attested system sees them: the root\n"
-	"prefix removed, --path-prefix put in front. The headers' digests are used as\n"
-	"they are when they are in ALGO; no installed file is read then. %ghost files\n"
-	"have no reference and are left out. Check a log against it with\n"
-	"'imastream attest check'.\n",
+	"prefix removed, --path-prefix put in front, each blank written '_' as the\n"
+	"kernel logs it. The headers' digests are used as they are when they are in\n"
+	"ALGO; no installed file is read then. %ghost files have no reference and are\n"
+	"left out. Check a log against it with 'imastream attest check'.\n",
 	.uses = policy_options,
 	.epilog =
 	"Exit status: 0 when the policy lists every file, 1 when it was written but some\n"
-	"file was left out (said on stderr) or it could not be written, 2 for a usage\n"
-	"error.\n",
+	"file was left out (said on stderr), when it could not be written or when there\n"
+	"is no package to list, 2 for a usage error.\n",
 };
 
 /* The public key and key id of each certificate in one PEM or DER buffer. */
@@ -212,8 +212,9 @@ static int policy_keylime(int argc, char **argv)
 				return cli_usage_error("policy", "%s %s: not a hash algorithm", p.spelled, p.arg);
 			break;
 		case CLI_OPT_LOG_HASH_ALGO:
-			if (!imastream_hash_by_name(p.arg))
-				return cli_usage_error("policy", "%s %s: not a hash algorithm", p.spelled, p.arg);
+			if (!attest_log_hash_alg_known(p.arg))
+				return cli_usage_error("policy", "%s %s: keylime takes %s", p.spelled, p.arg,
+						       ATTEST_LOG_HASH_ALGS);
 			log_alg = p.arg;
 			break;
 		case CLI_OPT_TRUST:

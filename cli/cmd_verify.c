@@ -346,8 +346,8 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 		goto out; /* the record said why */
 	/* A package without files has a record too: nothing to check is not a failure then. */
 	if (!job.checked && !recorded_packages(job.rootfd)) {
-		cli_error("verify: %s: no install record (nothing installed by 'imastream install')",
-			  root);
+		cli_error("verify: %s: no install record (nothing installed by 'imastream install'); "
+			  "for packages rpm installed: imastream verify --root %s --rpmdb", root, root);
 		goto out;
 	}
 	ret = job.failed ? CLI_FAILED : CLI_OK;

@@ -92,7 +92,7 @@ static const struct cli_option vocabulary[] = {
 	{ CLI_OPT_MEASUREMENTS, 0, "log", required_argument, "FILE",
 	  "an IMA ascii measurement list\n(/sys/kernel/security/ima/ascii_runtime_measurements)" },
 	{ CLI_OPT_LOG_HASH_ALGO, 0, "log-hash-algo", required_argument, "ALGO",
-	  "the IMA log's template hash algorithm (default sha1)" },
+	  "the IMA log's template hash algorithm: sha1 (the\ndefault), sha256, sha384 or sha512" },
 	{ CLI_OPT_ALLOW_WEAK, 0, "allow-weak", no_argument, NULL,
 	  "accept md5, a weak digest (refused\notherwise)" },
 	{ CLI_OPT_EXPORT_DIGESTS, 0, "export-digests", required_argument, "FILE",

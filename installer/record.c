@@ -998,6 +998,21 @@ int imastream_record_foreach(int rootfd, int (*fn)(void *arg, const struct imast
 	return err;
 }
 
+int imastream_record_foreach_package(int rootfd, int (*fn)(void *arg, const char *name), void *arg,
+				     const struct imastream_log *log)
+{
+	struct ims_record *rec;
+	int err = ims_record_load(rootfd, log, &rec);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < rec->npkgs && !err; i++)
+		if (!rec->pkgs[i].gone)
+			err = fn(arg, rec->pkgs[i].name);
+	ims_record_free(rec);
+	return err;
+}
+
 /* Opens the parent directory of @rel below @rootfd, one component at a time, no symlinks. */
 static int open_parent(int rootfd, const char *rel, const char **base_ret)
 {

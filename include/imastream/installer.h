@@ -546,6 +546,17 @@ IMASTREAM_API int imastream_record_foreach(int rootfd,
 					   void *arg, const struct imastream_log *log);
 
 /**
+ * imastream_record_foreach_package - every package the install record holds, files or not
+ * @rootfd: the root
+ * @fn: called with each package's name, in name order; a non-zero return stops the walk
+ *	and is returned
+ * Return: as imastream_record_foreach().
+ */
+IMASTREAM_API int imastream_record_foreach_package(int rootfd,
+						   int (*fn)(void *arg, const char *name),
+						   void *arg, const struct imastream_log *log);
+
+/**
  * imastream_record_check - does the object at @f->path still match its record?
  * @rootfd: the root; the path is resolved below it without following any symlink
  * @f: the recorded object

@@ -43,6 +43,21 @@ for ver in 1.0 2.0; do
 done
 pkg=$work/top/RPMS/noarch/imsatt-1.0-1.noarch.rpm
 pkg2=$work/top/RPMS/noarch/imsatt-2.0-1.noarch.rpm
+# A package without files.
+cat >"$work/imsnone.spec" <<'SPEC'
+Name: imsnone
+Version: 1.0
+Release: 1
+Summary: imastream attest test package without files
+License: MIT
+BuildArch: noarch
+%description
+Installs nothing.
+%files
+SPEC
+rpmbuild -bb --quiet --define "_topdir $work/top" --define '_build_id_links none' \
+	"$work/imsnone.spec" >"$work/rpmbuild.log" 2>&1 || { cat "$work/rpmbuild.log" >&2; exit 99; }
+pkgnone=$work/top/RPMS/noarch/imsnone-1.0-1.noarch.rpm
 
 # rpmroot: installed by stock rpm (the policy reads its database); imsroot: by imastream
 # install with IMA signatures (the policy reads its record).
@@ -156,9 +171,46 @@ rpm --root "$rpmroot" -U --nodeps --noscripts "$pkg2" 2>"$work/rpm.err" ||
 [ "$(jq -c '.digests["/opt/att/a"]' "$work/up.json")" = "[\"$(sha256sum <"$rpmroot/opt/att/a" | cut -d' ' -f1)\"]" ] &&
 	[ "$(sha256sum <"$rpmroot/opt/att/a" | cut -d' ' -f1)" != "$sha_a" ] ||
 	fail "after the upgrade /opt/att/a does not list only its new digest"
+rpm --root "$rpmroot" -i --nodeps --noscripts "$pkgnone" 2>"$work/rpm.err" || { cat "$work/rpm.err" >&2; fail "rpm -i failed"; }
 rpm --root "$rpmroot" -e --nodeps --noscripts imsatt 2>"$work/rpm.err" || { cat "$work/rpm.err" >&2; fail "rpm -e failed"; }
 "$IMASTREAM" policy keylime --root "$rpmroot" --output "$work/erased.json" 2>/dev/null || fail "policy after -e failed"
 [ "$(jq '.digests | length' "$work/erased.json")" = 0 ] || fail "the erased package's files are still listed"
+
+echo "== a package without files has a record: --record takes it, by name too"
+noneroot=$work/noneroot
+make_root "$noneroot"
+"$IMASTREAM" install --root "$noneroot" --allow-unsigned --quiet \
+	"$pkgnone" || fail "imastream install of a fileless package failed"
+for names in "" imsnone; do
+	# shellcheck disable=SC2086
+	"$IMASTREAM" policy keylime --root "$noneroot" --record --output "$work/none.json" $names 2>"$work/err" ||
+		{ cat "$work/err"; fail "policy keylime --record $names refused a record of a fileless package"; }
+	grep -q '1 packages, 0 files' "$work/err" || { cat "$work/err"; fail "the fileless package is not counted"; }
+done
+rc=0
+"$IMASTREAM" policy keylime --root "$noneroot" --record imsatt >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q 'no install record of package imsatt (.*--rpmdb)' "$work/err" ||
+	{ cat "$work/err"; fail "a package the record lacks is not named ($rc)"; }
+rc=0
+"$IMASTREAM" policy keylime --root "$rpmroot" --record >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q 'no install record of any package.*--rpmdb' "$work/err" ||
+	{ cat "$work/err"; fail "policy --record on a root rpm installed does not point to --rpmdb ($rc)"; }
+
+echo "== verify --root of a root rpm installed points to --rpmdb"
+rc=0
+"$IMASTREAM" verify --root "$rpmroot" >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q "no install record.*imastream verify --root $rpmroot --rpmdb" "$work/err" ||
+	{ cat "$work/err"; fail "verify --root without a record does not point to --rpmdb ($rc)"; }
+
+echo "== an empty rpm database gives no policy"
+emptyroot=$work/emptyroot
+make_root "$emptyroot"
+rpm --root "$emptyroot" --initdb || fail "rpm --initdb failed"
+rc=0
+"$IMASTREAM" policy keylime --root "$emptyroot" --output "$work/empty.json" 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q 'the rpm database lists no package' "$work/err" && [ "$(wc -l <"$work/err")" = 1 ] ||
+	{ cat "$work/err"; fail "a policy of an empty database was written ($rc)"; }
+[ ! -e "$work/empty.json" ] || fail "the failed run left --output behind"
 
 echo "== --help of each subcommand prints its usage and exits 0"
 for cmd in "policy keylime" "attest check"; do

@@ -16,6 +16,8 @@
 # --path-prefix /mnt. After the policy, one installed file is changed on the host:
 # etc/kbox.conf in the ima-ng tree (a data file, read), usr/libexec/kbox/hello.sh in the
 # ima-sig tree (a signed script, executed; its security.ima stays).
+# Both trees also hold data files whose names have a blank, UTF-8 and a backslash: the
+# list must name them as the kernel records names (a blank as '_'), and they must pass.
 # No appraisal: no ima_appraise=enforce, no policy file loaded, no keys in the guest.
 # Output: CHECK lines as the other kernel tests; exit 0, 1, 77 or 99.
 set -uo pipefail
@@ -39,7 +41,8 @@ command -v rpmbuild >/dev/null || skip "rpmbuild not found (package rpm)"
 busybox=$(static_busybox) || skip "no static busybox to package (package busybox-static)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kernel-attest.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+# KEEP=1 keeps the trees, the policies and the lists for a look afterwards.
+trap '[ -n "${KEEP:-}" ] && echo "test_kernel_attest: kept $tmp" || rm -rf "$tmp"' EXIT
 cp "$srcdir/tests/keys/rsa2048.pem" "$tmp/key.pem" && chmod 600 "$tmp/key.pem" || exit 99
 cert=$srcdir/tests/keys/rsa2048.crt
 
@@ -47,6 +50,33 @@ rpmbuild -bb --quiet --nodeps --define "_topdir $tmp/topdir" --define "busybox $
 	"$kdir/kbox.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; exit 99; }
 pkg=$(find "$tmp/topdir/RPMS" -name 'imastream-kbox-*.rpm' | head -n 1)
 [ -f "$pkg" ] || error "rpmbuild made no package"
+# Data files whose names the kernel spells its own way: it logs a blank as '_' and
+# keeps every other byte. Read in the guest; measured by tcb as any file root reads.
+names=("usr/share/knames/a b.txt" "usr/share/knames/dir with space/f" "usr/share/knames/café"
+	'usr/share/knames/back\slash')
+cat >"$tmp/knames.spec" <<'SPEC'
+Name: imastream-knames
+Version: 1.0
+Release: 1
+Summary: imastream kernel test package: names with blanks, UTF-8, a backslash
+License: LGPL-2.1-or-later
+BuildArch: noarch
+%description
+Files whose names the kernel logs its own way.
+%install
+d=%{buildroot}/usr/share/knames
+mkdir -p "$d/dir with space"
+echo blank >"$d/a b.txt"
+echo inner >"$d/dir with space/f"
+echo utf8 >"$d/café"
+echo backslash >"$d/back\\slash"
+%files
+/usr/share/knames
+SPEC
+rpmbuild -bb --quiet --define "_topdir $tmp/topdir" "$tmp/knames.spec" >"$tmp/rpmbuild.log" 2>&1 ||
+	{ cat "$tmp/rpmbuild.log"; exit 99; }
+npkg=$tmp/topdir/RPMS/noarch/imastream-knames-1.0-1.noarch.rpm
+[ -f "$npkg" ] || error "rpmbuild made no names package"
 
 fails=0
 kt=""
@@ -59,11 +89,11 @@ report() {
 # rpm and the policy both open the database at rpm's own %_dbpath below the root.
 ng=$tmp/ng sig=$tmp/sig
 mkdir -p "$ng" "$sig" || exit 99
-rpm --root "$ng" --nodeps -i "$pkg" >"$tmp/rpm.log" 2>&1 || { cat "$tmp/rpm.log"; error "rpm -i failed"; }
+rpm --root "$ng" --nodeps -i "$pkg" "$npkg" >"$tmp/rpm.log" 2>&1 || { cat "$tmp/rpm.log"; error "rpm -i failed"; }
 "$imastream" policy keylime --root "$ng" --rpmdb --path-prefix "$prefix" \
 	--output "$tmp/ng.json" 2>"$tmp/policy.log" || { cat "$tmp/policy.log"; error "policy keylime --rpmdb failed"; }
 "$imastream" install --root "$sig" --allow-unsigned --quiet --mode sign --evm none \
-	--key "$tmp/key.pem" --cert "$cert" "$pkg" >"$tmp/install.log" 2>&1 ||
+	--key "$tmp/key.pem" --cert "$cert" "$pkg" "$npkg" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; error "imastream install failed"; }
 "$imastream" policy keylime --root "$sig" --record --trust "$cert" --path-prefix "$prefix" \
 	--output "$tmp/sig.json" 2>"$tmp/policy.log" || { cat "$tmp/policy.log"; error "policy keylime --record failed"; }
@@ -79,8 +109,13 @@ cat >"$tmp/checks.sh" <<'GUEST'
 expect_runs busybox-runs "$ROOT/usr/bin/busybox" true
 expect_runs script-runs "$ROOT/usr/libexec/kbox/hello.sh"
 expect_reads config-read "$ROOT/etc/kbox.conf"
-send_file ima-log /sys/kernel/security/ima/ascii_runtime_measurements
 GUEST
+i=0
+for rel in "${names[@]}"; do
+	i=$((i + 1))
+	printf 'expect_reads name-%d-read "$ROOT/%s"\n' $i "$rel" >>"$tmp/checks.sh"
+done
+echo 'send_file ima-log /sys/kernel/security/ima/ascii_runtime_measurements' >>"$tmp/checks.sh"
 
 # hex_digest FILE: sha256 of FILE, as the measurement list prints it.
 hex_digest() { sha256sum <"$1" | cut -d' ' -f1; }
@@ -142,6 +177,28 @@ judge() {
 			report "$t:passes:$rel" PASS "$want"
 		else
 			report "$t:passes:$rel" FAIL "wanted '$want': $(grep "^$prefix/$rel:" "$tmp/$t.out")"
+		fi
+	done
+	# The names as ima_write_template_field_data() records them: the list has that
+	# name, and the policy lists it so (attest check prints a backslash doubled, and
+	# then starts the line with one).
+	for rel in "${names[@]}"; do
+		logged=$(printf '%s' "$prefix/$rel" | tr ' ' _)
+		want=sha256:$(hex_digest "$root/$rel")
+		line=$(P=$logged awk '$5 == ENVIRON["P"] { print $4 }' "$log" | head -n 1)
+		if [ "$line" = "$want" ]; then
+			report "$t:name-logged:$rel" PASS "$logged"
+		else
+			report "$t:name-logged:$rel" FAIL "no entry for $logged with $want ('$line')"
+		fi
+		out=${logged//\\/\\\\}
+		[ "$out" = "$logged" ] || out="\\$out"
+		ok="OK"
+		[ "$t" = ima-sig ] && ok="OK (signed)"
+		if grep -qxF "$out: $ok ($want)" "$tmp/$t.out"; then
+			report "$t:name-passes:$rel" PASS "$ok"
+		else
+			report "$t:name-passes:$rel" FAIL "wanted '$out: $ok ($want)'"
 		fi
 	done
 	if [ "$t" = ima-sig ] && grep -q "^$prefix/$changed: FAIL: signature not verified" "$tmp/$t.out"; then

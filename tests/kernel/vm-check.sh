@@ -246,22 +246,23 @@ verify_image() {
 			getfattr -h --only-values -n "$attr" --absolute-names "$f" >"$tmp/want.$i" ||
 				return 1
 			echo "ea_get -f $tmp/got.$i \"$rel\" $attr" >>"$cmds"
-			echo "$i $rel $attr" >>"$tmp/expect"
+			# The path last: it may hold blanks.
+			echo "$i $attr $rel" >>"$tmp/expect"
 		done
 		echo "stat \"$rel\"" >>"$cmds"
-		echo "$rel $(stat -c '%u %g' "$f")" >>"$tmp/owners"
+		stat -c '%u %g' "$f" >>"$tmp/owners"
 		n=$((n + 1))
 		[ $n -lt 32 ] || break
 	done < <(find "$root" -type f -print0 | LC_ALL=C sort -z)
 	debugfs -f "$cmds" "$tmp/disk.img" >"$tmp/debugfs.out" 2>&1 || return 1
-	while read -r i rel attr; do
+	while read -r i attr rel; do
 		cmp -s "$tmp/want.$i" "$tmp/got.$i" || {
 			echo "vm-check: $attr of $rel differs in the image" >&2
 			return 1
 		}
 	done <"$tmp/expect"
 	# debugfs prints "User:  U   Group:  G" once per stat, in command order.
-	paste -d' ' <(cut -d' ' -f2- "$tmp/owners" 2>/dev/null) \
+	paste -d' ' "$tmp/owners" \
 		<(sed -n 's/^User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1 \2/p' "$tmp/debugfs.out") |
 		awk '$1 != $3 || $2 != $4 { bad = 1 } END { exit bad }' || {
 		echo "vm-check: file ownership differs in the image" >&2

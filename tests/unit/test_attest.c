@@ -42,15 +42,32 @@ static void test_parse(void)
 	const char *why;
 	unsigned char want[64];
 
-	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha256:" SHA_A " /usr/bin/a b", &e, &why), 0);
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha256:" SHA_A " /usr/bin/a_b", &e, &why), 0);
 	ASSERT_EQ(e.pcr, 10);
 	ASSERT(!strcmp(e.template, "ima-ng"));
 	ASSERT(!strcmp(e.algo, "sha256"));
 	ASSERT_EQ(e.digest_len, 32);
 	test_unhex(SHA_A, want, sizeof(want));
 	ASSERT_MEM_EQ(e.digest, want, 32);
-	ASSERT(!strcmp(e.name, "/usr/bin/a b")); /* names keep their blanks */
+	ASSERT(!strcmp(e.name, "/usr/bin/a_b"));
 	ASSERT_EQ(e.sig_len, 0);
+
+	/*
+	 * The kernel writes a blank of a name as '_' and every other byte as it is: a blank
+	 * after the name is no part of it; a tab, a backslash, UTF-8 and other bytes are.
+	 */
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha256:" SHA_A " /usr/bin/a b", &e, &why), -EINVAL);
+	ASSERT(strstr(why, "'_'"));
+	ASSERT_EQ(parse("10 " ZERO40 " ima sha256:" SHA_A " /a b", &e, &why), -EINVAL);
+	ASSERT_EQ(parse("10 " ZERO40 " ima-ng sha256:" SHA_A " /a\tb\\c\xc3\xa9\xe9\x7f", &e, &why), 0);
+	ASSERT(!strcmp(e.name, "/a\tb\\c\xc3\xa9\xe9\x7f"));
+	ASSERT_EQ(parse("10 " ZERO40 " ima-sig sha256:" SHA_A " /a\tb ", &e, &why), 0);
+	ASSERT(!strcmp(e.name, "/a\tb"));
+	ASSERT_EQ(parse("10 " ZERO40 " ima-sig sha256:" SHA_A " /a b 030204aabbccdd0000", &e, &why),
+		  -EINVAL);
+	/* ima-sig always has its signature field, if empty (ima_ascii_measurements_show()). */
+	ASSERT_EQ(parse("10 " ZERO40 " ima-sig sha256:" SHA_A " /a", &e, &why), -EINVAL);
+	ASSERT(strstr(why, "signature field"));
 
 	/* The legacy template: a bare SHA-1. */
 	ASSERT_EQ(parse("10 " ZERO40 " ima " ZERO40 " boot_aggregate", &e, &why), 0);
@@ -154,7 +171,7 @@ static void test_policy(void)
 	ASSERT(strstr(json, "\"/opt/a\""));
 	ASSERT(strstr(json, "\"/opt/a\"") < strstr(json, "\"/opt/b\""));
 	ASSERT(strstr(json, "\"" SHA_A "\"") < strstr(json, "\"" SHA_B "\""));
-	ASSERT(strstr(json, "\"version\": 1"));
+	ASSERT(strstr(json, "\"version\": 1, \"generator\": 3 }"));
 	ASSERT(strstr(json, "\"log_hash_alg\": \"sha1\""));
 	ASSERT_EQ(attest_policy_paths(back), 2);
 
@@ -187,27 +204,113 @@ static int read_policy(const char *json)
 	return ret;
 }
 
-#define MINIMAL_TAIL \
-	"\"excludes\":[],\"keyrings\":{},\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha1\"," \
-	"\"dm_policy\":null},\"ima-buf\":{},\"verification-keys\":\"\"}"
+/*
+ * A policy keylime's RUNTIME_POLICY_SCHEMA accepts, cut in three: meta, the fields to
+ * "ima", and the rest, so that each case below changes one of them.
+ */
+#define META "{\"meta\":{\"version\":1,\"generator\":3},\"release\":0,"
+#define BODY "\"digests\":{\"/a\":[\"" SHA_A "\"]},\"excludes\":[],\"keyrings\":{},"
+#define IMA "\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha1\",\"dm_policy\":null},"
+#define TAIL "\"ima-buf\":{},\"verification-keys\":\"\"}"
 
+/* A keyring as keylime writes one into verification-keys (a JSON document in a string). */
+#define KEYS(ring) "\"ima-buf\":{},\"verification-keys\":\"" ring "\"}"
+
+static void refused(const char *json, const char *says)
+{
+	int ret = read_policy(json);
+
+	if (ret != -EINVAL || !strstr(last_msg, says) || !strstr(last_msg, "p.json"))
+		fprintf(stderr, "%s\n  returned %d, said: %s\n  wanted: %s\n", json, ret, last_msg, says);
+	ASSERT_EQ(ret, -EINVAL);
+	ASSERT(strstr(last_msg, says));
+}
+
+/* Each rule of keylime's schema, refused as keylime refuses it; what it allows, read. */
 static void test_policy_read_errors(void)
 {
-	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"release\":0,\"digests\":{},"
-			      MINIMAL_TAIL), 0);
-	ASSERT_EQ(read_policy("not json"), -EINVAL);
-	ASSERT(strstr(last_msg, "p.json"));
-	ASSERT_EQ(read_policy("{\"meta\":{}}"), -EINVAL);
-	ASSERT(strstr(last_msg, "meta.version"));
-	ASSERT_EQ(read_policy("{\"meta\":{\"version\":2},\"digests\":{}," MINIMAL_TAIL), -EINVAL);
-	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"digests\":[]," MINIMAL_TAIL), -EINVAL);
-	ASSERT(strstr(last_msg, "digests"));
-	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"digests\":{\"/a\":[\"xyz\"]},"
-			      MINIMAL_TAIL), -EINVAL);
-	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1},\"digests\":{},\"excludes\":[\"(\"],"
-			      "\"keyrings\":{},\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha1\"},"
-			      "\"ima-buf\":{},\"verification-keys\":\"\"}"), -EINVAL);
-	ASSERT(strstr(last_msg, "exclude \"(\""));
+	ASSERT_EQ(read_policy(META BODY IMA TAIL), 0);
+	/* A number without a fraction is an integer to JSON Schema; meta.timestamp may be. */
+	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1.0,\"generator\":0,\"timestamp\":\"now\"},"
+			      "\"release\":7," BODY IMA TAIL), 0);
+	ASSERT_EQ(read_policy(META BODY "\"ima\":{\"ignored_keyrings\":[\"*\"],\"log_hash_alg\":\"sha512\","
+			      "\"dm_policy\":null}," TAIL), 0);
+	refused("not json", "not JSON");
+	refused(META BODY IMA TAIL " x", "data after the document");
+	refused("[]", "not a JSON object");
+	refused("{\"meta\":{}}", "meta.version");
+	refused("{\"meta\":{\"version\":2,\"generator\":3},\"release\":0," BODY IMA TAIL, "version 2");
+	refused("{\"meta\":{\"version\":1.5,\"generator\":3},\"release\":0," BODY IMA TAIL, "meta.version");
+	/* meta.generator: keylime requires it, an integer from 0 to 3. */
+	refused("{\"meta\":{\"version\":1},\"release\":0," BODY IMA TAIL, "meta.generator");
+	refused("{\"meta\":{\"version\":1,\"generator\":4},\"release\":0," BODY IMA TAIL, "meta.generator");
+	refused("{\"meta\":{\"version\":1,\"generator\":-1},\"release\":0," BODY IMA TAIL, "meta.generator");
+	refused("{\"meta\":{\"version\":1,\"generator\":true},\"release\":0," BODY IMA TAIL, "meta.generator");
+	refused("{\"meta\":{\"version\":1,\"generator\":\"3\"},\"release\":0," BODY IMA TAIL, "meta.generator");
+	refused("{\"meta\":{\"version\":1,\"generator\":3,\"timestamp\":1},\"release\":0," BODY IMA TAIL,
+		"meta.timestamp");
+	refused("{\"meta\":{\"version\":1,\"generator\":3}," BODY IMA TAIL, "\"release\"");
+	refused("{\"meta\":{\"version\":1,\"generator\":3},\"release\":-1," BODY IMA TAIL, "\"release\"");
+	/* digests, keyrings, ima-buf: lists of at least one lowercase hex digest. */
+	refused(META "\"digests\":[],\"excludes\":[],\"keyrings\":{}," IMA TAIL, "\"digests\"");
+	refused(META "\"digests\":{\"/a\":[]},\"excludes\":[],\"keyrings\":{}," IMA TAIL,
+		"digests of /a: not a list of at least one digest");
+	refused(META "\"digests\":{\"/a\":\"" SHA_A "\"},\"excludes\":[],\"keyrings\":{}," IMA TAIL,
+		"digests of /a");
+	refused(META "\"digests\":{\"/a\":[\"xyz\"]},\"excludes\":[],\"keyrings\":{}," IMA TAIL,
+		"\"xyz\" is not 40 to 128 lowercase hex digits");
+	refused(META "\"digests\":{\"/a\":[\"B6A98D9CE9A2D9149288FA3DF42D377C3E42737A\"]},\"excludes\":[],"
+		"\"keyrings\":{}," IMA TAIL, "lowercase");
+	refused(META "\"digests\":{\"/a\":[\"" SHA_A SHA_A SHA_A "\"]},\"excludes\":[],\"keyrings\":{},"
+		IMA TAIL, "40 to 128");
+	refused(META "\"digests\":{},\"excludes\":[],\"keyrings\":{\".ima\":[\"01\"]}," IMA TAIL,
+		"keyrings of .ima");
+	refused(META BODY IMA "\"ima-buf\":{\"dm_table_load\":[]},\"verification-keys\":\"\"}",
+		"ima-buf of dm_table_load");
+	refused(META "\"digests\":{},\"excludes\":[1],\"keyrings\":{}," IMA TAIL, "\"excludes\"");
+	refused(META "\"digests\":{},\"excludes\":[\"(\"],\"keyrings\":{}," IMA TAIL, "exclude \"(\"");
+	/* ima: the three fields, log_hash_alg one of keylime's four, dm_policy null. */
+	refused(META BODY TAIL, "\"ima\"");
+	refused(META BODY "\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"md5\",\"dm_policy\":null},"
+		TAIL, "log_hash_alg \"md5\"");
+	refused(META BODY "\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha224\",\"dm_policy\":null},"
+		TAIL, "sha384");
+	refused(META BODY "\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha1\"}," TAIL,
+		"ima.dm_policy");
+	refused(META BODY "\"ima\":{\"ignored_keyrings\":[],\"log_hash_alg\":\"sha1\",\"dm_policy\":{}},"
+		TAIL, "ima.dm_policy");
+	refused(META BODY "\"ima\":{\"log_hash_alg\":\"sha1\",\"dm_policy\":null}," TAIL,
+		"ima.ignored_keyrings");
+	refused(META BODY IMA "\"ima-buf\":{}}", "verification-keys");
+	refused(META BODY IMA "\"ima-buf\":{},\"verification-keys\":[]}", "verification-keys");
+	/* verification-keys: keylime's IMA_KEYRING_JSON_SCHEMA, keyids and pubkeys required. */
+	ASSERT_EQ(read_policy(META BODY IMA KEYS("{\\\"keyids\\\":[],\\\"pubkeys\\\":[]}")), 0);
+	ASSERT_EQ(read_policy(META BODY IMA KEYS("{\\\"meta\\\":{\\\"version\\\":1},\\\"keyids\\\":[],"
+						  "\\\"pubkeys\\\":[]}")), 0);
+	refused(META BODY IMA KEYS("{\\\"pubkeys\\\":[]}"), "\"keyids\"");
+	refused(META BODY IMA KEYS("{\\\"keyids\\\":[]}"), "\"pubkeys\"");
+	refused(META BODY IMA KEYS("{\\\"keyids\\\":[\\\"1\\\"],\\\"pubkeys\\\":[]}"), "integers");
+	refused(META BODY IMA KEYS("{\\\"keyids\\\":[],\\\"pubkeys\\\":[1]}"), "strings");
+	refused(META BODY IMA KEYS("{\\\"meta\\\":{\\\"version\\\":0},\\\"keyids\\\":[],\\\"pubkeys\\\":[]}"),
+		"meta.version");
+	refused(META BODY IMA KEYS("{\\\"meta\\\":{},\\\"keyids\\\":[],\\\"pubkeys\\\":[]}"), "meta.version");
+	/* A map of keyring name to keyring, as some older tools wrote: keylime refuses it now. */
+	refused(META BODY IMA KEYS("{\\\"tenant\\\":\\\"{}\\\"}"), "\"keyids\"");
+	refused(META BODY IMA KEYS("\\\"{}\\\""), "not a JSON object");
+	refused(META BODY IMA KEYS("{\\\"keyids\\\":[],\\\"pubkeys\\\":[]} x"), "not a JSON object");
+}
+
+/* What keylime's verifier would make of a policy, said as a warning when it is read. */
+static void test_policy_read_warnings(void)
+{
+	ASSERT_EQ(read_policy(META BODY IMA TAIL), 0);
+	ASSERT_EQ(last_msg[0], '\0');
+	ASSERT_EQ(read_policy("{\"meta\":{\"version\":1,\"generator\":1},\"release\":0," BODY IMA TAIL), 0);
+	ASSERT(strstr(last_msg, "meta.generator 1"));
+	ASSERT_EQ(read_policy(META "\"digests\":{\"/a b\":[\"" SHA_A "\"],\"/c d\":[\"" SHA_A "\"]},"
+			      "\"excludes\":[],\"keyrings\":{}," IMA TAIL), 0);
+	ASSERT(strstr(last_msg, "2 path(s) hold a blank"));
+	ASSERT(strstr(last_msg, "\"/a b\""));
 }
 
 /* @len bytes of @s through json_out_str, as text (a memory file is not a descriptor: a pipe). */
@@ -256,6 +359,42 @@ static void test_json_escape(void)
 	ASSERT(!json_utf8_valid("\xed\xbf\xbf", 3));
 }
 
+/*
+ * Each path is listed as the kernel logs it: a blank as '_', every other byte as it is
+ * (JSON escapes what it must); a log line of that name matches.
+ */
+static void test_policy_kernel_names(void)
+{
+	static const struct {
+		const char *path, *json, *logged;
+	} names[] = {
+		{ "/opt/a b", "\"/opt/a_b\"", "/opt/a_b" },
+		{ "/opt/ lead and trail ", "\"/opt/_lead_and_trail_\"", "/opt/_lead_and_trail_" },
+		{ "/opt/tab\tvt\vcr\rff\f", "\"/opt/tab\\tvt\\u000bcr\\rff\\f\"", "/opt/tab\tvt\vcr\rff\f" },
+		{ "/opt/back\\slash", "\"/opt/back\\\\slash\"", "/opt/back\\slash" },
+		{ "/opt/caf\xc3\xa9 \xe2\x82\xac", "\"/opt/caf\xc3\xa9_\xe2\x82\xac\"", "/opt/caf\xc3\xa9_\xe2\x82\xac" },
+		{ "/opt/under_score", "\"/opt/under_score\"", "/opt/under_score" },
+	};
+	struct attest_policy *p, *back;
+	unsigned char a[32];
+	char line[256], *json;
+
+	test_unhex(SHA_A, a, sizeof(a));
+	ASSERT_EQ(attest_policy_new("sha1", &p), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		ASSERT_EQ(attest_policy_add_digest(p, names[i].path, a, 32), 0);
+	back = roundtrip(p, &json);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ASSERT(strstr(json, names[i].json));
+		snprintf(line, sizeof(line), "10 " ZERO40 " ima-ng sha256:" SHA_A " %s", names[i].logged);
+		ASSERT_EQ(judge(back, line), ATTEST_MATCH);
+	}
+	ASSERT(!strstr(json, "a b"));
+	attest_policy_free(back);
+	free(json);
+	attest_policy_free(p);
+}
+
 /* A path JSON cannot spell is refused, not written as a file Python's json rejects. */
 static void test_policy_not_utf8(void)
 {
@@ -275,7 +414,9 @@ int main(void)
 	test_policy();
 	test_json_escape();
 	test_policy_not_utf8();
+	test_policy_kernel_names();
 	test_policy_read_errors();
+	test_policy_read_warnings();
 	printf("PASS\n");
 	return 0;
 }
