@@ -67,6 +67,7 @@ enum cli_opt {
 	CLI_OPT_NO_WAIT,
 	CLI_OPT_SYNC,
 	CLI_OPT_LABELS,
+	CLI_OPT_DBPATH,
 	CLI_OPT__LAST,
 };
 

@@ -153,6 +153,15 @@ bool ims_rpmdb_exists(int rootfd);
 int ims_rpm_config(void);
 
 /*
+ * ims_rpm_check_header - what imastream_install_rpm() checks before writing (the header,
+ * its digests, the payload's form, every file entry against @rootfd), then @judge on the
+ * header when given; nothing is written.  Return: 0, or the error said in one line.
+ */
+int ims_rpm_check_header(int rootfd, int fd, const char *name, unsigned int flags,
+			 const struct imastream_log *log,
+			 int (*judge)(void *arg, const char *name, void *rpm_header), void *arg);
+
+/*
  * The root's rpm database as the conflict check asks it (rpmdb_owner.c): opened once,
  * read from the thread that begins entries.
  */
