@@ -44,6 +44,9 @@ static const struct cli_use install_options[] = {
 	{ CLI_OPT_ALLOW_UNSIGNED, "accept unsigned headers and unknown keys (default:\n"
 	  "refuse)" },
 	{ CLI_OPT_REPLACE_FILES, "replace files that another package (per the record) owns" },
+	{ CLI_OPT_TAKE_OVER, "install a package the root's rpm database has (refused\n"
+	  "otherwise), then remove its entry there: imastream owns\n"
+	  "it from then on" },
 	{ CLI_OPT_NO_CHOWN, "keep the caller's ownership (for non-root callers)" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
@@ -209,6 +212,9 @@ int cmd_install(int argc, char **argv)
 		case CLI_OPT_REPLACE_FILES:
 			sink_flags |= IMASTREAM_SINK_REPLACE_FILES;
 			break;
+		case CLI_OPT_TAKE_OVER:
+			sink_flags |= IMASTREAM_SINK_TAKE_OVER;
+			break;
 		case CLI_OPT_NO_CHOWN:
 			extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
 			break;
@@ -351,6 +357,12 @@ int cmd_install(int argc, char **argv)
 			perr = imastream_install_rpm(x, fd, argv[i], install_flags);
 			close(fd);
 		}
+		/* Installed, but an error line was said after it (a take-over whose removal
+		 * from rpm's database failed): not a success. */
+		pthread_mutex_lock(&il.lock);
+		if (!perr && il.pkg_failed)
+			perr = -EIO;
+		pthread_mutex_unlock(&il.lock);
 		if (perr) {
 			failed++;
 			if (!err)

@@ -68,6 +68,7 @@ enum cli_opt {
 	CLI_OPT_SYNC,
 	CLI_OPT_LABELS,
 	CLI_OPT_DBPATH,
+	CLI_OPT_TAKE_OVER,
 	CLI_OPT__LAST,
 };
 

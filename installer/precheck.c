@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <rpm/header.h>
+#include <rpm/rpmtag.h>
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
@@ -12,7 +14,9 @@
 
 struct imastream_precheck {
 	int rootfd;
-	bool allow_unsigned;
+	bool allow_unsigned, take_over;
+	const char *root;
+	rpmts ts; /* the root's, when it has an rpm database */
 	struct ims_header_trust *trust; /* NULL with IMASTREAM_SINK_NO_SIGNATURES */
 	const struct imastream_log *log;
 };
@@ -36,25 +40,27 @@ int imastream_precheck_new(int rootfd, const char *root, const char *const *pgp_
 	pc->rootfd = rootfd;
 	pc->log = log;
 	pc->allow_unsigned = sink_flags & IMASTREAM_SINK_ALLOW_UNSIGNED;
-	if (!(sink_flags & IMASTREAM_SINK_NO_SIGNATURES)) {
-		/* The root's keyring as the install will read it; a root without a database
-		 * has none (and reading must not create one). */
-		if (ims_rpmdb_exists(rootfd)) {
-			ts = rpmtsCreate();
-			if (!ts || rpmtsSetRootDir(ts, root)) {
-				err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", root);
-				goto fail;
-			}
+	pc->take_over = sink_flags & IMASTREAM_SINK_TAKE_OVER;
+	pc->root = root;
+	/* The root's database as the install will read it (keyring, packages); a root
+	 * without one has none (and reading must not create one). */
+	if (ims_rpmdb_exists(rootfd)) {
+		ts = rpmtsCreate();
+		if (!ts || rpmtsSetRootDir(ts, root)) {
+			rpmtsFree(ts);
+			err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", root);
+			goto fail;
 		}
+		pc->ts = ts;
+	}
+	if (!(sink_flags & IMASTREAM_SINK_NO_SIGNATURES)) {
 		err = ims_header_trust_new(pgp_keys, ts, log, &pc->trust);
 		if (err)
 			goto fail;
 	}
-	rpmtsFree(ts);
 	*ret = pc;
 	return 0;
 fail:
-	rpmtsFree(ts);
 	imastream_precheck_free(pc);
 	return err;
 }
@@ -62,8 +68,14 @@ fail:
 static int judge(void *arg, const char *name, void *rpm_header)
 {
 	struct imastream_precheck *pc = arg;
+	const char *n = headerGetString(rpm_header, RPMTAG_NAME);
+	int err = pc->trust ? ims_header_trust_precheck(pc->trust, name, rpm_header, pc->allow_unsigned) : 0;
 
-	return pc->trust ? ims_header_trust_precheck(pc->trust, name, rpm_header, pc->allow_unsigned) : 0;
+	if (!err && pc->ts && n && !pc->take_over)
+		err = ims_rpmdb_refuse_owned(pc->ts, pc->root, name, n, pc->log);
+	if (pc->ts)
+		rpmtsCloseDB(pc->ts);
+	return err;
 }
 
 int imastream_precheck_rpm(struct imastream_precheck *pc, int fd, const char *name, unsigned int flags)
@@ -76,5 +88,6 @@ void imastream_precheck_free(struct imastream_precheck *pc)
 	if (!pc)
 		return;
 	ims_header_trust_free(pc->trust);
+	rpmtsFree(pc->ts);
 	free(pc);
 }

@@ -415,6 +415,9 @@ enum imastream_chain_sink_flag {
 	IMASTREAM_SINK_STREAM_ALWAYS = 1u << 5,
 	/* Run the chain on the caller's thread only (see the chain thread below). */
 	IMASTREAM_SINK_ONE_THREAD = 1u << 6,
+	/* Install a package whose name the root's rpm database has (refused otherwise), and
+	 * once it is installed and recorded remove rpm's entry (as rpm -e --justdb). */
+	IMASTREAM_SINK_TAKE_OVER = 1u << 7,
 };
 
 /**
