@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,8 +44,12 @@ static const struct cli_use install_options[] = {
 	{ CLI_OPT_ALLOW_UNSIGNED, "accept unsigned headers and unknown keys (default:\n"
 	  "refuse)" },
 	{ CLI_OPT_REPLACE_FILES, "replace files that another package (per the record) owns" },
+	{ CLI_OPT_TAKE_OVER, "install a package the root's rpm database has (refused\n"
+	  "otherwise), then remove its entry there: imastream owns\n"
+	  "it from then on" },
 	{ CLI_OPT_NO_CHOWN, "keep the caller's ownership (for non-root callers)" },
 	{ CLI_OPT_NO_WAIT },
+	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_SYNC, "fs: one syncfs per package before its renames, and\n"
 	  "one at the end (default); file: fsync every file and\n"
 	  "directory instead; none: leave it to the kernel (a power\n"
@@ -74,7 +79,9 @@ static const struct cli_spec install_spec = {
 	"(see imastream-install(1)); 'imastream verify --root DIR' checks it.\n"
 	"One transaction at a time: rpm's own lock for DIR is held throughout (a\n"
 	"second install or an 'rpm -i --root DIR' waits, or fails with --no-wait), and\n"
-	"what an interrupted install left is removed first (see imastream-recover(1)).\n",
+	"what an interrupted install left is removed first (see imastream-recover(1)).\n"
+	"Keys, plugins and every package's header are checked before the lock is\n"
+	"taken: a run refused there leaves DIR exactly as it was.\n",
 	.uses = install_options,
 	.epilog =
 	"Exit status: 0 if every package was installed, 1 if any failed (one line says\n"
@@ -163,8 +170,10 @@ int cmd_install(int argc, char **argv)
 	struct progress pr = { 0 };
 	struct cli_settings settings = { .cmd = "install" };
 	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
-	const char *root = NULL;
+	const char *root = NULL, *dbpath = NULL;
 	char *root_abs = NULL;
+	bool *refused = NULL; /* per package: refused before the lock */
+	struct imastream_precheck *pc = NULL;
 	unsigned int n_keys = 0, sink_flags = 0, extract_flags = 0;
 	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
 	unsigned int sync_mode = IMASTREAM_EXTRACT_SYNCFS;
@@ -203,11 +212,17 @@ int cmd_install(int argc, char **argv)
 		case CLI_OPT_REPLACE_FILES:
 			sink_flags |= IMASTREAM_SINK_REPLACE_FILES;
 			break;
+		case CLI_OPT_TAKE_OVER:
+			sink_flags |= IMASTREAM_SINK_TAKE_OVER;
+			break;
 		case CLI_OPT_NO_CHOWN:
 			extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
 			break;
 		case CLI_OPT_NO_WAIT:
 			root_flags |= IMASTREAM_ROOT_NO_WAIT;
+			break;
+		case CLI_OPT_DBPATH:
+			dbpath = p.arg;
 			break;
 		case CLI_OPT_SYNC:
 			if (!strcmp(p.arg, "fs"))
@@ -269,13 +284,41 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	root = root_abs;
+	if (dbpath && imastream_rpm_set_dbpath(dbpath, &log))
+		goto out;
+	/* Everything that can refuse without the root's lock does so first: the keys and
+	 * plugins, then each package's header and its signature.  A run refused here leaves
+	 * the root exactly as it was (not even rpm's lock file is created). */
+	if (imastream_chain_from_config(&cfg, &log, &chain))
+		goto out;
+	refused = calloc((size_t)argc, sizeof(*refused));
+	if (!refused || imastream_precheck_new(rootfd, root, n_keys ? pgp_keys : NULL, sink_flags, &log, &pc))
+		goto out;
+	for (int i = cli_parse_operands(&p); i < argc; i++) {
+		/* Not blocking in open(): a pipe is read once, so it is checked as it is
+		 * installed, under the lock. */
+		int fd = open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		struct stat sb;
+
+		pthread_mutex_lock(&il.lock);
+		il.pkg_failed = false;
+		pthread_mutex_unlock(&il.lock);
+		if (fd < 0)
+			cli_error("%s: %s", argv[i], strerror(errno));
+		else if (!fstat(fd, &sb) && S_ISREG(sb.st_mode))
+			refused[i] = imastream_precheck_rpm(pc, fd, argv[i], install_flags) != 0;
+		refused[i] |= fd < 0;
+		if (fd >= 0)
+			close(fd);
+		if (refused[i])
+			failed++;
+	}
+	if (failed == (unsigned int)(argc - cli_parse_operands(&p)))
+		goto out;
 	/* One transaction per root, rpm's included; and the leftovers of a killed one go
 	 * before the record is read. */
 	err = imastream_root_txn_begin(rootfd, root, root_flags, &log, NULL, &txn);
 	if (err)
-		goto out;
-	/* Keys load here, once, before any package is read. */
-	if (imastream_chain_from_config(&cfg, &log, &chain))
 		goto out;
 
 	pr.on = cli_progress_wanted(show);
@@ -297,8 +340,11 @@ int cmd_install(int argc, char **argv)
 		goto out;
 
 	for (int i = cli_parse_operands(&p); i < argc; i++) {
-		int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
-		int perr;
+		int fd, perr;
+
+		if (refused[i])
+			continue;
+		fd = open(argv[i], O_RDONLY | O_CLOEXEC);
 
 		pthread_mutex_lock(&il.lock);
 		il.pkg_failed = false;
@@ -311,6 +357,12 @@ int cmd_install(int argc, char **argv)
 			perr = imastream_install_rpm(x, fd, argv[i], install_flags);
 			close(fd);
 		}
+		/* Installed, but an error line was said after it (a take-over whose removal
+		 * from rpm's database failed): not a success. */
+		pthread_mutex_lock(&il.lock);
+		if (!perr && il.pkg_failed)
+			perr = -EIO;
+		pthread_mutex_unlock(&il.lock);
 		if (perr) {
 			failed++;
 			if (!err)
@@ -329,6 +381,8 @@ out:
 	imastream_chain_sink_free(cs, err);
 	imastream_chain_free(chain);
 	imastream_root_txn_end(txn, err);
+	imastream_precheck_free(pc);
+	free(refused);
 	if (cfg_ready)
 		imastream_config_release(&cfg);
 	if (rootfd >= 0)

@@ -14,6 +14,7 @@
 static const struct cli_use recover_options[] = {
 	{ CLI_OPT_ROOT, "the root an install was interrupted in (required)" },
 	{ CLI_OPT_NO_WAIT },
+	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_QUIET, "no summary line" },
 	{ CLI_OPT_VERBOSE, "name every file removed" },
 	{ CLI_OPT_HELP },
@@ -23,12 +24,14 @@ static const struct cli_use recover_options[] = {
 static const struct cli_spec recover_spec = {
 	.cmd = "recover",
 	.synopsis =
-	"Usage: imastream recover --root DIR [--no-wait] [--quiet] [-v]\n"
+	"Usage: imastream recover --root DIR [--no-wait] [--dbpath DB] [--quiet] [-v]\n"
 	"\n"
-	"Takes rpm's transaction lock for DIR (waiting while an rpm or imastream\n"
-	"transaction holds it). If an install was killed while renaming a package's\n"
-	"files into place, completes that package from its intent journal\n"
-	"(DIR/var/lib/imastream/journal): its remaining files, then its record. Then\n"
+	"Refuses a DIR that is not an installed root (no rpm database and no\n"
+	"DIR/var/lib/imastream), creating nothing in it. Takes rpm's transaction lock\n"
+	"for DIR (waiting while an rpm or imastream transaction holds it). If an\n"
+	"install was killed while renaming a package's files into place, completes\n"
+	"that package from its intent journal (DIR/var/lib/imastream/journal): its\n"
+	"remaining files, then its record. Then\n"
 	"removes every .imastream-tmp-* file below DIR whose writer is no longer\n"
 	"running: what an 'imastream install' killed or cut off by a crash left. No other\n"
 	"file at a final name is touched, nor the temp files of a process still alive.\n"
@@ -44,7 +47,7 @@ static const struct cli_spec recover_spec = {
 int cmd_recover(int argc, char **argv)
 {
 	struct imastream_recover_stats st = { .size = sizeof(st) };
-	const char *root = NULL;
+	const char *root = NULL, *dbpath = NULL;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
 	bool quiet = false;
@@ -59,6 +62,9 @@ int cmd_recover(int argc, char **argv)
 			break;
 		case CLI_OPT_NO_WAIT:
 			flags |= IMASTREAM_ROOT_NO_WAIT;
+			break;
+		case CLI_OPT_DBPATH:
+			dbpath = p.arg;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
@@ -82,7 +88,9 @@ int cmd_recover(int argc, char **argv)
 			close(rootfd);
 		return CLI_FAILED;
 	}
-	err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
+	err = dbpath ? imastream_rpm_set_dbpath(dbpath, &cli_log) : 0;
+	if (!err)
+		err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
 	close(rootfd);
 	if (!quiet && !err)
 		cli_say("recover", "%s: removed %lu temp files (%.1f MiB)%s", root, st.removed,

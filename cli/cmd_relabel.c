@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream relabel: labels, IMA and EVM on the files of an installed root, from its rpm database. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -34,6 +36,8 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
 	{ CLI_OPT_MODIFIED_CONFIG },
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
+	{ CLI_OPT_NO_WAIT },
+	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line and no summary" },
 	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled and\n"
@@ -60,7 +64,10 @@ static const struct cli_spec relabel_spec = {
 	"  SM5DLUGTP c PATH   S size, M mode, 5 digest, L link target, U owner,\n"
 	"                     G group, P capabilities differ; c: a %config file\n"
 	"  missing     PATH\n"
-	"A progress line on a terminal, and a summary on stderr.\n",
+	"A progress line on a terminal, and a summary on stderr. rpm's transaction lock\n"
+	"for DIR is held throughout (an rpm or imastream install waits, and relabel\n"
+	"waits for theirs, or fails with --no-wait); a DIR that is not an installed\n"
+	"root is refused.\n",
 	.uses = relabel_options,
 	.epilog =
 	"Exit status: 0 if every file is labelled or already was, 1 if any is modified,\n"
@@ -176,7 +183,10 @@ int cmd_relabel(int argc, char **argv)
 	struct imastream_relabel *rl = NULL;
 	struct imastream_chain *chain = NULL;
 	struct imastream_config cfg;
-	const char *root = "/";
+	const char *root = "/", *dbpath = NULL;
+	struct imastream_root_txn *lock = NULL;
+	unsigned int root_flags = IMASTREAM_ROOT_LOCK_ONLY;
+	int rootfd = -1;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
 	bool quiet = false, cfg_ready = false;
@@ -195,6 +205,12 @@ int cmd_relabel(int argc, char **argv)
 		switch (ch) {
 		case CLI_OPT_ROOT:
 			root = p.arg;
+			break;
+		case CLI_OPT_NO_WAIT:
+			root_flags |= IMASTREAM_ROOT_NO_WAIT;
+			break;
+		case CLI_OPT_DBPATH:
+			dbpath = p.arg;
 			break;
 		case CLI_OPT_MODIFIED_CONFIG:
 			flags |= IMASTREAM_RELABEL_MODIFIED_CONFIG;
@@ -231,9 +247,22 @@ int cmd_relabel(int argc, char **argv)
 		cli_error("relabel: %s: %s", root, strerror(errno));
 		goto out;
 	}
+	if (dbpath && imastream_rpm_set_dbpath(dbpath, &log))
+		goto out;
 	/* Keys load here, once, before any file is read. */
 	if (imastream_chain_new(&cfg, &log, &chain) ||
 	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
+		goto out;
+	/* A writer: rpm's transaction lock for the root, as install takes it, so that no
+	 * rpm or imastream install changes the files while we label them (a dry run
+	 * writes nothing and takes none). */
+	rootfd = open(root_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		cli_error("relabel: %s: %s", root, strerror(errno));
+		goto out;
+	}
+	if (!(flags & IMASTREAM_RELABEL_DRY_RUN) &&
+	    imastream_root_txn_begin(rootfd, root_abs, root_flags, &log, NULL, &lock))
 		goto out;
 	opts = (struct imastream_relabel_opts){ .size = sizeof(opts), .root = root_abs, .cfg = &cfg, .flags = flags,
 						.report = print_file, .report_arg = &run };
@@ -260,6 +289,9 @@ int cmd_relabel(int argc, char **argv)
 out:
 	imastream_relabel_free(rl, err);
 	imastream_chain_free(chain);
+	imastream_root_txn_end(lock, err);
+	if (rootfd >= 0)
+		close(rootfd);
 	if (cfg_ready)
 		imastream_config_release(&cfg);
 	free(root_abs);

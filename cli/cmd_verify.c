@@ -49,6 +49,8 @@ static const struct cli_use verify_options[] = {
 	  "against the header digest, type, mode, owner, size and\n"
 	  "capabilities, then security.ima and security.evm as\n"
 	  "above" },
+	{ CLI_OPT_DBPATH, "with --rpmdb: rpm's database below DIR is DB (as\n"
+	  "rpm --dbpath; default rpm's %_dbpath)" },
 	{ CLI_OPT_FORMAT, "with --rpmdb: text (the failures and a total) or json\n"
 	  "(one object per file)" },
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
@@ -566,7 +568,7 @@ int cmd_verify(int argc, char **argv)
 	struct imastream_trust *trust = NULL;
 	const char *trust_paths[64], *root = NULL;
 	bool evm_given = false, rpmdb = false, json = false;
-	const char *labels = "auto";
+	const char *labels = "auto", *dbpath = NULL;
 	unsigned int n_trust = 0;
 	struct cli_parser p;
 	int c, ret = CLI_FAILED;
@@ -602,6 +604,9 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_RPMDB:
 			rpmdb = true;
 			break;
+		case CLI_OPT_DBPATH:
+			dbpath = p.arg;
+			break;
 		case CLI_OPT_LABELS:
 			if (strcmp(p.arg, "auto") && strcmp(p.arg, "require") && strcmp(p.arg, "none"))
 				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
@@ -623,6 +628,10 @@ int cmd_verify(int argc, char **argv)
 	}
 	if (rpmdb && !root)
 		return cli_usage_error("verify", "--rpmdb needs --root");
+	if (dbpath && !rpmdb)
+		return cli_usage_error("verify", "--dbpath is for --rpmdb");
+	if (dbpath && imastream_rpm_set_dbpath(dbpath, &cli_log))
+		return CLI_FAILED;
 	if (json && !rpmdb)
 		return cli_usage_error("verify", "--format is for --rpmdb");
 	/* auto: the selinux plugin's own default, labels by this host's policy when enabled. */

@@ -109,6 +109,10 @@ static const struct cli_option vocabulary[] = {
 	  "fail when another rpm or imastream transaction holds\nthe root's lock, instead of waiting" },
 	{ CLI_OPT_SYNC, 0, "sync", required_argument, "MODE",
 	  "how written data is made durable: fs, file or none" },
+	{ CLI_OPT_DBPATH, 0, "dbpath", required_argument, "DB",
+	  "rpm's database below the root is DB (as rpm --dbpath;\ndefault rpm's %_dbpath): read there, and locked with\nDB/.rpm.lock as rpm does" },
+	{ CLI_OPT_TAKE_OVER, 0, "take-over", no_argument, NULL,
+	  "install a package rpm's database has, then remove rpm's\nentry (as rpm -e --justdb)" },
 	{ CLI_OPT_LABELS, 0, "labels", required_argument, "MODE",
 	  "auto, require or none: whether security.selinux must be\nthere" },
 };

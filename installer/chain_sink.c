@@ -65,6 +65,7 @@ struct imastream_chain_sink {
 	Header h;
 	char *h_for;     /* the package name package_header saw */
 	bool sig_ok;     /* its header signature verified */
+	bool take_over;  /* rpm's database has its name: its entry goes once it is installed */
 	char *name;      /* the record's name: the package's NAME tag, or its name */
 	char *nevra;
 	struct imastream_pkg pkg;
@@ -156,6 +157,7 @@ static int cs_package_header(void *arg, const char *name, void *rpm_header)
 	cs->h = headerLink(h);
 	cs->h_for = strdup(name);
 	cs->sig_ok = false;
+	cs->take_over = false;
 	if (!cs->h_for)
 		return -ENOMEM;
 	if (cs->trust) {
@@ -165,6 +167,19 @@ static int cs_package_header(void *arg, const char *name, void *rpm_header)
 
 		if (err)
 			return err;
+	}
+	/* One owner per package: what rpm installed is upgraded by rpm, unless asked. */
+	if (cs->rpmdb && headerGetString(h, RPMTAG_NAME)) {
+		const char *n = headerGetString(h, RPMTAG_NAME);
+
+		if (!(cs->opts.flags & IMASTREAM_SINK_TAKE_OVER)) {
+			int err = ims_rpmdb_refuse_owned(cs->ts, cs->root, name, n, cs->log);
+
+			if (err)
+				return err;
+		} else {
+			cs->take_over = ims_rpmdb_installed(cs->ts, n, NULL, 0) == 1;
+		}
 	}
 	warn_scriptlets(cs, name, h);
 	return 0;
@@ -676,6 +691,10 @@ static void cs_end_package(void *arg, int status)
 		ims_record_pkg_free(cs->rpkg);
 		cs->rpkg = NULL;
 	}
+	/* Installed and recorded: rpm's entry of the old version goes (one line if not). */
+	if (!status && cs->take_over)
+		ims_rpmdb_forget(cs->rootfd, cs->root, cs->name, cs->log);
+	cs->take_over = false;
 	cs->h = headerFree(cs->h);
 	cs->pkg.rpm_header = NULL;
 	free(cs->h_for);

@@ -100,6 +100,54 @@ void ims_header_trust_free(struct ims_header_trust *t)
 	free(t);
 }
 
+/* The verdict on @rpm_header's signature; *@result 0 (verified), -ENOKEY or -EKEYREJECTED. */
+static int judge(struct ims_header_trust *t, const char *name, void *rpm_header,
+		 struct ims_verdict *verdict, int *result)
+{
+	/* The --pgp-key files are one domain; the root's rpm keyring (rpm --import) next. */
+	int err = ims_header_judge(t->keys, t->rpmdb_keys, rpm_header, verdict);
+
+	if (err == -EINVAL && verdict->why && !strcmp(verdict->why, "unknown key"))
+		verdict->why = "signed header without an immutable region";
+	else if (err)
+		return ims_err(t->log, err, "%s: cannot check the header signature: %s", name,
+			       strerror(-err));
+	*result = !verdict->why ? 0 :
+		  !strcmp(verdict->why, "unsigned") || !strcmp(verdict->why, "unknown key") ?
+		  -ENOKEY : -EKEYREJECTED;
+	return 0;
+}
+
+/* The refusal of a header judged @result, in one line; 0 when it is accepted. */
+static int refusal(struct ims_header_trust *t, const char *name, const struct ims_verdict *verdict,
+		   int result, bool allow_unsigned, bool quiet)
+{
+	if (result == -EKEYREJECTED)
+		return ims_err(t->log, result, "%s: refused: %s (key id %s)", name, verdict->why,
+			       verdict->keyid[0] ? verdict->keyid : "none");
+	if (result && !allow_unsigned) {
+		if (verdict->keyid[0])
+			return ims_err(t->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys; "
+				       "trust it with --pgp-key FILE or rpm --import in the root)",
+				       name, verdict->keyid);
+		return ims_err(t->log, -EKEYREJECTED,
+			       "%s: refused: the header is not signed (--allow-unsigned accepts it)", name);
+	}
+	if (result && !quiet)
+		ims_logf(t->log, IMASTREAM_LOG_INFO, "%s: %s header accepted (unsigned packages allowed)",
+			 name, verdict->keyid[0] ? "unknown key's" : "unsigned");
+	return 0;
+}
+
+int ims_header_trust_precheck(struct ims_header_trust *t, const char *name, void *rpm_header,
+			      bool allow_unsigned)
+{
+	struct ims_verdict verdict;
+	int result, err = judge(t, name, rpm_header, &verdict, &result);
+
+	return err ? err : refusal(t, name, &verdict, result, allow_unsigned, true);
+}
+
 int ims_header_trust_check(struct ims_header_trust *t, struct imastream_chain *chain,
 			   const char *name, void *rpm_header, bool allow_unsigned,
 			   bool *verified_ret)
@@ -110,14 +158,10 @@ int ims_header_trust_check(struct ims_header_trust *t, struct imastream_chain *c
 	int err;
 
 	*verified_ret = false;
-	/* The --pgp-key files are one domain; the root's rpm keyring (rpm --import) next. */
-	err = ims_header_judge(t->keys, t->rpmdb_keys, rpm_header, &verdict);
-	if (err == -EINVAL && verdict.why && !strcmp(verdict.why, "unknown key"))
-		verdict.why = "signed header without an immutable region";
-	else if (err)
-		return ims_err(t->log, err, "%s: cannot check the header signature: %s", name,
-			       strerror(-err));
-	*verified_ret = !verdict.why;
+	err = judge(t, name, rpm_header, &verdict, &v.result);
+	if (err)
+		return err;
+	*verified_ret = !v.result;
 	err = ims_header_sigs_read(rpm_header, &sigs);
 	if (err)
 		return err;
@@ -125,26 +169,9 @@ int ims_header_trust_check(struct ims_header_trust *t, struct imastream_chain *c
 		v.sig = sigs.sig[0];
 		v.sig_len = sigs.len[0];
 	}
-	v.result = *verified_ret ? 0 :
-		   !strcmp(verdict.why, "unsigned") || !strcmp(verdict.why, "unknown key") ?
-		   -ENOKEY : -EKEYREJECTED;
 	err = imastream_chain_verify(chain, &v);
 	ims_header_sigs_free(&sigs);
 	if (err)
 		return ims_err(t->log, err, "%s: refused by the verify hook: %s", name, strerror(-err));
-	if (v.result == -EKEYREJECTED)
-		return ims_err(t->log, v.result, "%s: refused: %s (key id %s)", name, verdict.why,
-			       verdict.keyid[0] ? verdict.keyid : "none");
-	if (v.result && !allow_unsigned) {
-		if (verdict.keyid[0])
-			return ims_err(t->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys; "
-				       "trust it with --pgp-key FILE or rpm --import in the root)",
-				       name, verdict.keyid);
-		return ims_err(t->log, -EKEYREJECTED,
-			       "%s: refused: the header is not signed (--allow-unsigned accepts it)", name);
-	}
-	if (v.result)
-		ims_logf(t->log, IMASTREAM_LOG_INFO, "%s: %s header accepted (unsigned packages allowed)",
-			 name, verdict.keyid[0] ? "unknown key's" : "unsigned");
-	return 0;
+	return refusal(t, name, &verdict, v.result, allow_unsigned, false);
 }

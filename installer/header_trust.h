@@ -36,4 +36,9 @@ int ims_header_trust_check(struct ims_header_trust *t, struct imastream_chain *c
 			   const char *name, void *rpm_header, bool allow_unsigned,
 			   bool *verified_ret);
 
+/* The same judgement without the verify hook, before anything is locked or written (one
+ * line on refusal, nothing on acceptance). */
+int ims_header_trust_precheck(struct ims_header_trust *t, const char *name, void *rpm_header,
+			      bool allow_unsigned);
+
 #endif /* IMASTREAM_INSTALLER_HEADER_TRUST_H */

@@ -115,6 +115,11 @@ struct ims_record_pkg;
 
 /* Reads every record below @rootfd (none is an empty record).  Return: 0, -EBADMSG, -errno. */
 int ims_record_load(int rootfd, const struct imastream_log *log, struct ims_record **ret);
+/* Whether @rootfd has a record of package @name: 1, 0, -errno; @path gets its path below
+ * the root.  Opened without following a symlink. */
+int ims_record_of(int rootfd, const char *name, char *path, size_t size);
+/* Removes the record of package @name (none is fine): 0, -errno. */
+int ims_record_forget(int rootfd, const char *name);
 void ims_record_free(struct ims_record *rec);
 /* The recorded object at package path @path, or NULL. */
 const struct imastream_record_file *ims_record_lookup(const struct ims_record *rec,
@@ -151,6 +156,25 @@ bool ims_rpmdb_exists(int rootfd);
 
 /* librpm's process-wide configuration, read once.  Return: 0 or -EIO. */
 int ims_rpm_config(void);
+
+/* Whether rpm's database (@ts, its root set) has a package named @name: 1 (@nevra, when
+ * given, names it), 0. */
+int ims_rpmdb_installed(void *ts, const char *name, char *nevra, size_t size);
+/* -EEXIST, said in one line for @pkg, when rpm's database has @name; else 0. */
+int ims_rpmdb_refuse_owned(void *ts, const char *root, const char *pkg, const char *name,
+			   const struct imastream_log *log);
+/* A take-over: removes every entry of @name from rpm's database, as rpm -e --justdb (the
+ * root's lock held).  0, or -EIO said in one line. */
+int ims_rpmdb_forget(int rootfd, const char *root, const char *name, const struct imastream_log *log);
+
+/*
+ * ims_rpm_check_header - what imastream_install_rpm() checks before writing (the header,
+ * its digests, the payload's form, every file entry against @rootfd), then @judge on the
+ * header when given; nothing is written.  Return: 0, or the error said in one line.
+ */
+int ims_rpm_check_header(int rootfd, int fd, const char *name, unsigned int flags,
+			 const struct imastream_log *log,
+			 int (*judge)(void *arg, const char *name, void *rpm_header), void *arg);
 
 /*
  * The root's rpm database as the conflict check asks it (rpmdb_owner.c): opened once,

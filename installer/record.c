@@ -807,6 +807,40 @@ static void record_name(const char *name, char *buf, size_t size)
 	snprintf(buf + o, size - o, "%s", RECORD_SUFFIX);
 }
 
+int ims_record_of(int rootfd, const char *name, char *path, size_t size)
+{
+	char fname[NAME_MAX + 1];
+	struct stat sb;
+	int dfd, ret;
+
+	record_name(name, fname, sizeof(fname));
+	snprintf(path, size, "%s/%s", RECORD_DIR, fname);
+	dfd = imastream_open_beneath(rootfd, RECORD_DIR, O_RDONLY | O_DIRECTORY);
+	if (dfd == -ENOENT)
+		return 0;
+	if (dfd < 0)
+		return dfd;
+	ret = !fstatat(dfd, fname, &sb, AT_SYMLINK_NOFOLLOW) ? 1 : errno == ENOENT ? 0 : -errno;
+	close(dfd);
+	return ret;
+}
+
+int ims_record_forget(int rootfd, const char *name)
+{
+	char fname[NAME_MAX + 1];
+	int dfd, ret;
+
+	record_name(name, fname, sizeof(fname));
+	dfd = imastream_open_beneath(rootfd, RECORD_DIR, O_RDONLY | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd == -ENOENT ? 0 : dfd;
+	ret = unlinkat(dfd, fname, 0) && errno != ENOENT ? -errno : 0;
+	if (!ret)
+		fsync(dfd);
+	close(dfd);
+	return ret;
+}
+
 int ims_record_pkg_write(struct ims_record *rec, int rootfd, struct ims_record_pkg *p)
 {
 	FILE *f = NULL;

@@ -52,8 +52,8 @@ int imastream_root_lock_path(char *buf, size_t size)
 	path = rpmExpand("%{?_rpmlock_path}", NULL);
 	if (!path)
 		return -ENOMEM;
-	/* rpm's own fallback when the macro is unset or does not expand. */
-	if (snprintf(buf, size, "%s", path[0] == '/' ? path : RPMLOCK_FALLBACK) >= (int)size)
+	/* rpm's own fallback when the macro is unset or does not expand (rpmtxnLockInit()). */
+	if (snprintf(buf, size, "%s", path[0] && path[0] != '%' ? path : RPMLOCK_FALLBACK) >= (int)size)
 		err = -ENAMETOOLONG;
 	free(path);
 	return err;
@@ -139,6 +139,26 @@ static int take_lock(int rootfd, const char *root, unsigned int flags,
 		return ims_err(log, err, "%s: cannot lock %s: %s", root, shown, strerror(-err));
 	}
 	return fd;
+}
+
+bool imastream_root_exists(int rootfd)
+{
+	struct stat sb;
+
+	if (ims_rpm_config())
+		return false;
+	return ims_rpmdb_exists(rootfd) ||
+	       (!fstatat(rootfd, STATE_DIR, &sb, AT_SYMLINK_NOFOLLOW) && S_ISDIR(sb.st_mode));
+}
+
+static int not_a_root(const char *root, const struct imastream_log *log)
+{
+	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
+	int err = ims_err(log, -ENOENT, "%s: not an installed root: no rpm database (%s) and no %s",
+			  root, dbpath && dbpath[0] ? dbpath : "%_dbpath", STATE_DIR);
+
+	free(dbpath);
+	return err;
 }
 
 static bool temp_pid(const char *name, pid_t *pid)
@@ -353,12 +373,14 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 	struct stat sb;
 	int err;
 
-	if (flags & ~IMASTREAM_ROOT_NO_WAIT)
+	if (flags & ~(IMASTREAM_ROOT_NO_WAIT | IMASTREAM_ROOT_LOCK_ONLY))
 		return ims_err(log, -EINVAL, "root transaction: unknown flags 0x%x", flags);
 	/* Before any work: counts that cannot be handed back are not worth a lock. */
 	err = st ? IMS_CHECK_OUT_SIZE(log, st, imastream_recover_stats, completed) : 0;
 	if (err)
 		return err;
+	if ((flags & IMASTREAM_ROOT_LOCK_ONLY) && !imastream_root_exists(rootfd))
+		return not_a_root(root, log);
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
@@ -372,6 +394,10 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 		goto fail;
 	}
 	t->rootfd = rootfd;
+	if (flags & IMASTREAM_ROOT_LOCK_ONLY) {
+		*ret = t;
+		goto fail;
+	}
 	t->statefd = ims_open_dir_below(rootfd, STATE_DIR, true, &t->state_made);
 	if (t->statefd < 0) {
 		err = ims_err(log, t->statefd, "%s: cannot create %s: %s", root, STATE_DIR,
@@ -448,6 +474,12 @@ int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 	err = st ? IMS_CHECK_OUT_SIZE(log, st, imastream_recover_stats, completed) : 0;
 	if (err)
 		return err;
+	/* Before the lock, which would create rpm's lock file in any directory. */
+	if (!imastream_root_exists(rootfd)) {
+		if (st)
+			IMS_FILL_SIZED(st, &found);
+		return not_a_root(root, log);
+	}
 	lockfd = take_lock(rootfd, root, flags, log);
 	if (lockfd < 0) {
 		if (st)

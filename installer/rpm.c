@@ -685,19 +685,108 @@ static int extract_payload(struct pkgread *r, FD_t pfd)
 	return err;
 }
 
+/*
+ * Reads @r's package from @rfd and checks all that can be checked before a byte is written:
+ * the header and its digests, the payload's form, every file entry against @rootfd.
+ */
+static int read_checked_header(struct pkgread *r, rpmts ts, FD_t rfd, int rootfd,
+			       const char **mode_ret, const char **compressor_ret, uint64_t *total)
+{
+	const struct imastream_hash_info *hi;
+	const char *compressor, *format, *mode;
+	rpmRC rc;
+
+	/* Header digests are checked here; signatures are the chain's verify hook's job
+	 * (with our trust store), so the host's rpm keyring is never consulted. */
+	rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES |
+			((r->flags & IMASTREAM_INSTALL_NO_HEADER_DIGEST) ? RPMVSF_MASK_NODIGESTS : 0));
+	rc = rpmReadPackageFile(ts, rfd, r->name, &r->h);
+	if (rc != RPMRC_OK && rc != RPMRC_NOKEY && rc != RPMRC_NOTTRUSTED)
+		return ims_err(r->log, -EBADMSG, "%s: %s", r->name,
+			       rc == RPMRC_NOTFOUND ? "not an rpm package" :
+			       r->last_rpm_msg[0] ? r->last_rpm_msg : "bad header or header digest");
+	if (headerIsSource(r->h))
+		return ims_err(r->log, -EOPNOTSUPP, "%s: a source package cannot be installed", r->name);
+	format = headerGetString(r->h, RPMTAG_PAYLOADFORMAT);
+	if (format && strcmp(format, "cpio"))
+		return ims_err(r->log, -EOPNOTSUPP, "%s: payload format '%s' is not supported", r->name, format);
+	compressor = headerGetString(r->h, RPMTAG_PAYLOADCOMPRESSOR);
+	mode = rpmio_mode(compressor);
+	if (!mode)
+		return ims_err(r->log, -EOPNOTSUPP, "%s: payload compressor '%s' is not supported", r->name,
+			       compressor);
+	r->files = rpmfilesNew(NULL, r->h, RPMTAG_BASENAMES, RPMFI_NOHEADER);
+	if (!r->files)
+		return ims_err(r->log, -EBADMSG, "%s: malformed file list in the header", r->name);
+	r->fc = (int)rpmfilesFC(r->files);
+	if (!(r->flags & IMASTREAM_INSTALL_NO_FILE_DIGEST) && r->fc) {
+		hi = imastream_hash_by_rpm_id(rpmfilesDigestAlgo(r->files));
+		if (!hi)
+			return ims_err(r->log, -EOPNOTSUPP, "%s: unknown file digest algorithm %d", r->name,
+				       rpmfilesDigestAlgo(r->files));
+		r->digest_algo = hi->algo;
+	}
+	r->delivered = calloc((size_t)r->fc + 1, 1);
+	if (!r->delivered)
+		return -ENOMEM;
+	*mode_ret = mode;
+	*compressor_ret = compressor;
+	return check_header_files(r, rootfd, total);
+}
+
+int ims_rpm_check_header(int rootfd, int fd, const char *name, unsigned int flags,
+			 const struct imastream_log *log,
+			 int (*judge)(void *arg, const char *name, void *rpm_header), void *arg)
+{
+	struct pkgread r = { .name = name ? name : "(package)", .flags = flags, .log = log };
+	const char *mode, *compressor;
+	rpmlogCallback prev_log;
+	rpmKeyring keyring;
+	uint64_t total = 0;
+	FD_t rfd;
+	rpmts ts;
+	int err;
+
+	if (flags & ~(IMASTREAM_INSTALL_NO_HEADER_DIGEST | IMASTREAM_INSTALL_NO_FILE_DIGEST |
+		      IMASTREAM_INSTALL_ONE_THREAD))
+		return ims_err(log, -EINVAL, "%s: unknown install flags 0x%x", r.name, flags);
+	pthread_once(&rpm_config_once, read_rpm_config);
+	if (rpm_config_rc)
+		return ims_err(log, -EIO, "cannot read rpm's configuration");
+	prev_log = rpmlogSetCallback(rpmlog_to_ours, &r);
+	rfd = fdDup(fd);
+	ts = rpmtsCreate();
+	keyring = rpmKeyringNew();
+	if (!rfd || Ferror(rfd) || !ts || !keyring) {
+		err = ims_err(log, -EIO, "%s: cannot open: %s", r.name, rfd ? Fstrerror(rfd) : "fdDup failed");
+	} else {
+		rpmtsSetKeyring(ts, keyring);
+		err = read_checked_header(&r, ts, rfd, rootfd, &mode, &compressor, &total);
+	}
+	if (!err && judge)
+		err = judge(arg, r.name, r.h);
+	rpmlogSetCallback(prev_log, NULL);
+	if (rfd)
+		Fclose(rfd);
+	rpmfilesFree(r.files);
+	headerFree(r.h);
+	rpmtsFree(ts);
+	rpmKeyringFree(keyring);
+	free(r.delivered);
+	return err;
+}
+
 int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name, unsigned int flags)
 {
 	struct pkgread r = { .x = x, .name = name ? name : "(package)", .flags = flags };
 	rpmlogCallback prev_log;
 	rpmKeyring keyring = NULL;
-	const struct imastream_hash_info *hi;
-	const char *compressor, *format, *mode;
+	const char *compressor = NULL, *mode = NULL;
 	const struct imastream_entry_sink *sink;
 	rpmts ts = NULL;
 	FD_t rfd = NULL, pfd = NULL;
 	uint64_t total = 0;
 	bool begun = false;
-	rpmRC rc;
 	int err = 0, rootfd = ims_extract_rootfd(x);
 
 	r.log = ims_extract_log(x);
@@ -716,55 +805,8 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 		err = ims_err(r.log, -EIO, "%s: cannot open: %s", r.name, rfd ? Fstrerror(rfd) : "fdDup failed");
 		goto out;
 	}
-	/* Header digests are checked here; signatures are the chain's verify hook's job
-	 * (with our trust store), so the host's rpm keyring is never consulted. */
 	rpmtsSetKeyring(ts, keyring);
-	rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES |
-			((flags & IMASTREAM_INSTALL_NO_HEADER_DIGEST) ? RPMVSF_MASK_NODIGESTS : 0));
-	rc = rpmReadPackageFile(ts, rfd, r.name, &r.h);
-	if (rc != RPMRC_OK && rc != RPMRC_NOKEY && rc != RPMRC_NOTTRUSTED) {
-		err = ims_err(r.log, -EBADMSG, "%s: %s", r.name,
-			      rc == RPMRC_NOTFOUND ? "not an rpm package" :
-			      r.last_rpm_msg[0] ? r.last_rpm_msg : "bad header or header digest");
-		goto out;
-	}
-	if (headerIsSource(r.h)) {
-		err = ims_err(r.log, -EOPNOTSUPP, "%s: a source package cannot be installed", r.name);
-		goto out;
-	}
-	format = headerGetString(r.h, RPMTAG_PAYLOADFORMAT);
-	if (format && strcmp(format, "cpio")) {
-		err = ims_err(r.log, -EOPNOTSUPP, "%s: payload format '%s' is not supported", r.name, format);
-		goto out;
-	}
-	compressor = headerGetString(r.h, RPMTAG_PAYLOADCOMPRESSOR);
-	mode = rpmio_mode(compressor);
-	if (!mode) {
-		err = ims_err(r.log, -EOPNOTSUPP, "%s: payload compressor '%s' is not supported", r.name,
-			      compressor);
-		goto out;
-	}
-	r.files = rpmfilesNew(NULL, r.h, RPMTAG_BASENAMES, RPMFI_NOHEADER);
-	if (!r.files) {
-		err = ims_err(r.log, -EBADMSG, "%s: malformed file list in the header", r.name);
-		goto out;
-	}
-	r.fc = (int)rpmfilesFC(r.files);
-	if (!(flags & IMASTREAM_INSTALL_NO_FILE_DIGEST) && r.fc) {
-		hi = imastream_hash_by_rpm_id(rpmfilesDigestAlgo(r.files));
-		if (!hi) {
-			err = ims_err(r.log, -EOPNOTSUPP, "%s: unknown file digest algorithm %d", r.name,
-				      rpmfilesDigestAlgo(r.files));
-			goto out;
-		}
-		r.digest_algo = hi->algo;
-	}
-	r.delivered = calloc((size_t)r.fc + 1, 1);
-	if (!r.delivered) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = check_header_files(&r, rootfd, &total);
+	err = read_checked_header(&r, ts, rfd, rootfd, &mode, &compressor, &total);
 	if (err)
 		goto out;
 	ims_ids_load(&r.ids, rootfd);

@@ -64,6 +64,22 @@ bool ims_rpmdb_exists(int rootfd)
 	return found;
 }
 
+int imastream_rpm_set_dbpath(const char *dbpath, const struct imastream_log *log)
+{
+	int err;
+
+	/* rpm's own rule for --dbpath (poptALL.c). */
+	if (!dbpath || dbpath[0] != '/')
+		return ims_err(log, -EINVAL, "the rpm database path must begin with '/': %s",
+			       dbpath ? dbpath : "(none)");
+	/* rpm's configuration first: it would otherwise be read over ours later. */
+	err = ims_rpm_config();
+	if (err)
+		return ims_err(log, err, "cannot read rpm's configuration");
+	rpmPushMacro(NULL, "_dbpath", NULL, dbpath, RMIL_CMDLINE);
+	return 0;
+}
+
 int imastream_rpmdb_foreach(const char *root, char *const *names, int nnames,
 			    int (*fn)(void *arg, void *rpm_header), void *arg,
 			    const struct imastream_log *log)

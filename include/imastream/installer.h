@@ -415,6 +415,9 @@ enum imastream_chain_sink_flag {
 	IMASTREAM_SINK_STREAM_ALWAYS = 1u << 5,
 	/* Run the chain on the caller's thread only (see the chain thread below). */
 	IMASTREAM_SINK_ONE_THREAD = 1u << 6,
+	/* Install a package whose name the root's rpm database has (refused otherwise), and
+	 * once it is installed and recorded remove rpm's entry (as rpm -e --justdb). */
+	IMASTREAM_SINK_TAKE_OVER = 1u << 7,
 };
 
 /**
@@ -489,6 +492,25 @@ imastream_chain_sink_entry_sink(struct imastream_chain_sink *cs);
  * Free the extractor first: it may still have a package to abort.
  */
 IMASTREAM_API void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res);
+
+/*
+ * The checks of a package that need no lock, for a driver to make before it takes the
+ * root's (imastream_root_txn_begin()), so that a refused package leaves the root exactly
+ * as it was: everything imastream_install_rpm() checks before writing (the header and its
+ * digests, the payload's form, every file entry against the root) and the header's
+ * OpenPGP signature against @pgp_keys and the root's rpm keyring, as the chain sink made
+ * with the same @sink_flags judges it (its verify hook, which can only refuse more, runs
+ * at the install).  Nothing is written; the root's rpm database is read, never created.
+ */
+struct imastream_precheck;
+
+IMASTREAM_API int imastream_precheck_new(int rootfd, const char *root, const char *const *pgp_keys,
+					 unsigned int sink_flags, const struct imastream_log *log,
+					 struct imastream_precheck **ret);
+/* 0 when @fd's package (@flags: enum imastream_install_flag) passes, else the refusal, said in one line. */
+IMASTREAM_API int imastream_precheck_rpm(struct imastream_precheck *pc, int fd, const char *name,
+					 unsigned int flags);
+IMASTREAM_API void imastream_precheck_free(struct imastream_precheck *pc);
 
 /*
  * The install record, read back: imastream verify --root checks every recorded file.
@@ -808,6 +830,9 @@ enum imastream_root_flag {
 	/* Fail with -EBUSY when another transaction holds the lock (default: wait, after a
 	 * notice that says who holds it). */
 	IMASTREAM_ROOT_NO_WAIT = 1u << 0,
+	/* imastream_root_txn_begin(): the lock only, for a writer of attributes (relabel):
+	 * no marker, no recovery, and a directory that is not a root is refused. */
+	IMASTREAM_ROOT_LOCK_ONLY = 1u << 1,
 };
 
 /*
@@ -847,8 +872,9 @@ IMASTREAM_API void imastream_root_txn_end(struct imastream_root_txn *t, int stat
 
 /**
  * imastream_root_recover - under the lock, remove what interrupted transactions left
- * Walks the whole root (not /proc, /sys and such of a live one).  Return: as
- * imastream_root_txn_begin().
+ * Walks the whole root (not /proc, /sys and such of a live one).  A directory that is
+ * not a root (imastream_root_exists()) is refused, -ENOENT, before anything is created
+ * in it.  Return: as imastream_root_txn_begin().
  */
 IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
 					 const struct imastream_log *log,
@@ -861,6 +887,20 @@ IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned 
  * is none, -errno.
  */
 IMASTREAM_API int imastream_root_interrupted(int rootfd);
+
+/*
+ * imastream_root_exists - whether @rootfd is an installed root: it has an rpm database at
+ * rpm's %_dbpath, or imastream's state (var/lib/imastream).  Nothing is created.
+ */
+IMASTREAM_API bool imastream_root_exists(int rootfd);
+
+/*
+ * imastream_rpm_set_dbpath - use @dbpath (absolute, below every root) as rpm's %_dbpath,
+ * as rpm --dbpath does: for the database read and for the lock (%{_rpmlock_path}, by
+ * default %{_dbpath}/.rpm.lock).  Process-wide.  Return: 0, -EINVAL (logged) if not
+ * absolute, -errno.
+ */
+IMASTREAM_API int imastream_rpm_set_dbpath(const char *dbpath, const struct imastream_log *log);
 
 /* The absolute lock path rpm uses below a root: %{_rpmlock_path}. Return: 0, -errno. */
 IMASTREAM_API int imastream_root_lock_path(char *buf, size_t size);

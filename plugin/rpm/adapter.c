@@ -31,6 +31,7 @@
 #include "common/private.h"
 #include "imastream/chain.h"
 #include "plugin/core/private.h"
+#include "plugin/rpm/owners.h"
 #include "plugin/rpm/rpmplugin-compat.h"
 
 struct afile {
@@ -52,6 +53,8 @@ struct adapter {
 	char *nevra;
 	bool in_psm;
 	bool nofiledigest;
+	int rootfd;      /* the transaction's root, or -1 */
+	bool take_over;  /* %_imastream_take_over: rpm takes over what imastream installed */
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
@@ -140,8 +143,8 @@ static bool known_key(const char *key)
 	for (const char *const *k = imastream_config_keys(); *k; k++)
 		if (strcmp(*k, key) == 0)
 			return true;
-	/* Not a key, but ours: the file to read, and what rpm loads us by. */
-	return strcmp(key, "config") == 0;
+	/* Not keys, but ours: the file to read, and one owner per package. */
+	return strcmp(key, "config") == 0 || strcmp(key, "take_over") == 0;
 }
 
 /*
@@ -243,6 +246,7 @@ static rpmRC ims_init(rpmPlugin plugin, rpmts ts)
 	if (!a)
 		return RPMRC_FAIL;
 	a->log.fn = log_to_rpm;
+	a->rootfd = -1;
 	err = imastream_config_init(&a->cfg);
 	if (!err)
 		err = configure(a, plugin);
@@ -380,6 +384,8 @@ static void adapter_free(struct adapter *a)
 	free(a->files);
 	headerFree(a->pkg.rpm_header);
 	imastream_config_release(&a->cfg);
+	if (a->rootfd >= 0)
+		close(a->rootfd);
 	free(a->root);
 	free(a->nevra);
 	free(a);
@@ -415,9 +421,17 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 		a->txn.flags |= IMASTREAM_TXN_TEST;
 	if (tf & RPMTRANS_FLAG_NOCONTEXTS)
 		a->txn.flags |= IMASTREAM_TXN_NOCONTEXTS;
-	err = ims_probe_root_xattrs(&a->cfg, a->txn.root,
-				    " (set %_imastream_no_xattr_support skip to install anyway)",
-				    &a->log);
+	/* One owner per package: what imastream install recorded is not rpm's to change. */
+	if (a->rootfd >= 0)
+		close(a->rootfd);
+	a->rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	a->take_over = ims_rpm_take_over_wanted();
+	err = a->rootfd < 0 ? ims_err(&a->log, -errno, "%s: cannot open the root: %m", a->root) :
+	      ims_rpm_owners_check(ts, a->rootfd, a->root, a->take_over, &a->log);
+	if (!err)
+		err = ims_probe_root_xattrs(&a->cfg, a->txn.root,
+					    " (set %_imastream_no_xattr_support skip to install anyway)",
+					    &a->log);
 	if (!err)
 		err = ims_probe_root_verity(&a->cfg, a->txn.root, &a->log);
 	if (!err)
@@ -478,10 +492,11 @@ static rpmRC ims_psm_post(rpmPlugin plugin, rpmte te, int res)
 {
 	struct adapter *a = rpmPluginGetData(plugin);
 
-	(void)te;
 	if (!a || !a->in_psm)
 		return RPMRC_OK;
 	end_open_files(a, to_res(res));
+	if (!res && a->take_over && a->rootfd >= 0 && !(a->txn.flags & IMASTREAM_TXN_TEST))
+		ims_rpm_owners_release(te, a->rootfd, &a->log);
 	imastream_chain_psm_post(a->chain, &a->pkg, to_res(res));
 	a->pkg.rpm_header = headerFree(a->pkg.rpm_header);
 	a->in_psm = false;

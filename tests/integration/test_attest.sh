@@ -108,6 +108,15 @@ keyid=$(openssl x509 -in "$keys/rsa2048.crt" -noout -pubkey | openssl pkey -pubi
 [ "$(jq -r '."verification-keys" | fromjson | .keyids[0]' "$work/rec.json")" = "$((16#$keyid))" ] ||
 	fail "the keyring's key id is not the certificate's ($keyid)"
 
+echo "== -a sha512 of a record in sha256: every digest in sha512, the files' own"
+"$IMASTREAM" policy keylime --root "$imsroot" --record -a sha512 --output "$work/rec512.json" \
+	2>"$work/err" || { cat "$work/err"; fail "policy keylime --record -a sha512 failed"; }
+for f in a b; do
+	want=$(sha512sum <"$imsroot/opt/att/$f" | cut -d' ' -f1)
+	[ "$(jq -c ".digests[\"/opt/att/$f\"]" "$work/rec512.json")" = "[\"$want\"]" ] ||
+		fail "/opt/att/$f: not its sha512 digest: $(jq -c .digests "$work/rec512.json")"
+done
+
 echo "== a log of the installed files passes; boot_aggregate is left to the quote"
 cat >"$work/good.log" <<LOG
 10 $zero ima-ng sha1:$zero boot_aggregate

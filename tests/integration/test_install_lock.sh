@@ -115,4 +115,72 @@ wait "$pid_h" || fail "the lock holder failed: $(cat "$work/hold.out")"
 wait "$pid_e" || fail "the install waiting for rpm failed: $(cat "$work/e.err")"
 "$IMASTREAM" verify --root "$root" >"$work/v.out" 2>&1 || fail "verify --root after the wait"
 no_leftovers "$root"
+
+echo "== rpm holds the lock: relabel, which writes, waits for it or fails with --no-wait"
+# hold_lock ROOT [DBPATH]: rpm's transaction lock held (by librpm) until release_lock.
+hold_lock() {
+	rm -f "$work/hold-fifo" "$work/hold.out"
+	mkfifo "$work/hold-fifo"
+	timeout 300 "$HOLD" "$@" <"$work/hold-fifo" >"$work/hold.out" 2>&1 &
+	pid_h=$!
+	pids+=("$pid_h")
+	exec 7>"$work/hold-fifo"
+	wait_for "$work/hold.out" locked
+	holder=$(sed -n 's/^locked //p' "$work/hold.out")
+}
+release_lock() {
+	exec 7>&-
+	wait "$pid_h" || fail "the lock holder failed: $(cat "$work/hold.out")"
+}
+rroot=$work/rroot
+make_root "$rroot"
+rpm -i --root "$rroot" --nodeps --noscripts --notriggers "$pkg_a" </dev/null >/dev/null 2>&1 ||
+	fail "rpm -i into $rroot failed"
+rlock=$rroot$(rpm --eval '%{_rpmlock_path}')
+hold_lock "$rroot"
+rc=0
+"$IMASTREAM" relabel --root "$rroot" --quiet --no-wait 2>"$work/rl.err" 7>&- || rc=$?
+[ $rc = 1 ] && grep -q "process $holder) holds the lock $rlock; not waiting" "$work/rl.err" ||
+	fail "relabel --no-wait under rpm's lock: exit $rc: $(cat "$work/rl.err")"
+getfattr -n security.ima "$rroot/opt/imslock-a/owned" >/dev/null 2>&1 &&
+	fail "relabel wrote under rpm's lock"
+timeout 300 "$IMASTREAM" relabel --root "$rroot" --quiet 2>"$work/rw.err" 7>&- &
+pid_r=$!
+pids+=("$pid_r")
+wait_for "$work/rw.err" "waiting for the lock $rlock.*process $holder"
+getfattr -n security.ima "$rroot/opt/imslock-a/owned" >/dev/null 2>&1 &&
+	fail "the waiting relabel wrote under rpm's lock"
+release_lock
+# (Exit 1: rpm itself leaves the package's hard links with one mode, which relabel reports.)
+rc=0
+wait "$pid_r" || rc=$?
+[ $rc -le 1 ] && [ "$(grep -vc "waiting for the lock" "$work/rw.err")" = 0 ] ||
+	fail "the relabel waiting for rpm failed: exit $rc: $(cat "$work/rw.err")"
+getfattr -n security.ima "$rroot/opt/imslock-a/owned" >/dev/null 2>&1 ||
+	fail "relabel did not label once the lock was free"
+
+echo "== rpm --dbpath: the lock is DBPATH/.rpm.lock below the root, for rpm and for us"
+droot=$work/droot
+make_root "$droot"
+rpm -i --root "$droot" --dbpath /var/lib/rpm --nodeps --noscripts --notriggers "$pkg_a" \
+	</dev/null >/dev/null 2>&1 || fail "rpm --dbpath -i into $droot failed"
+dlock=$droot/var/lib/rpm/.rpm.lock
+hold_lock "$droot" /var/lib/rpm
+[ -f "$dlock" ] || fail "rpm --dbpath did not lock $dlock"
+for cmd in "install --allow-unsigned --replace-files $pkg_b" relabel recover; do
+	rc=0
+	# shellcheck disable=SC2086 # the command's words
+	"$IMASTREAM" $cmd --root "$droot" --dbpath /var/lib/rpm --quiet --no-wait \
+		2>"$work/dp.err" 7>&- || rc=$?
+	[ $rc = 1 ] && grep -q "process $holder) holds the lock $dlock; not waiting" "$work/dp.err" ||
+		fail "${cmd%% *} --dbpath under rpm --dbpath's lock: exit $rc: $(cat "$work/dp.err")"
+done
+[ ! -e "$droot/var/lib/imastream/packages/imslock-b.record" ] || fail "install --dbpath ran under rpm's lock"
+rc=0
+"$IMASTREAM" install --root "$droot" --dbpath var/lib/rpm --allow-unsigned "$pkg_b" 2>"$work/dp.err" 7>&- || rc=$?
+[ $rc = 2 ] || [ $rc = 1 ] && grep -q "must begin with '/'" "$work/dp.err" ||
+	fail "a relative --dbpath: exit $rc: $(cat "$work/dp.err")"
+release_lock
+"$IMASTREAM" install --root "$droot" --dbpath /var/lib/rpm --allow-unsigned --quiet "$pkg_b" 2>"$work/dp.err" ||
+	fail "install --dbpath once rpm is done: $(cat "$work/dp.err")"
 echo "PASS"

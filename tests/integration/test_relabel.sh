@@ -155,6 +155,18 @@ done
 	fail "verify --labels none failed"
 ! grep -q '"selinux"' "$T/json" || fail "json: a selinux verdict with --labels none"
 
+# --- one package signed with sha512, the other with sha256: the audit verifies both with
+# one key through the same verifier (its kept contexts must follow the algorithm) ---------
+R=$T/mixed
+stock_root "$R"
+"$IMS" relabel --root "$R" $SIGN -a sha512 imstest >/dev/null 2>"$T/err" || { cat "$T/err"; fail "relabel -a sha512 failed"; }
+"$IMS" relabel --root "$R" $SIGN imsextra >/dev/null 2>"$T/err" || { cat "$T/err"; fail "relabel imsextra failed"; }
+case "$(xattr "$R/opt/imstest/bin/tool" security.ima)" in 0x030206*) ;; *) fail "tool: no sha512 signature" ;; esac
+case "$(xattr "$R/opt/imsextra/bin/helper" security.ima)" in 0x030204*) ;; *) fail "helper: no sha256 signature" ;; esac
+"$IMS" verify --root "$R" --rpmdb --evm require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" ||
+	{ cat "$T/out" "$T/err"; fail "verify --rpmdb rejects a root signed with sha512 and sha256"; }
+grep -q "verify: 10 files, 0 failed" "$T/err" || { cat "$T/err"; fail "verify --rpmdb total, sha512 and sha256"; }
+
 # --- only the packages named; one not installed is an error -------------------------------
 R=$T/named
 stock_root "$R"

@@ -140,6 +140,15 @@ awk '/^package dig1-/ { on = 1 } on && /^sig / && !gone { gone = 1; next }
 	on && /^end / { $2 = $2 - 1; on = 0 } { print }' "$tmp/s" >"$tmp/s.missing"
 refused "a missing file entry" "no signature for /opt/dig1/" \
 	--import-signatures "$tmp/s.missing" --cert "$tmp/ec.pem"
+# An entry more than the package has files: its last signature again, under a new path
+# (its count fixed so that the file still parses).
+awk '/^package dig1-/ { on = 1 } on && /^sig / { last = $0 }
+	on && /^end / { n = split(last, f, " "); f[n] = "/opt/dig1/zz-extra"; extra = f[1];
+		for (i = 2; i <= n; i++) extra = extra " " f[i]; print extra; $2 = $2 + 1; on = 0 }
+	{ print }' "$tmp/s" >"$tmp/s.extra"
+grep -q "^sig .* /opt/dig1/zz-extra$" "$tmp/s.extra" || fail "no extra entry was added"
+refused "an entry the package does not have" "signs /opt/dig1/zz-extra, which the package does not have" \
+	--import-signatures "$tmp/s.extra" --cert "$tmp/ec.pem"
 # A digest that is not the package's: signed for another content.
 awk '/^package dig1-/ { on = 1 } on && /^sig / && !done { $3 = "00" substr($3, 3); done = 1 } { print }' \
 	"$tmp/s" >"$tmp/s.digest"

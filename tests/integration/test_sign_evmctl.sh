@@ -190,6 +190,14 @@ printf '%s\n' "$out" | grep -q ' tree/a/link$' && fail "sign -r: followed the sy
 	fail "sign -r: security.ima set on the symlink tree/a/link"
 "$imastream" verify -r -j 2 --trust p256.crt tree >verify.out || fail "verify -r fails: $(grep -v OK verify.out)"
 [ "$(grep -c ': OK$' verify.out)" = 80 ] || fail "verify -r: not 80 OK lines"
+# Half of the tree signed with sha512 instead: one verifying thread (-j 1) meets both
+# algorithms with one key, through its kept verification contexts.
+"$imastream" sign -r -a sha512 --key p256.pem tree/a/b >/dev/null || fail "sign -r -a sha512: exit status $?"
+[ "$(getfattr --absolute-names -e hex -n security.ima tree/a/b/g1 | sed -n 's/^security.ima=0x\(......\).*/\1/p')" = 030206 ] ||
+	fail "sign -a sha512: tree/a/b/g1 has no sha512 signature"
+"$imastream" verify -r -j 1 --trust p256.crt tree >verify.out ||
+	fail "verify -r -j 1 of sha256 and sha512 signatures fails: $(grep -v OK verify.out | head -3)"
+[ "$(grep -c ': OK$' verify.out)" = 80 ] || fail "verify -r -j 1: not 80 OK lines"
 echo x >>tree/a/f7
 "$imastream" verify -r --trust p256.crt tree >verify.out && fail "verify -r: exit 0 with a changed file"
 [ "$(grep -v ': OK$' verify.out)" = "tree/a/f7: FAIL: security.ima: content changed or bad signature" ] ||

@@ -33,7 +33,7 @@ fi
 # Under imastream install.
 ir="$mnt/installroot"
 mkdir -p "$ir"
-if "$imastream" install --root "$ir" --mode sign --key "$T/key.pem" -o verity=on "$v1" \
+if "$imastream" install --root "$ir" --allow-unsigned --mode sign --key "$T/key.pem" -o verity=on "$v1" \
 	>"$T/install.out" 2>"$T/install.err"; then
 	install_ok=1
 else
@@ -52,7 +52,7 @@ if [ $rpm_ok = 0 ] && grep -q "has no fs-verity support" "$T/rpm.stderr"; then
 	# A tmpfs says so differently (no verity ioctls at all): refused all the same.
 	mkdir -p "$T/tmpfs"
 	mount -t tmpfs imastream-test "$T/tmpfs" || fail "cannot mount a tmpfs"
-	"$imastream" install --root "$T/tmpfs" --mode sign --key "$T/key.pem" -o verity=on "$v1" \
+	"$imastream" install --root "$T/tmpfs" --allow-unsigned --mode sign --key "$T/key.pem" -o verity=on "$v1" \
 		>/dev/null 2>"$T/install.err" && { umount "$T/tmpfs"; fail "installed onto tmpfs"; }
 	umount "$T/tmpfs"
 	grep -q "has no fs-verity support (the filesystem has no verity ioctls)" "$T/install.err" ||

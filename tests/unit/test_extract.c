@@ -327,6 +327,70 @@ static void test_sink_veto(void)
 	close(rootfd);
 }
 
+/* Once the last file is written, a non-empty directory takes the second one's final name:
+ * its rename fails in the middle of the commit. */
+static int block_second(void *arg, void *ctx, const struct imastream_entry *e, int fd, int dirfd,
+			const char *name, const uint8_t *digest)
+{
+	int sub;
+
+	(void)arg, (void)ctx, (void)fd, (void)name, (void)digest;
+	if (strcmp(e->path, "/a/3"))
+		return 0;
+	ASSERT_EQ(mkdirat(dirfd, "2", 0755), 0);
+	sub = openat(dirfd, "2/inside", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ASSERT(sub >= 0);
+	close(sub);
+	return 0;
+}
+
+/* Counts the names below @dir that start with the temp prefix. */
+static int count_temps(const char *dir)
+{
+	char cmd[PATH_MAX + 64];
+	FILE *f;
+	int n = 0, c;
+
+	snprintf(cmd, sizeof(cmd), "find '%s' -name '" IMASTREAM_TEMP_PREFIX "*'", dir);
+	f = popen(cmd, "r");
+	ASSERT(f);
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	ASSERT(pclose(f) == 0);
+	return n;
+}
+
+/* A rename that fails partway through the commit: the files renamed so far stay, complete;
+ * every temp file of the rest goes. */
+static void test_rename_fails_midway(void)
+{
+	struct imastream_entry_sink sink = { .size = sizeof(sink), .entry_end = block_second };
+	struct imastream_extract *x;
+	char root[PATH_MAX], p[PATH_MAX * 2];
+	struct stat sb;
+	int rootfd = new_root(root, sizeof(root));
+
+	ASSERT_EQ(imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN, &sink, &log_capture, &x), 0);
+	ASSERT_EQ(imastream_extract_begin(x, "midway"), 0);
+	ASSERT_EQ(put_file(x, "/a/1", "one", NULL), 0);
+	ASSERT_EQ(put_file(x, "/a/2", "two", NULL), 0);
+	ASSERT_EQ(put_file(x, "/a/3", "three", NULL), 0);
+	ASSERT_EQ(count_temps(root), 3);
+	nmsgs = 0;
+	ASSERT(imastream_extract_commit(x) < 0);
+	ASSERT_EQ(nmsgs, 1);
+	ASSERT(strstr(last_msg, "a/2: cannot rename into place") &&
+	       strstr(last_msg, "(1 of 3 files were already renamed)"));
+	snprintf(p, sizeof(p), "%s/a/1", root);
+	ASSERT(stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 3);
+	snprintf(p, sizeof(p), "%s/a/3", root);
+	ASSERT(access(p, F_OK) != 0);
+	ASSERT_EQ(count_temps(root), 0);
+	printf("ok rename-midway: %s\n", last_msg);
+	imastream_extract_free(x);
+	close(rootfd);
+}
+
 /* A path of 512 components: walked iteratively, rolled back, then committed; 513 are refused. */
 static void test_deep_path(void)
 {
@@ -442,6 +506,7 @@ int main(void)
 	expect_rollback("bad-hardlink", -EINVAL, seq_bad_hardlink, NULL);
 	expect_rollback("socket", -EINVAL, seq_socket, NULL);
 	test_sink_veto();
+	test_rename_fails_midway();
 	test_many_dirs(true);
 	test_deep_path();
 	test_many_dirs(false);

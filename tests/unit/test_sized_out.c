@@ -82,6 +82,10 @@ static void test_recover_stats(void)
 	ASSERT_EQ(imastream_root_lock_path(lock, sizeof(lock)), 0);
 	snprintf(lock_path, sizeof(lock_path), "%s%s", root, lock);
 	leave_temp();
+	/* A root (recovery refuses a plain directory): imastream's state directory. */
+	ASSERT_EQ(mkdirat(rootfd, "var", 0755), 0);
+	ASSERT_EQ(mkdirat(rootfd, "var/lib", 0755), 0);
+	ASSERT_EQ(mkdirat(rootfd, "var/lib/imastream", 0755), 0);
 
 	/* Size 0: refused before the lock is taken (its file is not even made). */
 	memset(&exact, 0x5a, sizeof(exact));
