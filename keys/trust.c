@@ -9,7 +9,7 @@
 
 #include <openssl/err.h>
 
-#include "hashers/private.h"
+#include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "keys/keys-private.h"
 
