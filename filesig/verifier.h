@@ -20,6 +20,7 @@ int ims_verifier_copy(const struct imastream_verifier *v, struct imastream_verif
  */
 int ims_verify_file_known(struct imastream_verifier *v, int fd, const char *path,
 			  unsigned int flags, const struct imastream_hasher *content,
-			  const uint8_t *ima, size_t ima_len, struct imastream_verify_report *report);
+			  const uint8_t *ima, size_t ima_len,
+			  struct imastream_verify_report *report);
 
 #endif /* IMASTREAM_FILESIG_VERIFIER_H */

@@ -56,8 +56,11 @@ static void res_end(void *state)
 }
 
 static const struct ims_chain_resource_ops good = {
-	.name = "good", .load = res_load, .free = res_free,
-	.pkg_begin = res_begin, .pkg_end = res_end,
+	.name = "good",
+	.load = res_load,
+	.free = res_free,
+	.pkg_begin = res_begin,
+	.pkg_end = res_end,
 };
 
 static unsigned int failed_loads;
@@ -72,8 +75,11 @@ static int res_load_fails(const struct imastream_config *cfg, const struct imast
 }
 
 static const struct ims_chain_resource_ops failing = {
-	.name = "failing", .load = res_load_fails, .free = res_free,
-	.pkg_begin = res_begin, .pkg_end = res_end,
+	.name = "failing",
+	.load = res_load_fails,
+	.free = res_free,
+	.pkg_begin = res_begin,
+	.pkg_end = res_end,
 };
 
 /* Plain loaders for filling the chain's room; never told of packages. */
