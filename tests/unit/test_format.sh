@@ -15,8 +15,10 @@ cd "$top_srcdir"
 [ -e .git ] || { echo "SKIP: not a git checkout (a release tarball): no change to check"; exit 77; }
 command -v git >/dev/null || { echo "SKIP: git is not installed"; exit 77; }
 fmt_diff=$(command -v clang-format-diff || command -v clang-format-diff-14 || true)
-[ -n "$fmt_diff" ] && command -v clang-format >/dev/null ||
-	{ echo "SKIP: clang-format is not installed (scripts/packages.txt lists it)"; exit 77; }
+if [ -z "$fmt_diff" ] || ! command -v clang-format >/dev/null; then
+	echo "SKIP: clang-format is not installed (scripts/packages.txt lists it)"
+	exit 77
+fi
 [ -f .clang-format ] || { echo "FAIL: .clang-format is missing"; exit 1; }
 
 base=${IMASTREAM_FORMAT_BASE:-}
