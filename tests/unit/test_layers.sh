@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The floors of docs/ARCHITECTURE.md hold: no include runs up or sideways, no file includes
-# another folder's private header, every folder with sources has a floor, and the
-# document's table names the same folders in the same order as its floor block.
+# another folder's private header, no folder's internal header declares a function another
+# folder defines (the ground floor declaring what floors above it do), every folder with
+# sources has a floor, and the document's table names the same folders in the same order
+# as its floor block.
 set -euo pipefail
 : "${top_srcdir:?}"
 arch=${LAYERS_DOC:-$top_srcdir/docs/ARCHITECTURE.md}
@@ -48,6 +50,8 @@ folder_of() {
 }
 
 failures=0 files=0 includes=0
+listed=$(mktemp)
+trap 'rm -f "$listed"' EXIT
 fail() {
 	echo "FAIL: $*"
 	failures=$((failures + 1))
@@ -100,6 +104,7 @@ for dir in */; do
 			continue
 		fi
 		check "$file" "$folder"
+		printf '%s\t%s\n' "$folder" "$file" >>"$listed"
 	done < <(find "$dir" -type f \( -name '*.c' -o -name '*.h' \) | sort)
 done
 for h in include/imastream/*.h; do
@@ -111,9 +116,46 @@ for h in include/imastream/*.h; do
 	check "$h" "$folder"
 done
 
-if [ "$files" -lt 100 ] || [ "$includes" -lt 300 ]; then
-	echo "FAIL: only $files files and $includes includes checked (the tree moved?)"
+mapfile -t sources < <(cut -f2 "$listed")
+# An internal header declares what its own folder defines: an ims_ function (not static,
+# not a typedef) declared in FOLDER's headers has its definition in FOLDER's sources.
+declared=0
+while IFS=$'\t' read -r folder fn header; do
+	if [ "$folder" = "#declared" ]; then
+		declared=$fn
+		continue
+	fi
+	fail "$header declares $fn(), which no source of $folder/ defines (declare it in a header of the folder that does)"
+done < <(awk -F'\t' '
+	FNR == 1 && FILENAME != ARGV[1] { folder = of[FILENAME] }
+	FILENAME == ARGV[1] { of[$2] = $1; next }
+	/^(static|typedef|#|[ \t]|\/|\*)/ { next }
+	{
+		if (!match($0, /[ *]ims_[a-z0-9_]+\(/))
+			next
+		fn = substr($0, RSTART + 1, RLENGTH - 2)
+		if (FILENAME ~ /\.h$/) {
+			if (!((folder, fn) in decl))
+				decl[folder, fn] = FILENAME
+		} else if ($0 !~ /;[ \t]*$/) {
+			def[folder, fn] = 1
+		}
+	}
+	END {
+		for (k in decl) {
+			n++
+			if (k in def)
+				continue
+			split(k, p, SUBSEP)
+			printf "%s\t%s\t%s\n", p[1], p[2], decl[k]
+		}
+		printf "#declared\t%d\n", n
+	}' "$listed" "${sources[@]}" | sort)
+
+if [ "$files" -lt 100 ] || [ "$includes" -lt 300 ] || [ "$declared" -lt 100 ]; then
+	echo "FAIL: only $files files, $includes includes and $declared declarations checked (the tree moved?)"
 	exit 1
 fi
 [ "$failures" = 0 ] || exit 1
-echo "PASS: $includes includes of $files files keep to ${#folders[@]} folders' floors"
+echo "PASS: $includes includes of $files files keep to ${#folders[@]} folders' floors;" \
+	"$declared internal functions are declared where they are defined"
