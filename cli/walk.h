@@ -107,16 +107,34 @@ struct cli_walk {
 		pthread_t thread;
 	} threads[CLI_WALK_MAX_JOBS];
 	struct cli_open_ring open_ring; /* the main thread's, when it works alone */
-	pthread_mutex_t lock;
-	pthread_cond_t work;
-	pthread_cond_t done;
+	/*
+	 * The ordered ring: the main thread (the walker) queues files at next_seq, workers
+	 * claim runs of them from claim_seq, and the walker reports them from print_seq, in
+	 * walk order.  Sequence numbers count up for ever; slot seq is ring[seq %
+	 * CLI_WALK_RING], so print_seq <= claim_seq <= next_seq <= print_seq + CLI_WALK_RING.
+	 *
+	 * installer/ordered_pool.c does the same "any worker, hand back in order" job for
+	 * relabel and the audit, one item a claim; the walk keeps its own ring because it
+	 * claims runs: up to run small files a claim, opened with one io_uring_enter(2) and
+	 * closed with one close_range(2) (a system call is most of a small file's cost), a
+	 * short run only when the walker waits (flush), one file a claim after a large one;
+	 * its slots hold the items themselves (no allocation a file), and the directories
+	 * the workers open files in are let go on the main thread at report time.
+	 */
+	pthread_mutex_t lock; /* guards the sequence numbers, slot states, flush, shutdown */
+	pthread_cond_t work;  /* workers wait here for a run to claim, or for shutdown */
+	pthread_cond_t done;  /* the walker waits here for the slots before wake_seq */
 	bool shutdown;
 	bool flush;         /* the walker waits or is done: workers take short runs too */
-	/* The walker waits until every slot before this one is done; 0: it does not wait. */
+	/*
+	 * The walker waits until every slot before this one is done; 0: it does not wait.
+	 * A worker that finishes a run signals done only then: one wake for half a ring
+	 * when it is full, not one a run.
+	 */
 	uint64_t wake_seq;
-	uint64_t next_seq;
-	uint64_t claim_seq;
-	uint64_t print_seq;
+	uint64_t next_seq;  /* the slot the walker queues the next file in */
+	uint64_t claim_seq; /* the first queued file no worker has claimed yet */
+	uint64_t print_seq; /* the first file not reported yet; its slot is the next freed */
 	struct cli_slot ring[CLI_WALK_RING];
 	void *data_store;
 	bool started;

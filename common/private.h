@@ -125,30 +125,4 @@ static inline uint32_t ims_get_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-struct imastream_verifier;
-/* A verifier with @v's trust store and log, for another thread (filesig/verify.c). */
-int ims_verifier_copy(const struct imastream_verifier *v, struct imastream_verifier **ret);
-struct imastream_hasher;
-struct imastream_verify_report;
-/*
- * imastream_verify_file_hashed() given security.ima's value (@ima, @ima_len bytes) the
- * caller has just read from @fd, which is then not read again; NULL or 0: it is read.
- */
-int ims_verify_file_known(struct imastream_verifier *v, int fd, const char *path,
-			  unsigned int flags, const struct imastream_hasher *content,
-			  const uint8_t *ima, size_t ima_len, struct imastream_verify_report *report);
-
-/*
- * One thread's kept verify contexts (keys/trust.c): imastream_trust_verify() without
- * setting up a context a call.  A cache serves one thread, and stores that outlive it.
- */
-struct imastream_trust;
-struct ims_trust_cache;
-struct ims_trust_cache *ims_trust_cache_new(void);
-void ims_trust_cache_free(struct ims_trust_cache *c);
-/* imastream_trust_verify() through @cache (NULL: a context a call, as it does). */
-int ims_trust_verify_cached(const struct imastream_trust *t, struct ims_trust_cache *cache,
-			    int hash_algo, const uint8_t *digest, size_t digest_len,
-			    const uint8_t *sig, size_t sig_len, uint32_t keyid);
-
 #endif /* IMASTREAM_PRIVATE_H */

@@ -9,9 +9,11 @@
 #include <sys/xattr.h>
 
 #include "common/private.h"
+#include "filesig/verifier.h"
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
 #include "imastream/verity.h"
+#include "keys/trust_cache.h"
 
 /* The largest value either xattr can legally hold: a header and a 16-bit sized signature. */
 #define VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + IMASTREAM_SIG_MAX)

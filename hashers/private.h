@@ -9,23 +9,8 @@
 
 #include <openssl/evp.h>
 
+#include "hashers/algos.h"
 #include "imastream/hash.h"
-
-/*
- * The algorithm tables (algos.c), for every layer: the hash_table rows through
- * imastream_hash_by_*(), and these.
- */
-/* Number of ids in the kernel's enum hash_algo (HASH_ALGO__LAST) as of Linux 6.7+. */
-#define IMS_KERNEL_HASH_ALGO_LAST 23
-/* Digest size of any hash_algo id, 0 for an unknown one. */
-unsigned int ims_kernel_hash_size(int algo);
-/* Kernel name of any hash_algo id ("sha256", "wp512"), or "unknown". */
-const char *ims_kernel_hash_name(int algo);
-/*
- * The one OpenSSL lookup of a digest: a new reference (EVP_MD_free() it), or NULL with
- * the reason logged and *err_ret set.
- */
-EVP_MD *ims_hash_fetch(int algo, const struct imastream_log *log, int *err_ret);
 
 /* Kernel ids are below 32 (one mask bit each); the table has at most this many rows. */
 #define IMS_HASH_MAX_ID 32

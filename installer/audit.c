@@ -12,6 +12,7 @@
 #include <rpm/rpmtag.h>
 
 #include "common/private.h"
+#include "filesig/verifier.h"
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
 #include "imastream/installer.h"

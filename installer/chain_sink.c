@@ -24,7 +24,7 @@
 #include "installer/private.h"
 #include "installer/sink_record.h"
 #include "installer/sink_thread.h"
-#include "plugin/core/private.h"
+#include "plugin/core/driver.h"
 
 /* One object between file_opened and file_done. */
 struct sfile {

@@ -115,11 +115,6 @@ struct ims_record_pkg;
 
 /* Reads every record below @rootfd (none is an empty record).  Return: 0, -EBADMSG, -errno. */
 int ims_record_load(int rootfd, const struct imastream_log *log, struct ims_record **ret);
-/* Whether @rootfd has a record of package @name: 1, 0, -errno; @path gets its path below
- * the root.  Opened without following a symlink. */
-int ims_record_of(int rootfd, const char *name, char *path, size_t size);
-/* Removes the record of package @name (none is fine): 0, -errno. */
-int ims_record_forget(int rootfd, const char *name);
 void ims_record_free(struct ims_record *rec);
 /* The recorded object at package path @path, or NULL. */
 const struct imastream_record_file *ims_record_lookup(const struct ims_record *rec,

@@ -23,7 +23,7 @@
 #include "imastream/xattr.h"
 #include "installer/ordered_pool.h"
 #include "installer/private.h"
-#include "plugin/core/private.h"
+#include "plugin/core/driver.h"
 
 #define CHUNK_SIZE (256 * 1024)
 /* As the audit: enough threads for most machines; each file in flight holds a descriptor. */

@@ -4,7 +4,7 @@
 
 #include <openssl/evp.h>
 
-#include "hashers/private.h"
+#include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "keys/keys-private.h"
 

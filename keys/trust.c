@@ -9,9 +9,10 @@
 
 #include <openssl/err.h>
 
-#include "hashers/private.h"
+#include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "keys/keys-private.h"
+#include "keys/trust_cache.h"
 
 struct trust_cert {
 	X509 *cert;      /* NULL for a bare public key */

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "common/private.h"
+#include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
-#include "xattr/private.h"
 
 /* Type 1 carries no algorithm: the kernel (ima_get_hash_algo) infers it from the length. */
 /* Decoding accepts every size the kernel knows, not only the algorithms we compute. */

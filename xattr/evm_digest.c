@@ -7,9 +7,9 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
-#include "xattr/private.h"
 
 static const char *const evm_names[IMASTREAM_EVM_NR_XATTRS] = {
 	[IMASTREAM_EVM_SELINUX] = "security.selinux",

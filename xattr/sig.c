@@ -6,9 +6,9 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
-#include "xattr/private.h"
 
 /* The header version the kernel demands for each signature type, or 0. */
 static int sig_version(int type)

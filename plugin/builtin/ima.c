@@ -19,7 +19,7 @@
 #include "imastream/verity.h"
 #include "imastream/xattr.h"
 #include "plugin/builtin/plugins.h"
-#include "plugin/core/private.h"
+#include "plugin/core/driver.h"
 
 struct ima_state {
 	const struct imastream_config *cfg;

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/builtin/policy/policy.h"
 #include "plugin/core/private.h"
+#include "plugin/core/resource.h"
 
 #define MAX_PLUGINS 16
 
@@ -13,6 +13,13 @@ struct slot {
 	const struct imastream_plugin_ops *ops;
 	void *state;
 	bool inited;
+};
+
+/* A per-chain resource of the plugins (resource.h). */
+struct resource {
+	const struct ims_chain_resource_ops *ops;
+	void *state; /* NULL when the load failed */
+	int err;
 };
 
 struct imastream_chain {
@@ -25,8 +32,9 @@ struct imastream_chain {
 	int psm_reached;
 	struct imastream_signer *signer;
 	int signer_err;
-	struct ims_trust *trust; /* the trust domains, once a plugin asked for them */
-	int trust_err;
+	/* Resources the plugins asked for (the trust domains), in the order they did. */
+	struct resource resources[IMS_CHAIN_MAX_RESOURCES];
+	unsigned int n_resources;
 };
 
 static const char *const hook_names[IMASTREAM_HOOK_COUNT] = {
@@ -226,7 +234,9 @@ void imastream_chain_free(struct imastream_chain *chain)
 	}
 	ims_digest_engine_free(chain->svc.engine);
 	ims_signer_free(chain->signer);
-	ims_trust_free(chain->trust);
+	for (unsigned int i = chain->n_resources; i-- > 0;)
+		if (chain->resources[i].state)
+			chain->resources[i].ops->free(chain->resources[i].state);
 	free(chain);
 }
 
@@ -273,16 +283,31 @@ int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signe
 	return 0;
 }
 
-int ims_chain_trust(struct imastream_chain *chain, struct ims_trust **ret)
+int ims_chain_resource(struct imastream_chain *chain, const struct ims_chain_resource_ops *ops,
+		       void **state_ret)
 {
-	if (!chain || !ret)
+	struct resource *r = NULL;
+
+	if (!chain || !ops || !state_ret)
 		return -EINVAL;
-	/* As the signer: loaded at the first request, a failure said once. */
-	if (!chain->trust && !chain->trust_err)
-		chain->trust_err = ims_trust_load(chain->svc.cfg, chain->svc.log, &chain->trust);
-	if (chain->trust_err)
-		return chain->trust_err;
-	*ret = chain->trust;
+	for (unsigned int i = 0; i < chain->n_resources && !r; i++)
+		if (chain->resources[i].ops == ops)
+			r = &chain->resources[i];
+	if (!r) {
+		if (chain->n_resources == IMS_CHAIN_MAX_RESOURCES)
+			return ims_err(chain->svc.log, -ENOSPC,
+				       "chain: no room for the %s resource (%d kinds at most)",
+				       ops->name, IMS_CHAIN_MAX_RESOURCES);
+		/* As the signer: loaded at the first request, a failure said once. */
+		r = &chain->resources[chain->n_resources++];
+		r->ops = ops;
+		r->err = ops->load(chain->svc.cfg, chain->svc.log, &r->state);
+		if (r->err)
+			r->state = NULL;
+	}
+	if (r->err)
+		return r->err;
+	*state_ret = r->state;
 	return 0;
 }
 
@@ -380,9 +405,10 @@ int imastream_chain_psm_pre(struct imastream_chain *chain, const struct imastrea
 	err = check_pkg(chain, pkg);
 	if (err)
 		return err;
-	/* One verdict per package, before any plugin reads it. */
-	if (chain->trust)
-		ims_trust_judge_pkg(chain->trust, pkg);
+	/* The resources first (one trust verdict per package), before any plugin reads them. */
+	for (unsigned int i = 0; i < chain->n_resources; i++)
+		if (chain->resources[i].state && chain->resources[i].ops->pkg_begin)
+			chain->resources[i].ops->pkg_begin(chain->resources[i].state, pkg);
 	err = RUN_PRE(chain, reached, psm_pre, pkg);
 	chain->psm_reached = reached;
 	return blame(chain, reached, "psm_pre", err);
@@ -395,8 +421,9 @@ void imastream_chain_psm_post(struct imastream_chain *chain, const struct imastr
 		return;
 	RUN_POST(chain, (unsigned int)chain->psm_reached, psm_post, pkg, res);
 	chain->psm_reached = -1;
-	if (chain->trust)
-		ims_trust_forget(chain->trust);
+	for (unsigned int i = 0; i < chain->n_resources; i++)
+		if (chain->resources[i].state && chain->resources[i].ops->pkg_end)
+			chain->resources[i].ops->pkg_end(chain->resources[i].state);
 }
 
 int imastream_chain_script_exec(struct imastream_chain *chain,

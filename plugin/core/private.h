@@ -6,6 +6,7 @@
 #include "common/private.h"
 #include "imastream/chain.h"
 #include "imastream/verity.h"
+#include "plugin/core/driver.h"
 
 /* At most this many digests per file: the union of what the plugins asked for. */
 #define IMS_MAX_FILE_DIGESTS 4
@@ -86,10 +87,8 @@ int ims_config_values_set(struct imastream_config_values *t, const char *key, co
 
 /* The size of the first struct imastream_config and imastream_plugin_ops with a size. */
 #define IMS_CONFIG_SIZE_1 (offsetof(struct imastream_config, allow_weak_algos) + sizeof(bool))
-/* Members added after these: read and set only when IMS_HAS_MEMBER() says so. */
-/* verity = on, in a configuration large enough to hold the key (added after size 1). */
-#define IMS_CONFIG_VERITY(cfg) \
-	(IMS_HAS_MEMBER((cfg), struct imastream_config, verity) && (cfg)->verity)
+/* Members added after these: read and set only when IMS_HAS_MEMBER() says so
+ * (IMS_CONFIG_VERITY() in driver.h). */
 #define IMS_PLUGIN_OPS_SIZE_1                                                       \
 	(offsetof(struct imastream_plugin_ops, file_conflict) +                     \
 	 sizeof(((struct imastream_plugin_ops *)0)->file_conflict))
@@ -99,34 +98,6 @@ struct imastream_signer;
 int ims_signer_load(const struct imastream_config *cfg, const struct imastream_log *log,
 		    struct imastream_signer **ret);
 void ims_signer_free(struct imastream_signer *s);
-
-/*
- * For the chain's drivers (rpm adapter, installer): 0 when @root can hold the IMA xattr
- * (or no_xattr_support = skip says to go on, with one notice), else -EOPNOTSUPP with one
- * line ending in @hint (how this driver says "skip"; may be NULL).
- */
-int ims_probe_root_xattrs(const struct imastream_config *cfg, const char *root, const char *hint,
-			  const struct imastream_log *log);
-
-/*
- * verity = on: 0 when @root's filesystem supports fs-verity, else -EOPNOTSUPP with one
- * line (fail closed: no file would get verity).  0 when verity is off.
- */
-int ims_probe_root_verity(const struct imastream_config *cfg, const char *root,
-			  const struct imastream_log *log);
-
-/*
- * verity = on, for the drivers: whether the chain gave @f an fs-verity signature
- * (security.ima of type 6, user.ima included), so that fs-verity must be enabled on it.
- */
-bool ims_file_wants_verity(const struct imastream_file *f);
-/*
- * Enables fs-verity (SHA-256, 4 KiB blocks, no salt: the digest the signature covers) on
- * a regular file through @fd, a read-only descriptor; the kernel refuses while any
- * writable descriptor of the file is open anywhere (ETXTBSY).  Return: 0 (also when it
- * already was on), -errno with one line naming @what.
- */
-int ims_verity_enable(int fd, const char *what, const struct imastream_log *log);
 
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);

@@ -30,7 +30,7 @@
 
 #include "common/private.h"
 #include "imastream/chain.h"
-#include "plugin/core/private.h"
+#include "plugin/core/driver.h"
 #include "plugin/rpm/owners.h"
 #include "plugin/rpm/rpmplugin-compat.h"
 

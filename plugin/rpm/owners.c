@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* One owner per package: rpm does not install, upgrade or erase a package 'imastream install' recorded, unless told to take it over. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include <rpm/rpmmacro.h>
 
 #include "common/private.h"
-#include "installer/private.h"
+#include "installer/record_owner.h"
 #include "plugin/rpm/owners.h"
 
 bool ims_rpm_take_over_wanted(void)

@@ -18,7 +18,7 @@
 #include "imastream/chain.h"
 #include "imastream/filesig.h"
 #include "imastream/verity.h"
-#include "plugin/core/private.h"
+#include "plugin/core/driver.h"
 #include "tests/unit/test.h"
 
 /*

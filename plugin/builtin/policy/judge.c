@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plugin/builtin/policy/policy.h"
+#include "plugin/core/resource.h"
 
 struct ims_trust {
 	const struct imastream_log *log;
@@ -16,8 +17,8 @@ struct ims_trust {
 	struct ims_verdict verdict;
 };
 
-int ims_trust_load(const struct imastream_config *cfg, const struct imastream_log *log,
-		   struct ims_trust **ret)
+static int trust_load(const struct imastream_config *cfg, const struct imastream_log *log,
+		      void **ret)
 {
 	struct ims_trust *t = calloc(1, sizeof(*t));
 	int err;
@@ -36,16 +37,21 @@ int ims_trust_load(const struct imastream_config *cfg, const struct imastream_lo
 	return 0;
 }
 
-void ims_trust_free(struct ims_trust *t)
+static void trust_free(void *state)
 {
+	struct ims_trust *t = state;
+
 	if (!t)
 		return;
 	ims_domains_free(t->domains);
 	free(t);
 }
 
-void ims_trust_forget(struct ims_trust *t)
+/* The package's psm pair ended: its verdict is forgotten. */
+static void trust_forget(void *state)
 {
+	struct ims_trust *t = state;
+
 	t->judged = false;
 	t->header = NULL;
 }
@@ -60,12 +66,35 @@ static void judge(struct ims_trust *t, const struct imastream_pkg *pkg)
 		 t->verdict.why);
 }
 
-/* Installs and erases are judged (an erase by the header the rpm database keeps). */
-void ims_trust_judge_pkg(struct ims_trust *t, const struct imastream_pkg *pkg)
+/*
+ * At psm_pre, before any plugin's: one verdict per package.  Installs and erases are
+ * judged (an erase by the header the rpm database keeps).
+ */
+static void trust_judge_pkg(void *state, const struct imastream_pkg *pkg)
 {
-	ims_trust_forget(t);
+	struct ims_trust *t = state;
+
+	trust_forget(t);
 	if (pkg->rpm_header && (pkg->op == IMASTREAM_PKG_INSTALL || pkg->op == IMASTREAM_PKG_ERASE))
 		judge(t, pkg);
+}
+
+static const struct ims_chain_resource_ops trust_resource = {
+	.name = "trust domains",
+	.load = trust_load,
+	.free = trust_free,
+	.pkg_begin = trust_judge_pkg,
+	.pkg_end = trust_forget,
+};
+
+int ims_chain_trust(struct imastream_chain *chain, struct ims_trust **ret)
+{
+	void *state;
+	int err = ret ? ims_chain_resource(chain, &trust_resource, &state) : -EINVAL;
+
+	if (!err)
+		*ret = state;
+	return err;
 }
 
 int ims_chain_domains(struct imastream_chain *chain, const struct ims_domains **ret)

@@ -77,20 +77,13 @@ int ims_header_judge(const struct ims_domains *d, void *rpm_keyring, void *heade
 int ims_domains_judge(const struct ims_domains *d, void *header, struct ims_verdict *v);
 
 /*
- * The chain's trust domains (judge.c): loaded once per chain from the trust_domains key, at
- * the first call (a plugin's init: keys are read before any chroot), and one verdict per
- * package, judged at psm_pre before any plugin's psm_pre runs.  A failed load is said
- * once and returned to every later caller.
+ * The chain's trust domains (judge.c), a resource of the chain (plugin/core/resource.h):
+ * loaded once per chain from the trust_domains key, at the first call (a plugin's init:
+ * keys are read before any chroot), and one verdict per package, judged at psm_pre
+ * before any plugin's psm_pre runs.  A failed load is said once and returned to every
+ * later caller.
  */
 struct ims_trust;
-int ims_trust_load(const struct imastream_config *cfg, const struct imastream_log *log,
-		   struct ims_trust **ret);
-void ims_trust_free(struct ims_trust *t);
-/* The chain calls these around each psm pair: judge at its start, forget at its end. */
-void ims_trust_judge_pkg(struct ims_trust *t, const struct imastream_pkg *pkg);
-void ims_trust_forget(struct ims_trust *t);
-
-/* The chain's trust resource (chain.c), loaded at the first call. */
 int ims_chain_trust(struct imastream_chain *chain, struct ims_trust **ret);
 int ims_chain_domains(struct imastream_chain *chain, const struct ims_domains **ret);
 /**

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The C lines a change touches are in the house style (.clang-format); the rest of the
+# tree is left as it is.  "A change" is, in a git checkout:
+#  - on a branch (HEAD not on main): everything since the merge base with main (origin/main
+#    in a CI clone, else main), uncommitted edits included;
+#  - on main: the last commit, uncommitted edits included; a merge commit is skipped, its
+#    branch's lines were checked on the branch;
+#  - IMASTREAM_FORMAT_BASE=REV: everything since REV.
+# Renamed files count only for the lines they change.  Fix what it reports with:
+#   git diff -M -U0 BASE -- '*.c' '*.h' | clang-format-diff -p1 -i
+set -euo pipefail
+: "${top_srcdir:?}"
+cd "$top_srcdir"
+[ -e .git ] || { echo "SKIP: not a git checkout (a release tarball): no change to check"; exit 77; }
+command -v git >/dev/null || { echo "SKIP: git is not installed"; exit 77; }
+fmt_diff=$(command -v clang-format-diff || command -v clang-format-diff-14 || true)
+if [ -z "$fmt_diff" ] || ! command -v clang-format >/dev/null; then
+	echo "SKIP: clang-format is not installed (scripts/packages.txt lists it)"
+	exit 77
+fi
+[ -f .clang-format ] || { echo "FAIL: .clang-format is missing"; exit 1; }
+
+base=${IMASTREAM_FORMAT_BASE:-}
+if [ -z "$base" ]; then
+	main=""
+	for ref in origin/main main; do
+		if git rev-parse -q --verify "$ref^{commit}" >/dev/null; then
+			main=$ref
+			break
+		fi
+	done
+	if [ -n "$main" ] && ! git merge-base --is-ancestor HEAD "$main"; then
+		base=$(git merge-base HEAD "$main") ||
+			{ echo "SKIP: HEAD shares no history with $main (a shallow clone?)"; exit 77; }
+	elif git rev-parse -q --verify 'HEAD^2' >/dev/null; then
+		echo "SKIP: HEAD is a merge: its branch's lines were checked on the branch"
+		exit 77
+	elif git rev-parse -q --verify 'HEAD~1' >/dev/null; then
+		base=HEAD~1
+	else
+		echo "SKIP: HEAD has no parent here (a shallow clone?): nothing to compare with"
+		exit 77
+	fi
+fi
+git rev-parse -q --verify "$base^{commit}" >/dev/null || { echo "FAIL: no commit $base"; exit 1; }
+
+changed=$(git diff -M -U0 --no-color --diff-filter=AMR "$base" -- '*.c' '*.h')
+if [ -z "$changed" ]; then
+	echo "PASS: no C line changed since $(git rev-parse --short "$base")"
+	exit 0
+fi
+out=$(printf '%s\n' "$changed" | "$fmt_diff" -p1)
+if [ -n "$out" ]; then
+	printf '%s\n' "$out"
+	echo "FAIL: C lines changed since $(git rev-parse --short "$base") are not in the house style (.clang-format);"
+	echo "      fix: git diff -M -U0 $base -- '*.c' '*.h' | clang-format-diff -p1 -i"
+	exit 1
+fi
+echo "PASS: $(printf '%s\n' "$changed" | grep -c '^+[^+]' || true) C lines changed since $(git rev-parse --short "$base") are in the house style"
