@@ -385,7 +385,8 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
 			if (!hi)
-				return cli_usage_error("sign-package", "unknown hash algorithm '%s'",
+				return cli_usage_error("sign-package", "unknown hash algorithm '%s' (sha1, "
+						       "sha224, sha256, sha384, sha512, sm3; md5 with --allow-weak)",
 						       p.arg);
 			run.opts.algo = hi->algo;
 			break;
