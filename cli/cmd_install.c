@@ -52,6 +52,8 @@ static const struct cli_use install_options[] = {
 	  "security.ima names content never written)" },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
+	  "standard output, then a summary object" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line" },
 	{ CLI_OPT_VERBOSE, "more messages (repeat for debugging)" },
@@ -92,6 +94,7 @@ struct install_log {
 	pthread_mutex_t lock;
 	int verbose;
 	bool pkg_failed;   /* this package already printed its error */
+	char why[512];     /* that error, for its --format json record */
 	struct cli_settings *settings; /* what the user typed, to name it in messages */
 };
 
@@ -104,6 +107,8 @@ static void install_log_fn(void *arg, int level, const char *msg)
 	if (level == IMASTREAM_LOG_ERR) {
 		if (il->pkg_failed && il->verbose < 1)
 			goto out;
+		if (!il->pkg_failed)
+			snprintf(il->why, sizeof(il->why), "%s", msg);
 		il->pkg_failed = true;
 	} else if (level > IMASTREAM_LOG_NOTICE + il->verbose) {
 		goto out;
@@ -120,6 +125,7 @@ struct progress {
 	bool on;
 	struct timespec start, last;
 	unsigned int pkg_index, n_pkgs;
+	uint64_t files, bytes; /* the totals so far, for the summary */
 };
 
 static double seconds(const struct timespec *a, const struct timespec *b)
@@ -134,6 +140,8 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	double t, mib;
 	char text[256];
 
+	pr->files = p->files;
+	pr->bytes = p->bytes;
 	if (!pr->on)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -143,9 +151,9 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	pr->last = now;
 	t = seconds(&pr->start, &now);
 	mib = (double)p->bytes / (1024.0 * 1024.0);
-	snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s",
+	snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s, %.2f s",
 		 pr->pkg_index, pr->n_pkgs, p->done ? "done" : p->package ? p->package : "",
-		 mib, (unsigned long long)p->files, t > 0 ? mib / t : 0.0);
+		 mib, (unsigned long long)p->files, t > 0 ? mib / t : 0.0, t);
 	if (p->done) {
 		cli_error("%s", text);
 	} else {
@@ -169,6 +177,8 @@ int cmd_install(int argc, char **argv)
 	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
 	unsigned int sync_mode = IMASTREAM_EXTRACT_SYNCFS;
 	int show = -1; /* -1: only on a terminal */
+	bool json = false;
+	struct cli_json out = { 0 };
 	struct imastream_config cfg;
 	bool cfg_ready = false;
 	struct imastream_chain *chain = NULL;
@@ -237,6 +247,10 @@ int cmd_install(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			il.verbose++;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("install", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -259,13 +273,13 @@ int cmd_install(int argc, char **argv)
 
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		cli_error("install: %s: %s", root, strerror(errno));
+		cli_say("install", "%s: %s", root, strerror(errno));
 		goto out;
 	}
 	/* rpm's root (for its database) and the chain's txn.root are absolute paths. */
 	root_abs = realpath(root, NULL);
 	if (!root_abs) {
-		cli_error("install: %s: %s", root, strerror(errno));
+		cli_say("install", "%s: %s", root, strerror(errno));
 		goto out;
 	}
 	root = root_abs;
@@ -284,7 +298,7 @@ int cmd_install(int argc, char **argv)
 	opts = (struct imastream_chain_sink_opts){
 		.size = sizeof(opts), .root = root, .flags = sink_flags, .txn_flags = txn_flags, .cfg = &cfg,
 		.pgp_keys = n_keys ? pgp_keys : NULL,
-		.progress = pr.on ? show_progress : NULL, .progress_arg = &pr,
+		.progress = pr.on || json ? show_progress : NULL, .progress_arg = &pr,
 	};
 	err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
 	if (err)
@@ -302,6 +316,7 @@ int cmd_install(int argc, char **argv)
 
 		pthread_mutex_lock(&il.lock);
 		il.pkg_failed = false;
+		il.why[0] = 0;
 		pthread_mutex_unlock(&il.lock);
 		pr.pkg_index = (unsigned int)(i - cli_parse_operands(&p) + 1);
 		if (fd < 0) {
@@ -316,17 +331,38 @@ int cmd_install(int argc, char **argv)
 			if (!err)
 				err = perr;
 		}
+		if (json) {
+			cli_json_begin(&out, "package");
+			cli_json_str(&out, "path", argv[i]);
+			cli_json_str(&out, "result", perr ? "fail" : "ok");
+			if (perr)
+				cli_json_str(&out, "error", il.why[0] ? il.why : strerror(-perr));
+			cli_json_put(&out, stdout);
+			fflush(stdout);
+		}
 	}
 	/* The renames and the records, durable before we say so (--sync file did it per file). */
 	if (sync_mode == IMASTREAM_EXTRACT_SYNCFS && failed < (unsigned int)(argc - cli_parse_operands(&p)) &&
 	    syncfs(rootfd)) {
-		cli_error("install: %s: syncfs: %s", root, strerror(errno));
+		cli_say("install", "%s: syncfs: %s", root, strerror(errno));
 		failed++;
 	}
 	ret = failed ? CLI_FAILED : CLI_OK;
 out:
 	imastream_extract_free(x);
 	imastream_chain_sink_free(cs, err);
+	if (json && cs) {
+		cli_json_begin(&out, "summary");
+		cli_json_str(&out, "command", "install");
+		cli_json_uint(&out, "packages", (uint64_t)(argc - cli_parse_operands(&p)));
+		cli_json_uint(&out, "failed", failed);
+		cli_json_uint(&out, "files", pr.files);
+		cli_json_uint(&out, "bytes", pr.bytes);
+		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &pr.start));
+		cli_json_put(&out, stdout);
+		fflush(stdout);
+	}
+	cli_json_free(&out);
 	imastream_chain_free(chain);
 	imastream_root_txn_end(txn, err);
 	if (cfg_ready)
