@@ -134,6 +134,8 @@ void cli_tally_start(struct cli_tally *t);
 void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures);
 /* Takes the progress line away and prints the summary line. */
 void cli_tally_end(struct cli_tally *t, unsigned long failures);
+/* "42%, 12 s left": @done of @total after @elapsed seconds, for a progress line (tally.c). */
+const char *cli_eta(double done, double total, double elapsed, char *buf, size_t size);
 /* "512 bytes", "1.5 KiB", "96.0 MiB": a size in a summary line (tally.c). */
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
 /* Seconds from @t0 to now on @clock: the time a summary line gives (tally.c). */

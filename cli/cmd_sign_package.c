@@ -260,7 +260,7 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 	struct pkg_outcome *o = &run->out[i];
 	const struct imastream_signpkg_result *res = &o->res;
 	double elapsed;
-	char text[160];
+	char text[200], eta[48];
 
 	cli_capture_flush(&o->msgs, !o->ok);
 	t->packages++;
@@ -292,9 +292,9 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 		return;
 	t->last_draw = elapsed;
 	snprintf(text, sizeof(text),
-		 "imastream sign-package: %lu/%zu packages, %lu signatures, %lu failures, %.1f packages/s",
-		 t->packages, run->n, t->signatures, t->failures,
-		 elapsed > 0 ? (double)t->packages / elapsed : 0.0);
+		 "imastream sign-package: %lu/%zu packages (%s), %lu signatures, %lu failures, %.1f packages/s",
+		 t->packages, run->n, cli_eta((double)t->packages, (double)run->n, elapsed, eta, sizeof(eta)),
+		 t->signatures, t->failures, elapsed > 0 ? (double)t->packages / elapsed : 0.0);
 	cli_progress_draw(text);
 }
 

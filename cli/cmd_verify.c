@@ -371,6 +371,9 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 	err = imastream_record_foreach(job.rootfd, verify_recorded, &job, &cli_log);
 	if (!err && verdict_json)
 		summary_record(job.checked, job.failed, &t0);
+	else if (!err && job.checked)
+		cli_say("verify", "%lu files, %lu failed, %.2f s", job.checked, job.failed,
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	if (fflush(stdout) == EOF) {
 		cli_say("verify", "cannot write to stdout: %s", strerror(errno));
 		goto out;
@@ -555,7 +558,9 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	}
 	if (err)
 		goto out; /* said */
-	cli_say("verify", "%lu files, %lu failed", job.checked, job.failed);
+	if (!json)
+		cli_say("verify", "%lu files, %lu failed, %.2f s", job.checked, job.failed,
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	ret = job.failed ? CLI_FAILED : CLI_OK;
 out:
 	imastream_verifier_free(v);

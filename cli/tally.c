@@ -62,6 +62,24 @@ const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
+const char *cli_eta(double done, double total, double elapsed, char *buf, size_t size)
+{
+	double left;
+
+	buf[0] = 0;
+	if (total <= 0 || done <= 0 || done > total)
+		return buf;
+	/* At the rate so far; a guess says nothing before a second has passed. */
+	left = elapsed * (total - done) / done;
+	if (elapsed < 1.0 || done == total)
+		snprintf(buf, size, "%.0f%%", 100.0 * done / total);
+	else if (left < 100)
+		snprintf(buf, size, "%.0f%%, %.0f s left", 100.0 * done / total, left);
+	else
+		snprintf(buf, size, "%.0f%%, %.0f min left", 100.0 * done / total, left / 60);
+	return buf;
+}
+
 void cli_tally_end(struct cli_tally *t, unsigned long failures)
 {
 	char size[32];
