@@ -49,6 +49,8 @@ static const struct cli_use sign_package_options[] = {
 	{ CLI_OPT_JOBS, "sign N packages at a time (1 to 64; default: one per\n"
 	  "CPU), the key loaded once; messages keep the order of\n"
 	  "the packages, as with -j 1" },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
+	  "standard output, then a summary object" },
 	{ CLI_OPT_PROGRESS },
 	{ CLI_OPT_QUIET },
 	{ CLI_OPT_VERBOSE, "one line per package on what was signed" },
@@ -118,6 +120,7 @@ struct pkg_run {
 	pthread_mutex_t lock; /* next and every out[].done */
 	pthread_cond_t done;
 	size_t next;
+	struct cli_json *json; /* --format json: a record per package here */
 };
 
 /* Any thread: signs package @i, holding back what it says for the report. */
@@ -262,6 +265,20 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 	double elapsed;
 	char text[200], eta[48];
 
+	if (run->json) {
+		cli_json_begin(run->json, "package");
+		cli_json_str(run->json, "path", run->paths[i]);
+		cli_json_str(run->json, "result", o->ok ? "ok" : "fail");
+		if (o->ok) {
+			cli_json_uint(run->json, "files", res->files);
+			cli_json_uint(run->json, "signed", res->signed_files);
+			cli_json_str(run->json, "algo", imastream_hash_by_algo(res->algo)->name);
+		} else if (o->msgs.n) {
+			cli_json_str(run->json, "error", o->msgs.msgs[o->msgs.n - 1].msg);
+		}
+		cli_json_put(run->json, stdout);
+		fflush(stdout);
+	}
 	cli_capture_flush(&o->msgs, !o->ok);
 	t->packages++;
 	if (!o->ok) {
@@ -373,7 +390,8 @@ int cmd_sign_package(int argc, char **argv)
 	struct imastream_signpkg_manifest *sigs = NULL;
 	struct imastream_trust *trust = NULL;
 	unsigned long export_failed = 0;
-	bool allow_weak = false, many;
+	bool allow_weak = false, many, json = false;
+	struct cli_json json_out = { 0 };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, verbose = 0, show = -1, err = 0;
 
@@ -412,6 +430,10 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			verbose++;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("sign-package", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_ALLOW_WEAK:
 			allow_weak = true;
 			break;
@@ -430,6 +452,10 @@ int cmd_sign_package(int argc, char **argv)
 	if (export_file && (key.opts.key || run.opts.outdir))
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
 				       key.opts.key ? "--key" : "--outdir");
+	if (export_file && json)
+		return cli_usage_error("sign-package", "--export-digests writes a digest manifest, not --format json");
+	if (json)
+		run.json = &json_out;
 	if (export_file) {
 		if (cli_parse_operands(&p) >= argc)
 			return cli_usage_error("sign-package", "no package given");
@@ -493,7 +519,17 @@ int cmd_sign_package(int argc, char **argv)
 		t.draw = many && cli_progress_wanted(show);
 		run_all(&run, verbose, &t);
 		cli_progress_clear();
-		if (many && show != 0)
+		if (json) {
+			cli_json_begin(&json_out, "summary");
+			cli_json_str(&json_out, "command", "sign-package");
+			cli_json_uint(&json_out, "packages", t.packages + list.failed);
+			cli_json_uint(&json_out, "files", t.files);
+			cli_json_uint(&json_out, "signatures", t.signatures);
+			cli_json_uint(&json_out, "failed", t.failures + list.failed);
+			cli_json_seconds(&json_out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t.start));
+			cli_json_put(&json_out, stdout);
+			fflush(stdout);
+		} else if (many && show != 0)
 			cli_say("sign-package",
 				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
 				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,
@@ -502,6 +538,7 @@ int cmd_sign_package(int argc, char **argv)
 	}
 	if (list.failed)
 		err = err ? err : -ENOENT;
+	cli_json_free(&json_out);
 	free(run.out);
 	free_workers(&run);
 	imastream_signpkg_manifest_free(sigs);

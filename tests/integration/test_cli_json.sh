@@ -89,8 +89,18 @@ grep -q '"status":"labelled"' relabel.json || fail "relabel --format json: nothi
 	fail "verify --rpmdb: $(cat rpmdb.err)"
 check_json verify file 5 <rpmdb.json
 
+# sign-package: a record per package (a copy, and one that is no rpm), then the summary.
+mkdir spk
+cp "$pkg" spk/
+echo "not an rpm" >spk/bogus.rpm
+"$IMS" sign-package --format json --key key.pem --cert "$KEYS/ec-p256.crt" spk/*.rpm \
+	>spk.json 2>spk.err && fail "sign-package signed a file that is no rpm"
+check_json sign-package package 2 <spk.json
+grep -q '"result":"ok","files":[1-9][0-9]*,"signed":[1-9]' spk.json || fail "sign-package --format json: $(cat spk.json)"
+grep -q '"path":"spk/bogus.rpm","result":"fail","error":"' spk.json || fail "sign-package --format json: no error: $(cat spk.json)"
+
 # --format takes text or json, and says so.
 "$IMS" install --root "$T/inst" --format yaml "$pkg" 2>err && fail "install --format yaml accepted"
 grep -qx "imastream install: --format takes 'text' or 'json', not 'yaml' (see imastream install --help)" err ||
 	fail "install --format yaml: $(cat err)"
-echo "ok: hash, sign, verify (files, --root, --rpmdb), install, relabel and recover write JSON Lines with a summary"
+echo "ok: hash, sign, verify (files, --root, --rpmdb), install, relabel, recover and sign-package write JSON Lines with a summary"
