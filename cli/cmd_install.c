@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -126,6 +127,12 @@ struct progress {
 	struct timespec start, last;
 	unsigned int pkg_index, n_pkgs;
 	uint64_t files, bytes; /* the totals so far, for the summary */
+	/*
+	 * How far: the package files' sizes, those of the packages done, and the one being
+	 * read, whose file offset the reader moves (its duplicate shares it).
+	 */
+	uint64_t pkg_total, pkg_done;
+	int pkg_fd;
 };
 
 static double seconds(const struct timespec *a, const struct timespec *b)
@@ -151,9 +158,20 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	pr->last = now;
 	t = seconds(&pr->start, &now);
 	mib = (double)p->bytes / (1024.0 * 1024.0);
-	snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s, %.2f s",
-		 pr->pkg_index, pr->n_pkgs, p->done ? "done" : p->package ? p->package : "",
-		 mib, (unsigned long long)p->files, t > 0 ? mib / t : 0.0, t);
+	if (!p->done) {
+		off_t pos = pr->pkg_fd >= 0 ? lseek(pr->pkg_fd, 0, SEEK_CUR) : -1;
+		char eta[48];
+
+		snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s, %s",
+			 pr->pkg_index, pr->n_pkgs, p->package ? p->package : "", mib,
+			 (unsigned long long)p->files, t > 0 ? mib / t : 0.0,
+			 pos < 0 ? "" : cli_eta((double)(pr->pkg_done + (uint64_t)pos),
+						(double)pr->pkg_total, t, eta, sizeof(eta)));
+	} else {
+		snprintf(text, sizeof(text), "[%u/%u] done: %.1f MiB, %llu files, %.1f MiB/s, %.2f s",
+			 pr->pkg_index, pr->n_pkgs, mib, (unsigned long long)p->files,
+			 t > 0 ? mib / t : 0.0, t);
+	}
 	if (p->done) {
 		cli_error("%s", text);
 	} else {
@@ -294,6 +312,13 @@ int cmd_install(int argc, char **argv)
 
 	pr.on = cli_progress_wanted(show);
 	pr.n_pkgs = (unsigned int)(argc - cli_parse_operands(&p));
+	pr.pkg_fd = -1;
+	for (int i = cli_parse_operands(&p); i < argc; i++) {
+		struct stat st;
+
+		if (!stat(argv[i], &st) && S_ISREG(st.st_mode))
+			pr.pkg_total += (uint64_t)st.st_size;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	opts = (struct imastream_chain_sink_opts){
 		.size = sizeof(opts), .root = root, .flags = sink_flags, .txn_flags = txn_flags, .cfg = &cfg,
@@ -323,7 +348,13 @@ int cmd_install(int argc, char **argv)
 			perr = -errno;
 			cli_error("%s: %s", argv[i], strerror(-perr));
 		} else {
+			struct stat st;
+
+			pr.pkg_fd = fd;
 			perr = imastream_install_rpm(x, fd, argv[i], install_flags);
+			pr.pkg_fd = -1;
+			if (!fstat(fd, &st))
+				pr.pkg_done += (uint64_t)st.st_size;
 			close(fd);
 		}
 		if (perr) {
