@@ -82,7 +82,7 @@ static const struct cli_spec sign_package_spec = {
 	"OpenPGP signature stay valid. Each package is checked before it is rewritten,\n"
 	"through a temporary file renamed into place. A DIR stands for the *.rpm files\n"
 	"under it (not *.src.rpm), in name order. With more than one package, a progress\n"
-	"line on a terminal and a summary on stderr.\n",
+	"line on a terminal; a summary on stderr (for one package, when it was signed).\n",
 	.uses = sign_package_options,
 	.aliases = sign_package_aliases,
 	.epilog =
@@ -529,7 +529,7 @@ int cmd_sign_package(int argc, char **argv)
 			cli_json_seconds(&json_out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t.start));
 			cli_json_put(&json_out, stdout);
 			fflush(stdout);
-		} else if (many && show != 0)
+		} else if (show != 0 && (many || !(t.failures + list.failed)))
 			cli_say("sign-package",
 				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
 				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,
