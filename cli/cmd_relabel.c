@@ -317,6 +317,7 @@ int cmd_relabel(int argc, char **argv)
 	if (!err && !c->modified && !c->missing && !c->failed)
 		ret = CLI_OK;
 out:
+	cli_json_free(&json_out);
 	imastream_relabel_free(rl, err);
 	imastream_chain_free(chain);
 	if (cfg_ready)

@@ -707,6 +707,8 @@ int cmd_verify(int argc, char **argv)
 	ret = job.walk.failed ? CLI_FAILED : CLI_OK;
 out:
 	cli_walk_finish(&job.walk);
+	cli_json_free(&job.walk.out);
+	verdict_json = NULL;
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++)
 		imastream_verifier_free(job.verifiers[i]);
 	imastream_trust_free(trust);
