@@ -93,11 +93,14 @@ echo "ratio (evmctl time / imastream time, default jobs), wall: tree $(ratio "$(
 echo "ratio (single-stream time / batched time, small files), wall: $(ratio "$(bench_wall "$small_single")" "$(bench_wall "$small_ours")") (-j $jobs), $(ratio "$(bench_wall "$small_single_one")" "$(bench_wall "$small_one")") (-j 1); CPU: $(ratio "$(bench_cpu "$small_single")" "$(bench_cpu "$small_ours")") (-j $jobs), $(ratio "$(bench_cpu "$small_single_one")" "$(bench_cpu "$small_one")") (-j 1)"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
-# Wall-clock rows, as the other benchmarks write them.
-bench_csv "file count" "$nfiles" "imastream hash -r (-j $jobs)" "$(bench_wall "$tree_ours")" "$mbytes" MiB/s
-bench_csv "file count" "$nfiles" "imastream hash -r -j 1" "$(bench_wall "$tree_one")" "$mbytes" MiB/s
-bench_csv "file count" "$nfiles" "evmctl ima_hash -r" "$(bench_wall "$tree_evm")" "$mbytes" MiB/s "$(bench_wall "$tree_ours")"
-bench_csv "file count" "$small_count" "imastream hash -r (-j $jobs)" "$(bench_wall "$small_ours")" "$small_mib" MiB/s
-bench_csv "file count" "$small_count" "imastream hash -r -j 1" "$(bench_wall "$small_one")" "$small_mib" MiB/s
-bench_csv "file count" "$small_count" "evmctl ima_hash -r" "$(bench_wall "$small_evm")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
-bench_csv "file count" "$small_count" "single-stream path" "$(bench_wall "$small_single")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
+# Wall-clock rows: x is the program, one series (one line) per data set, so that no line
+# joins two different trees; the small files first, for the order of the x axis.
+tree_set="tree: $nfiles files ($mbytes MiB)" small_set="$small_count x $((small_size / 1024)) KiB files"
+x="program (single stream: IMASTREAM_FILE_BATCH=1)"
+bench_csv "$x" evmctl "$small_set" "$(bench_wall "$small_evm")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
+bench_csv "$x" "single stream" "$small_set" "$(bench_wall "$small_single")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
+bench_csv "$x" "-j 1" "$small_set" "$(bench_wall "$small_one")" "$small_mib" MiB/s
+bench_csv "$x" "-j $jobs" "$small_set" "$(bench_wall "$small_ours")" "$small_mib" MiB/s
+bench_csv "$x" evmctl "$tree_set" "$(bench_wall "$tree_evm")" "$mbytes" MiB/s "$(bench_wall "$tree_ours")"
+bench_csv "$x" "-j 1" "$tree_set" "$(bench_wall "$tree_one")" "$mbytes" MiB/s
+bench_csv "$x" "-j $jobs" "$tree_set" "$(bench_wall "$tree_ours")" "$mbytes" MiB/s

@@ -118,8 +118,8 @@ printf "  record / no record, median of the %d rounds' ratios: wall %6.4fx, cpu 
 	"$rounds" "$ratio" "$(bench_median "${r_cpu[@]}")" "$ok"
 printf '  (ratio of the medians: wall %6.4fx, cpu %6.4fx)\n' "$(bench_ratio "$mon" "$moff" 6)" \
 	"$(bench_ratio "$con" "$coff" 6)"
-bench_csv "variant (0 imastream install; 1 rpm -i)" 1 "with the record (policy data)" "$mon" 1 installs/s
-bench_csv "variant (0 imastream install; 1 rpm -i)" 1 "without the record" "$moff" 1 installs/s "$mon"
+bench_csv "install" "rpm -i + imastream.so" "with the record (policy data)" "$mon" 1 installs/s
+bench_csv "install" "rpm -i + imastream.so" "without the record" "$moff" 1 installs/s "$mon"
 
 # Counts of one install each way, which the machine's load does not change.
 # syscalls CMD...: "TOTAL WITHOUT_FUTEX" system calls of CMD and its threads.

@@ -92,8 +92,7 @@ for cache in warm cold; do
 	printf '  rpm -Va                 wall median %7.3f s, cpu %7.3f s\n' "$mv" "$cv"
 	printf '  policy / rpm -Va %6.3fx (cpu %6.3fx)  target <= 0.1x: %s%s\n' "$ratio" \
 		"$(bench_ratio "$cp" "$cv")" "$ok" "$([ $cache = warm ] && echo ' (not gated)')"
-	x=$([ $cache = warm ] && echo 1 || echo 0)
-	bench_csv "page cache (0 cold, 1 warm)" "$x" "imastream policy keylime --rpmdb" "$mp" "$nfiles" files/s
-	bench_csv "page cache (0 cold, 1 warm)" "$x" "rpm -Va --root" "$mv" "$nfiles" files/s "$mp"
+	bench_csv "page cache" "$cache" "imastream policy keylime --rpmdb" "$mp" "$nfiles" files/s
+	bench_csv "page cache" "$cache" "rpm -Va --root" "$mv" "$nfiles" files/s "$mp"
 done
 bench_finish bench-policy

@@ -7,7 +7,7 @@
 # The CSV (written by the bench targets, see bench/README.md) has the header
 #   param,value,series,throughput,unit,ratio
 # param names the x axis ("file size (bytes)", "file count", "chunk (bytes)"), value is
-# x, unit is the throughput's (MB/s, files/s...), ratio is peer time / imastream time on a
+# x (a number, or a category such as a key type: then the axis is categorical), unit is the throughput's (MB/s, files/s...), ratio is peer time / imastream time on a
 # peer's row and empty on imastream's own rows. One panel pair per param.
 # Without gnuplot (package gnuplot-nox) it says so and exits 0: the CSV is the result.
 set -euo pipefail
@@ -18,14 +18,24 @@ command -v gnuplot >/dev/null || { echo "plot: gnuplot not found (gnuplot-nox): 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-plot.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# One data file per (param, series) and per (param, peer), space-separated "x y".
+# One data file per (param, series) and per (param, peer), space-separated "x y".  A param
+# whose values are not all numbers (key types, "cold"/"warm", programs) is categorical: x
+# is the value's position in first-seen order, labelled by the value (file "labels.P").
 tail -n +2 "$csv" | awk -F, -v d="$tmp" '
 	{ p = $1; if (!(p in pn)) { pn[p] = ++np; pname[np] = p; unit[np] = $5 }
-	  k = pn[p] SUBSEP $3
-	  if (!(k in sn)) { sn[k] = ++ns[pn[p]]; sname[pn[p], ns[pn[p]]] = $3 }
-	  print $2, $4 > (d "/t." pn[p] "." sn[k])
-	  if ($6 != "") { has[pn[p], sn[k]] = 1; print $2, $6 > (d "/r." pn[p] "." sn[k]) } }
-	END { for (i = 1; i <= np; i++) {
+	  i = pn[p]; n = ++nrow; rp[n] = i; rv[n] = $2; rs[n] = $3; rt[n] = $4; rr[n] = $6
+	  if ($2 !~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/) cat[i] = 1 }
+	END { for (n = 1; n <= nrow; n++) {
+		i = rp[n]; x = rv[n]
+		if (i in cat) {
+			if (!((i, x) in pos)) { pos[i, x] = ncat[i]++; print pos[i, x] "\t" x > (d "/labels." i) }
+			x = pos[i, x]
+		}
+		k = i SUBSEP rs[n]
+		if (!(k in sn)) { sn[k] = ++ns[i]; sname[i, ns[i]] = rs[n] }
+		print x, rt[n] > (d "/t." i "." sn[k])
+		if (rr[n] != "") { has[i, sn[k]] = 1; print x, rr[n] > (d "/r." i "." sn[k]) } }
+	  for (i = 1; i <= np; i++) {
 		print pname[i] "\t" unit[i] > (d "/param." i)
 		for (j = 1; j <= ns[i]; j++) print j "\t" sname[i, j] "\t" ((i, j) in has) > (d "/series." i) } }'
 
@@ -42,7 +52,13 @@ nparams=$(ls "$tmp"/param.* | wc -l)
 		IFS=$'\t' read -r pname unit <"$tmp/param.$i"
 		read -r lo hi < <(cat "$tmp"/t."$i".* | awk 'NR == 1 || $1 < lo { lo = $1 }
 			NR == 1 || $1 > hi { hi = $1 } END { print lo, hi }')
-		if [ "$lo" = "$hi" ]; then
+		if [ -f "$tmp/labels.$i" ]; then
+			# Categories: one tick per value, no scale between them.  A series keeps its
+			# colour in both panels (lt j), so that a peer's ratio reads against its throughput.
+			tics=$(awk -F'\t' '{ printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $2, $1 }' "$tmp/labels.$i")
+			n=$(wc -l <"$tmp/labels.$i")
+			echo "unset logscale x; set xrange [-0.5:$n - 0.5]; set xtics ($tics)"
+		elif [ "$lo" = "$hi" ]; then
 			# One size or count: a single tick at it.
 			echo "unset logscale x; set xrange [$lo * 0.5:$lo * 1.5]; set xtics ($lo)"
 		elif awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo > 0 && hi / lo >= 20) }'; then
@@ -53,14 +69,14 @@ nparams=$(ls "$tmp"/param.* | wc -l)
 		echo "set xlabel \"$pname\"; set ylabel \"throughput ($unit)\"; set title 'throughput'"
 		plot=""
 		while IFS=$'\t' read -r j name _; do
-			plot+="${plot:+, }'$tmp/t.$i.$j' using 1:2 title \"$name\" lw 2 pt 7"
+			plot+="${plot:+, }'$tmp/t.$i.$j' using 1:2 title \"$name\" lt $j lw 2 pt 7"
 		done <"$tmp/series.$i"
 		echo "plot $plot"
 		echo "set ylabel 'peer time / imastream time'; set title 'imastream is x times faster than'"
 		plot="1 title 'same speed' dt 2 lc rgb '#888888'"
 		while IFS=$'\t' read -r j name has; do
 			[ "$has" = 1 ] || continue
-			plot+=", '$tmp/r.$i.$j' using 1:2 title \"$name\" lw 2 pt 7"
+			plot+=", '$tmp/r.$i.$j' using 1:2 title \"$name\" lt $j lw 2 pt 7"
 		done <"$tmp/series.$i"
 		echo "plot $plot"
 	done

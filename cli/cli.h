@@ -90,6 +90,30 @@ void cli_line_free(struct cli_line *l);
 /* A value line of hash and sign: "HEX  NAME" as sha256sum has it, or HEX alone (@name NULL). */
 int cli_put_value(struct cli_line *l, const uint8_t *v, size_t len, const char *name);
 
+/*
+ * --format json (cli/json.c): JSON Lines on standard output, one object per line.  Each
+ * has "record": "file", "package" or another item kind, then its fields; the last one is
+ * {"record": "summary", "command": ...} with the counts, raw byte counts and
+ * "elapsed_s".  Names are JSON strings: a byte that is not UTF-8 becomes the code point
+ * of the same number.  Messages stay on standard error.
+ */
+struct cli_json {
+	char *buf;
+	size_t len, size;
+	bool oom;
+};
+void cli_json_begin(struct cli_json *j, const char *record);
+void cli_json_str(struct cli_json *j, const char *key, const char *value); /* NULL: null */
+void cli_json_hex(struct cli_json *j, const char *key, const uint8_t *v, size_t len);
+void cli_json_uint(struct cli_json *j, const char *key, uint64_t v);
+void cli_json_seconds(struct cli_json *j, const char *key, double v);
+void cli_json_bool(struct cli_json *j, const char *key, bool v);
+/* Ends the object and writes it as one line. Return: 0, or -1 (out of memory said, or ferror). */
+int cli_json_put(struct cli_json *j, FILE *out);
+void cli_json_free(struct cli_json *j);
+/* --format FORMAT of command @cmd: text or json.  Return: CLI_OK, or CLI_USAGE (said). */
+int cli_format_option(const char *cmd, const char *spelled, const char *arg, bool *json);
+
 /* The progress line: drawn over itself on stderr, taken away before any message. */
 void cli_progress_draw(const char *text);
 void cli_progress_clear(void);
@@ -110,6 +134,10 @@ void cli_tally_start(struct cli_tally *t);
 void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures);
 /* Takes the progress line away and prints the summary line. */
 void cli_tally_end(struct cli_tally *t, unsigned long failures);
+/* "42%, 12 s left": @done of @total after @elapsed seconds, for a progress line (tally.c). */
+const char *cli_eta(double done, double total, double elapsed, char *buf, size_t size);
+/* "512 bytes", "1.5 KiB", "96.0 MiB": a size in a summary line (tally.c). */
+const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
 /* Seconds from @t0 to now on @clock: the time a summary line gives (tally.c). */
 double cli_seconds_since(clockid_t clock, const struct timespec *t0);
 

@@ -17,6 +17,8 @@ static const struct cli_use attest_options[] = {
 	{ CLI_OPT_POLICY, NULL },
 	{ CLI_OPT_MEASUREMENTS, NULL },
 	{ CLI_OPT_VERBOSE, "print every entry, not only the failures" },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per entry, passed\n"
+	  "or not, on standard output, then a summary object" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -75,6 +77,25 @@ struct counts {
 	unsigned long entries, passed, excluded, ignored, failed;
 };
 
+/* --format json: every entry's record goes here instead of the text lines. */
+static struct cli_json *entry_json;
+
+static void entry_record(const struct attest_entry *e, unsigned long lineno, const char *result,
+			 const char *why)
+{
+	cli_json_begin(entry_json, "entry");
+	cli_json_uint(entry_json, "line", lineno);
+	if (e) {
+		cli_json_str(entry_json, "name", e->name);
+		cli_json_str(entry_json, "algo", e->algo);
+		cli_json_hex(entry_json, "digest", e->digest, e->digest_len);
+	}
+	cli_json_str(entry_json, "result", result);
+	if (why)
+		cli_json_str(entry_json, "reason", why);
+	cli_json_put(entry_json, stdout);
+}
+
 static void report(struct cli_line *l, const struct attest_entry *e, const char *verdict,
 		   const char *why)
 {
@@ -112,12 +133,23 @@ static void check_line(const struct attest_policy *pol, char *line, unsigned lon
 	}
 	n->entries++;
 	if (attest_parse_line(line, e, &why)) {
+		if (entry_json)
+			entry_record(NULL, lineno, "fail", why);
 		cli_say("attest", "%s:%lu: %s", log_file, lineno, why);
 		n->failed++;
 		free(e);
 		return;
 	}
 	v = attest_judge(pol, e, &why);
+	if (entry_json) {
+		static const char *const results[] = {
+			[ATTEST_MATCH] = "ok", [ATTEST_SIGNED] = "signed",
+			[ATTEST_EXCLUDED] = "excluded", [ATTEST_IGNORED] = "ignored",
+		};
+
+		entry_record(e, lineno, attest_verdict_ok(v) ? results[v] : "fail", why);
+		verbose = false;
+	}
 	if (attest_verdict_ok(v)) {
 		n->passed += v <= ATTEST_SIGNED;
 		n->excluded += v == ATTEST_EXCLUDED;
@@ -126,7 +158,8 @@ static void check_line(const struct attest_policy *pol, char *line, unsigned lon
 			report(&l, e, names[v], why);
 	} else {
 		n->failed++;
-		report(&l, e, "FAIL", why);
+		if (!entry_json)
+			report(&l, e, "FAIL", why);
 	}
 	cli_line_free(&l);
 	free(e);
@@ -137,7 +170,9 @@ static int attest_check(int argc, char **argv)
 	const char *policy_file = NULL, *log_file = NULL;
 	struct attest_policy *pol = NULL;
 	struct counts n = { 0 };
-	bool verbose = false;
+	bool verbose = false, json = false;
+	struct cli_json out = { 0 };
+	struct timespec t0;
 	struct cli_parser p;
 	char *buf, *line = NULL;
 	size_t len, cap = 0;
@@ -160,6 +195,10 @@ static int attest_check(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			verbose = true;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("attest", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_ERROR:
 			return CLI_USAGE;
 		default:
@@ -168,6 +207,9 @@ static int attest_check(int argc, char **argv)
 	}
 	if (!policy_file || !log_file)
 		return cli_usage_error("attest", "check needs --policy FILE and --log MEASUREMENTS");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (json)
+		entry_json = &out;
 	if (cli_parse_operands(&p) < argc)
 		return cli_usage_error("attest", "check takes no operand: %s", argv[cli_parse_operands(&p)]);
 	buf = read_policy(policy_file, &len);
@@ -198,8 +240,23 @@ static int attest_check(int argc, char **argv)
 	free(line);
 	fclose(log);
 	attest_policy_free(pol);
-	cli_say("attest", "%lu entries: %lu matched, %lu excluded, %lu ignored, %lu failed",
-		n.entries, n.passed, n.excluded, n.ignored, n.failed);
+	if (json) {
+		cli_json_begin(&out, "summary");
+		cli_json_str(&out, "command", "attest");
+		cli_json_uint(&out, "entries", n.entries);
+		cli_json_uint(&out, "matched", n.passed);
+		cli_json_uint(&out, "excluded", n.excluded);
+		cli_json_uint(&out, "ignored", n.ignored);
+		cli_json_uint(&out, "failed", n.failed);
+		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t0));
+		cli_json_put(&out, stdout);
+		cli_json_free(&out);
+		entry_json = NULL;
+	} else {
+		cli_say("attest", "%lu entries: %lu matched, %lu excluded, %lu ignored, %lu failed, %.2f s",
+			n.entries, n.passed, n.excluded, n.ignored, n.failed,
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+	}
 	return n.failed || !n.entries ? CLI_FAILED : CLI_OK;
 }
 

@@ -128,6 +128,17 @@ static void print_item(void *ctx, struct cli_item *it)
 	struct hash_job *job = ctx;
 	const struct hash_result *res = it->data;
 
+	if (job->walk.json) {
+		/* The value written (or, --verity, the fs-verity digest); a failure's reason is on stderr. */
+		cli_json_begin(&job->walk.out, "file");
+		cli_json_str(&job->walk.out, "path", it->path);
+		cli_json_str(&job->walk.out, "result", it->ok ? "ok" : "fail");
+		if (it->ok)
+			cli_json_hex(&job->walk.out, job->verity ? "verity_digest" : "ima", res->value, res->len);
+		if (cli_json_put(&job->walk.out, stdout))
+			it->ok = false;
+		return;
+	}
 	if (!it->ok)
 		return;
 	if (job->verity) {

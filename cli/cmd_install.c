@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -57,6 +58,8 @@ static const struct cli_use install_options[] = {
 	  "security.ima names content never written)" },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
+	  "standard output, then a summary object" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line" },
 	{ CLI_OPT_VERBOSE, "more messages (repeat for debugging)" },
@@ -99,6 +102,7 @@ struct install_log {
 	pthread_mutex_t lock;
 	int verbose;
 	bool pkg_failed;   /* this package already printed its error */
+	char why[512];     /* that error, for its --format json record */
 	struct cli_settings *settings; /* what the user typed, to name it in messages */
 };
 
@@ -111,6 +115,8 @@ static void install_log_fn(void *arg, int level, const char *msg)
 	if (level == IMASTREAM_LOG_ERR) {
 		if (il->pkg_failed && il->verbose < 1)
 			goto out;
+		if (!il->pkg_failed)
+			snprintf(il->why, sizeof(il->why), "%s", msg);
 		il->pkg_failed = true;
 	} else if (level > IMASTREAM_LOG_NOTICE + il->verbose) {
 		goto out;
@@ -127,6 +133,13 @@ struct progress {
 	bool on;
 	struct timespec start, last;
 	unsigned int pkg_index, n_pkgs;
+	uint64_t files, bytes; /* the totals so far, for the summary */
+	/*
+	 * How far: the package files' sizes, those of the packages done, and the one being
+	 * read, whose file offset the reader moves (its duplicate shares it).
+	 */
+	uint64_t pkg_total, pkg_done;
+	int pkg_fd;
 };
 
 static double seconds(const struct timespec *a, const struct timespec *b)
@@ -141,6 +154,8 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	double t, mib;
 	char text[256];
 
+	pr->files = p->files;
+	pr->bytes = p->bytes;
 	if (!pr->on)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -150,9 +165,20 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	pr->last = now;
 	t = seconds(&pr->start, &now);
 	mib = (double)p->bytes / (1024.0 * 1024.0);
-	snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s",
-		 pr->pkg_index, pr->n_pkgs, p->done ? "done" : p->package ? p->package : "",
-		 mib, (unsigned long long)p->files, t > 0 ? mib / t : 0.0);
+	if (!p->done) {
+		off_t pos = pr->pkg_fd >= 0 ? lseek(pr->pkg_fd, 0, SEEK_CUR) : -1;
+		char eta[48];
+
+		snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s, %s",
+			 pr->pkg_index, pr->n_pkgs, p->package ? p->package : "", mib,
+			 (unsigned long long)p->files, t > 0 ? mib / t : 0.0,
+			 pos < 0 ? "" : cli_eta((double)(pr->pkg_done + (uint64_t)pos),
+						(double)pr->pkg_total, t, eta, sizeof(eta)));
+	} else {
+		snprintf(text, sizeof(text), "[%u/%u] done: %.1f MiB, %llu files, %.1f MiB/s, %.2f s",
+			 pr->pkg_index, pr->n_pkgs, mib, (unsigned long long)p->files,
+			 t > 0 ? mib / t : 0.0, t);
+	}
 	if (p->done) {
 		cli_error("%s", text);
 	} else {
@@ -161,6 +187,18 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 		snprintf(line, sizeof(line), "imastream: %s", text);
 		cli_progress_draw(line);
 	}
+}
+
+/* One --format json record of a package: ok, or failed with @why. */
+static void put_package_json(struct cli_json *out, const char *path, const char *why)
+{
+	cli_json_begin(out, "package");
+	cli_json_str(out, "path", path);
+	cli_json_str(out, "result", why ? "fail" : "ok");
+	if (why)
+		cli_json_str(out, "error", why);
+	cli_json_put(out, stdout);
+	fflush(stdout);
 }
 
 int cmd_install(int argc, char **argv)
@@ -172,12 +210,14 @@ int cmd_install(int argc, char **argv)
 	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
 	const char *root = NULL, *dbpath = NULL;
 	char *root_abs = NULL;
-	bool *refused = NULL; /* per package: refused before the lock */
+	char **refused = NULL; /* per package: why it was refused before the lock, or NULL */
 	struct imastream_precheck *pc = NULL;
 	unsigned int n_keys = 0, sink_flags = 0, extract_flags = 0;
 	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
 	unsigned int sync_mode = IMASTREAM_EXTRACT_SYNCFS;
 	int show = -1; /* -1: only on a terminal */
+	bool json = false, summary = false;
+	struct cli_json out = { 0 };
 	struct imastream_config cfg;
 	bool cfg_ready = false;
 	struct imastream_chain *chain = NULL;
@@ -252,6 +292,10 @@ int cmd_install(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			il.verbose++;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("install", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -274,13 +318,13 @@ int cmd_install(int argc, char **argv)
 
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		cli_error("install: %s: %s", root, strerror(errno));
+		cli_say("install", "%s: %s", root, strerror(errno));
 		goto out;
 	}
 	/* rpm's root (for its database) and the chain's txn.root are absolute paths. */
 	root_abs = realpath(root, NULL);
 	if (!root_abs) {
-		cli_error("install: %s: %s", root, strerror(errno));
+		cli_say("install", "%s: %s", root, strerror(errno));
 		goto out;
 	}
 	root = root_abs;
@@ -302,19 +346,31 @@ int cmd_install(int argc, char **argv)
 
 		pthread_mutex_lock(&il.lock);
 		il.pkg_failed = false;
+		il.why[0] = 0;
 		pthread_mutex_unlock(&il.lock);
-		if (fd < 0)
-			cli_error("%s: %s", argv[i], strerror(errno));
-		else if (!fstat(fd, &sb) && S_ISREG(sb.st_mode))
-			refused[i] = imastream_precheck_rpm(pc, fd, argv[i], install_flags) != 0;
-		refused[i] |= fd < 0;
+		if (fd < 0) {
+			refused[i] = strdup(strerror(errno));
+			cli_error("%s: %s", argv[i], refused[i] ? refused[i] : strerror(errno));
+			if (!refused[i])
+				goto out;
+		} else if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
+			   imastream_precheck_rpm(pc, fd, argv[i], install_flags)) {
+			refused[i] = strdup(il.why[0] ? il.why : "refused");
+			if (!refused[i])
+				goto out;
+		}
 		if (fd >= 0)
 			close(fd);
 		if (refused[i])
 			failed++;
 	}
-	if (failed == (unsigned int)(argc - cli_parse_operands(&p)))
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	if (failed == (unsigned int)(argc - cli_parse_operands(&p))) {
+		for (int i = cli_parse_operands(&p); json && i < argc; i++)
+			put_package_json(&out, argv[i], refused[i]);
+		summary = json;
 		goto out;
+	}
 	/* One transaction per root, rpm's included; and the leftovers of a killed one go
 	 * before the record is read. */
 	err = imastream_root_txn_begin(rootfd, root, root_flags, &log, NULL, &txn);
@@ -323,11 +379,17 @@ int cmd_install(int argc, char **argv)
 
 	pr.on = cli_progress_wanted(show);
 	pr.n_pkgs = (unsigned int)(argc - cli_parse_operands(&p));
-	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	pr.pkg_fd = -1;
+	for (int i = cli_parse_operands(&p); i < argc; i++) {
+		struct stat st;
+
+		if (!stat(argv[i], &st) && S_ISREG(st.st_mode))
+			pr.pkg_total += (uint64_t)st.st_size;
+	}
 	opts = (struct imastream_chain_sink_opts){
 		.size = sizeof(opts), .root = root, .flags = sink_flags, .txn_flags = txn_flags, .cfg = &cfg,
 		.pgp_keys = n_keys ? pgp_keys : NULL,
-		.progress = pr.on ? show_progress : NULL, .progress_arg = &pr,
+		.progress = pr.on || json ? show_progress : NULL, .progress_arg = &pr,
 	};
 	err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
 	if (err)
@@ -342,19 +404,29 @@ int cmd_install(int argc, char **argv)
 	for (int i = cli_parse_operands(&p); i < argc; i++) {
 		int fd, perr;
 
-		if (refused[i])
+		if (refused[i]) {
+			if (json)
+				put_package_json(&out, argv[i], refused[i]);
 			continue;
+		}
 		fd = open(argv[i], O_RDONLY | O_CLOEXEC);
 
 		pthread_mutex_lock(&il.lock);
 		il.pkg_failed = false;
+		il.why[0] = 0;
 		pthread_mutex_unlock(&il.lock);
 		pr.pkg_index = (unsigned int)(i - cli_parse_operands(&p) + 1);
 		if (fd < 0) {
 			perr = -errno;
 			cli_error("%s: %s", argv[i], strerror(-perr));
 		} else {
+			struct stat st;
+
+			pr.pkg_fd = fd;
 			perr = imastream_install_rpm(x, fd, argv[i], install_flags);
+			pr.pkg_fd = -1;
+			if (!fstat(fd, &st))
+				pr.pkg_done += (uint64_t)st.st_size;
 			close(fd);
 		}
 		/* Installed, but an error line was said after it (a take-over whose removal
@@ -368,20 +440,37 @@ int cmd_install(int argc, char **argv)
 			if (!err)
 				err = perr;
 		}
+		if (json)
+			put_package_json(&out, argv[i],
+					 !perr ? NULL : il.why[0] ? il.why : strerror(-perr));
 	}
 	/* The renames and the records, durable before we say so (--sync file did it per file). */
 	if (sync_mode == IMASTREAM_EXTRACT_SYNCFS && failed < (unsigned int)(argc - cli_parse_operands(&p)) &&
 	    syncfs(rootfd)) {
-		cli_error("install: %s: syncfs: %s", root, strerror(errno));
+		cli_say("install", "%s: syncfs: %s", root, strerror(errno));
 		failed++;
 	}
 	ret = failed ? CLI_FAILED : CLI_OK;
 out:
 	imastream_extract_free(x);
 	imastream_chain_sink_free(cs, err);
+	if (summary || (json && cs)) {
+		cli_json_begin(&out, "summary");
+		cli_json_str(&out, "command", "install");
+		cli_json_uint(&out, "packages", (uint64_t)(argc - cli_parse_operands(&p)));
+		cli_json_uint(&out, "failed", failed);
+		cli_json_uint(&out, "files", pr.files);
+		cli_json_uint(&out, "bytes", pr.bytes);
+		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &pr.start));
+		cli_json_put(&out, stdout);
+		fflush(stdout);
+	}
+	cli_json_free(&out);
 	imastream_chain_free(chain);
 	imastream_root_txn_end(txn, err);
 	imastream_precheck_free(pc);
+	for (int i = 0; refused && i < argc; i++)
+		free(refused[i]);
 	free(refused);
 	if (cfg_ready)
 		imastream_config_release(&cfg);

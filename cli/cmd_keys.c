@@ -135,17 +135,19 @@ static int keys_import(const char *ring, const char *cert_path, int verbose)
 	bool skid;
 	int err;
 
-	if (read_file(cert_path, &cert, &len))
+	/* The file's own name in every message, the missing kernel algorithm's too. */
+	err = imastream_keyring_import_file(ring, cert_path, &cli_log, &serial);
+	if (err)
 		return CLI_FAILED;
-	err = imastream_keyring_import(ring, cert, len, &cli_log, &serial);
 	/* Only the serial on stdout, as evmctl import and keyctl padd print it. */
-	if (!err)
-		printf("%d\n", serial);
-	if (!err && verbose && imastream_keyid_from_cert(cert, len, &cli_log, &keyid, &skid) == 0)
-		cli_error("key %d, key id %08x%s, added to keyring %s", serial, keyid,
-			  skid ? "" : " (no subjectKeyIdentifier)", ring);
-	free(cert);
-	return err ? CLI_FAILED : CLI_OK;
+	printf("%d\n", serial);
+	if (verbose && read_file(cert_path, &cert, &len) == 0) {
+		if (imastream_keyid_from_cert(cert, len, &cli_log, &keyid, &skid) == 0)
+			cli_error("key %d, key id %08x%s, added to keyring %s", serial, keyid,
+				  skid ? "" : " (no subjectKeyIdentifier)", ring);
+		free(cert);
+	}
+	return CLI_OK;
 }
 
 static int keys_list(const char *ring)
@@ -172,6 +174,19 @@ static int keys_list(const char *ring)
 	return CLI_OK;
 }
 
+/* 0 when @buf holds a certificate; else the line says what @name holds instead. */
+static int cert_named(const void *buf, size_t len, const char *name)
+{
+	struct imastream_trust *t = NULL;
+	int err;
+
+	err = imastream_trust_new(&cli_log, &t);
+	if (!err)
+		err = imastream_trust_add_mem(t, buf, len, name);
+	imastream_trust_free(t);
+	return err;
+}
+
 static int keys_id(const struct imastream_key_opts *opts)
 {
 	struct imastream_signer *s;
@@ -184,7 +199,10 @@ static int keys_id(const struct imastream_key_opts *opts)
 	if (!opts->key) {
 		if (read_file(opts->cert, &cert, &len))
 			return CLI_FAILED;
-		err = imastream_keyid_from_cert(cert, len, &cli_log, &keyid, &skid);
+		/* Parsed as a trust store first for messages that name the file. */
+		err = cert_named(cert, len, opts->cert);
+		if (!err)
+			err = imastream_keyid_from_cert(cert, len, &cli_log, &keyid, &skid);
 		free(cert);
 		if (err)
 			return CLI_FAILED;

@@ -17,6 +17,8 @@ static const struct cli_use recover_options[] = {
 	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_QUIET, "no summary line" },
 	{ CLI_OPT_VERBOSE, "name every file removed" },
+	{ CLI_OPT_FORMAT, "text (default) or json: the summary as a JSON object on\n"
+	  "standard output" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -25,6 +27,7 @@ static const struct cli_spec recover_spec = {
 	.cmd = "recover",
 	.synopsis =
 	"Usage: imastream recover --root DIR [--no-wait] [--dbpath DB] [--quiet] [-v]\n"
+	"                         [--format FORMAT]\n"
 	"\n"
 	"Refuses a DIR that is not an installed root (no rpm database and no\n"
 	"DIR/var/lib/imastream), creating nothing in it. Takes rpm's transaction lock\n"
@@ -50,10 +53,13 @@ int cmd_recover(int argc, char **argv)
 	const char *root = NULL, *dbpath = NULL;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
-	bool quiet = false;
+	bool quiet = false, json = false;
+	struct cli_json out = { 0 };
+	struct timespec t0;
 	struct cli_parser p;
 	int c, verbose = 0, rootfd, err;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cli_parse_start(&p, &recover_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -65,6 +71,10 @@ int cmd_recover(int argc, char **argv)
 			break;
 		case CLI_OPT_DBPATH:
 			dbpath = p.arg;
+			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("recover", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
@@ -92,10 +102,27 @@ int cmd_recover(int argc, char **argv)
 	if (!err)
 		err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
 	close(rootfd);
-	if (!quiet && !err)
-		cli_say("recover", "%s: removed %lu temp files (%.1f MiB)%s", root, st.removed,
-			(double)st.bytes / (1024.0 * 1024.0),
-			st.kept ? ", kept those of running processes" : "");
+	if (json && !err) {
+		cli_json_begin(&out, "summary");
+		cli_json_str(&out, "command", "recover");
+		cli_json_str(&out, "root", root);
+		cli_json_uint(&out, "journals", st.journals);
+		cli_json_uint(&out, "completed", st.completed);
+		cli_json_uint(&out, "removed", st.removed);
+		cli_json_uint(&out, "bytes", st.bytes);
+		cli_json_uint(&out, "kept", st.kept);
+		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t0));
+		if (cli_json_put(&out, stdout) || fflush(stdout) == EOF)
+			err = -EIO;
+		cli_json_free(&out);
+	} else if (!quiet && !err) {
+		char size[32];
+
+		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root, st.removed,
+			cli_human_size(st.bytes, size, sizeof(size)),
+			st.kept ? ", kept those of running processes" : "",
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+	}
 	free(root_abs);
 	return err ? CLI_FAILED : CLI_OK;
 }

@@ -38,6 +38,8 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
+	  "standard output, labelled or not, then a summary object" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line and no summary" },
 	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled and\n"
@@ -80,7 +82,8 @@ struct relabel_run {
 	bool progress;
 	struct cli_settings *settings;
 	const struct imastream_relabel_counts *counts;
-	struct timespec last;
+	struct timespec start, last;
+	struct cli_json *json; /* --format json: a record per file here */
 };
 
 static void relabel_log_fn(void *arg, int level, const char *msg)
@@ -109,10 +112,36 @@ static void show_progress(struct relabel_run *run, const char *package)
 	if ((double)(now.tv_sec - run->last.tv_sec) + (double)(now.tv_nsec - run->last.tv_nsec) / 1e9 < 0.1)
 		return;
 	run->last = now;
-	snprintf(line, sizeof(line), "imastream relabel: %lu packages, %lu files, %.1f MiB: %s",
-		 c->packages, c->labelled + c->correct + c->modified + c->missing + c->failed,
-		 (double)c->bytes / (1024.0 * 1024.0), package);
+	snprintf(line, sizeof(line), "imastream relabel: %lu files, %.1f MiB, %lu packages done; now %s",
+		 c->labelled + c->correct + c->modified + c->missing + c->failed,
+		 (double)c->bytes / (1024.0 * 1024.0), c->packages, package);
 	cli_progress_draw(line);
+}
+
+/* --format json: every file, whatever its status. */
+static void file_record(struct relabel_run *run, const struct imastream_relabel_file *f)
+{
+	static const char *const status[] = {
+		[IMASTREAM_RELABEL_LABELLED] = "labelled", [IMASTREAM_RELABEL_CORRECT] = "correct",
+		[IMASTREAM_RELABEL_MODIFIED] = "modified", [IMASTREAM_RELABEL_MISSING] = "missing",
+	};
+	bool known = f->status >= 0 && (size_t)f->status < sizeof(status) / sizeof(status[0]) &&
+		     status[f->status];
+
+	cli_json_begin(run->json, "file");
+	cli_json_str(run->json, "package", f->package);
+	cli_json_str(run->json, "path", f->path);
+	cli_json_str(run->json, "status", known ? status[f->status] : "failed");
+	if (f->status == IMASTREAM_RELABEL_LABELLED)
+		cli_json_bool(run->json, "dry_run", run->dry_run);
+	cli_json_bool(run->json, "config", f->config);
+	if (f->status == IMASTREAM_RELABEL_MODIFIED)
+		cli_json_str(run->json, "rpm", f->letters);
+	if (f->written && f->status == IMASTREAM_RELABEL_LABELLED)
+		cli_json_str(run->json, "written", f->written);
+	if (f->why && f->status != IMASTREAM_RELABEL_LABELLED && f->status != IMASTREAM_RELABEL_CORRECT)
+		cli_json_str(run->json, "reason", f->why);
+	cli_json_put(run->json, stdout);
 }
 
 static void print_file(void *arg, const struct imastream_relabel_file *f)
@@ -120,6 +149,12 @@ static void print_file(void *arg, const struct imastream_relabel_file *f)
 	struct relabel_run *run = arg;
 	struct cli_line l = { 0 };
 	char head[32];
+
+	if (run->json) {
+		file_record(run, f);
+		show_progress(run, f->package);
+		return;
+	}
 
 	switch (f->status) {
 	case IMASTREAM_RELABEL_CORRECT:
@@ -189,7 +224,9 @@ int cmd_relabel(int argc, char **argv)
 	int rootfd = -1;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
-	bool quiet = false, cfg_ready = false;
+	bool quiet = false, cfg_ready = false, json = false;
+	struct cli_json json_out = { 0 };
+	char size[32];
 	int show = -1; /* -1: only on a terminal */
 	struct cli_parser p;
 	int ch, err = 0, ret = CLI_FAILED;
@@ -229,12 +266,19 @@ int cmd_relabel(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			run.verbose++;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("relabel", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
 			return CLI_USAGE;
 		}
 	}
+	if (json)
+		run.json = &json_out;
+	clock_gettime(CLOCK_MONOTONIC, &run.start);
 	cli_set_verbose(run.verbose);
 	ret = cli_settings_config(&settings, &cfg, &log);
 	if (ret != CLI_OK)
@@ -244,7 +288,7 @@ int cmd_relabel(int argc, char **argv)
 	/* rpm's root and the chain's txn.root are absolute paths. */
 	root_abs = realpath(root, NULL);
 	if (!root_abs) {
-		cli_error("relabel: %s: %s", root, strerror(errno));
+		cli_say("relabel", "%s: %s", root, strerror(errno));
 		goto out;
 	}
 	if (dbpath && imastream_rpm_set_dbpath(dbpath, &log))
@@ -276,17 +320,33 @@ int cmd_relabel(int argc, char **argv)
 				      argc - cli_parse_operands(&p), relabel_one, rl, &log);
 	cli_progress_clear();
 	c = run.counts;
+	if (run.json) {
+		cli_json_begin(run.json, "summary");
+		cli_json_str(run.json, "command", "relabel");
+		cli_json_uint(run.json, "packages", c->packages);
+		cli_json_uint(run.json, run.dry_run ? "to_label" : "labelled", c->labelled);
+		cli_json_uint(run.json, "correct", c->correct);
+		cli_json_uint(run.json, "modified", c->modified);
+		cli_json_uint(run.json, "missing", c->missing);
+		cli_json_uint(run.json, "failed", c->failed);
+		cli_json_uint(run.json, "bytes", c->bytes);
+		cli_json_seconds(run.json, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &run.start));
+		cli_json_put(run.json, stdout);
+		cli_json_free(run.json);
+	}
 	if (!quiet)
-		cli_error("relabel: %lu packages, %lu files %s, %lu already correct, %lu modified, %lu missing, %lu failed",
-			  c->packages, c->labelled, run.dry_run ? "to label" : "labelled", c->correct,
-			  c->modified, c->missing, c->failed);
+		cli_say("relabel", "%lu packages, %lu files %s, %lu already correct, %lu modified, %lu missing, %lu failed; %s read, %.2f s",
+			c->packages, c->labelled, run.dry_run ? "to label" : "labelled", c->correct,
+			c->modified, c->missing, c->failed, cli_human_size(c->bytes, size, sizeof(size)),
+			cli_seconds_since(CLOCK_MONOTONIC, &run.start));
 	/* Whether the content went to the worker threads or streamed through the chain here. */
 	if (run.verbose)
-		cli_error("relabel: %lu files hashed on worker threads, %.1f MiB read",
+		cli_say("relabel", "%lu files hashed on worker threads, %.1f MiB read",
 			  c->hashed_on_workers, (double)c->bytes / (1024.0 * 1024.0));
 	if (!err && !c->modified && !c->missing && !c->failed)
 		ret = CLI_OK;
 out:
+	cli_json_free(&json_out);
 	imastream_relabel_free(rl, err);
 	imastream_chain_free(chain);
 	imastream_root_txn_end(lock, err);

@@ -185,6 +185,19 @@ static void print_item(void *ctx, struct cli_item *it)
 	struct sign_job *job = ctx;
 	const struct sign_result *res = it->data;
 
+	if (job->walk.json) {
+		/* The values written; a failure's reason is on stderr. */
+		cli_json_begin(&job->walk.out, "file");
+		cli_json_str(&job->walk.out, "path", it->path);
+		cli_json_str(&job->walk.out, "result", it->ok ? "ok" : "fail");
+		if (it->ok)
+			cli_json_hex(&job->walk.out, "ima", res->ima, res->ima_len);
+		if (it->ok && job->evm)
+			cli_json_hex(&job->walk.out, "evm", res->evm, res->evm_len);
+		if (cli_json_put(&job->walk.out, stdout))
+			it->ok = false;
+		return;
+	}
 	if (!it->ok)
 		return;
 	if (cli_put_value(&job->line, res->ima, res->ima_len, job->names ? it->path : NULL) ||
@@ -209,7 +222,7 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 		return err; /* the library said why, in one line */
 	if (imastream_signer_max_sig_size(job->workers[0].signer) > SIG_VALUE_MAX -
 	    IMASTREAM_SIG_HDR_SIZE) {
-		cli_error("sign: %s signatures are too large", imastream_signer_key_type(
+		cli_say("sign", "%s signatures are too large", imastream_signer_key_type(
 				  job->workers[0].signer));
 		return -EINVAL;
 	}

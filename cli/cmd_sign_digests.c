@@ -32,6 +32,8 @@ static const struct cli_use sign_digests_options[] = {
 	  "the key loaded once; a pkcs11 key signs from one at a\n"
 	  "time" },
 	{ CLI_OPT_QUIET, "no summary line" },
+	{ CLI_OPT_FORMAT, "text (default) or json: the summary as a JSON object on\n"
+	  "standard output (not with --output -)" },
 	{ CLI_OPT_VERBOSE },
 	{ CLI_OPT_HELP },
 	{ 0 },
@@ -179,7 +181,7 @@ int cmd_sign_digests(int argc, char **argv)
 	struct cli_replace out;
 	struct timespec t0, cpu0;
 	struct cli_parser p;
-	bool allow_weak = false, quiet = false;
+	bool allow_weak = false, quiet = false, json = false;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n_pkgs = 0;
 	double secs, cpu_secs;
@@ -199,6 +201,10 @@ int cmd_sign_digests(int argc, char **argv)
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("sign-digests", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -212,6 +218,8 @@ int cmd_sign_digests(int argc, char **argv)
 		return cli_usage_error("sign-digests", "no --key given");
 	if (!output)
 		return cli_usage_error("sign-digests", "no --output given");
+	if (json && !strcmp(output, "-"))
+		return cli_usage_error("sign-digests", "--format json writes to standard output: give --output a FILE");
 	if (cli_parse_operands(&p) != argc - 1)
 		return cli_usage_error("sign-digests", "give one MANIFEST");
 	if (cli_key_check_pass("sign-digests", &key) != CLI_OK)
@@ -253,7 +261,19 @@ int cmd_sign_digests(int argc, char **argv)
 			"standard output", strerror(-err));
 	if (cli_replace_close(&out, "sign-digests", err))
 		goto out;
-	if (!quiet)
+	if (json) {
+		struct cli_json j = { 0 };
+
+		cli_json_begin(&j, "summary");
+		cli_json_str(&j, "command", "sign-digests");
+		cli_json_uint(&j, "packages", n_pkgs);
+		cli_json_uint(&j, "signatures", run.n_files);
+		cli_json_uint(&j, "threads", run.jobs);
+		cli_json_seconds(&j, "elapsed_s", secs);
+		cli_json_seconds(&j, "cpu_s", cpu_secs);
+		cli_json_put(&j, stdout);
+		cli_json_free(&j);
+	} else if (!quiet)
 		cli_say("sign-digests", "%zu package%s, %zu signatures, %u thread%s, %.3f s, %.0f signatures/s, %.0f per CPU second",
 			n_pkgs, n_pkgs == 1 ? "" : "s", run.n_files, run.jobs,
 			run.jobs == 1 ? "" : "s", secs, secs > 0 ? (double)run.n_files / secs : 0.0,

@@ -49,6 +49,8 @@ static const struct cli_use sign_package_options[] = {
 	{ CLI_OPT_JOBS, "sign N packages at a time (1 to 64; default: one per\n"
 	  "CPU), the key loaded once; messages keep the order of\n"
 	  "the packages, as with -j 1" },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
+	  "standard output, then a summary object" },
 	{ CLI_OPT_PROGRESS },
 	{ CLI_OPT_QUIET },
 	{ CLI_OPT_VERBOSE, "one line per package on what was signed" },
@@ -80,7 +82,7 @@ static const struct cli_spec sign_package_spec = {
 	"OpenPGP signature stay valid. Each package is checked before it is rewritten,\n"
 	"through a temporary file renamed into place. A DIR stands for the *.rpm files\n"
 	"under it (not *.src.rpm), in name order. With more than one package, a progress\n"
-	"line on a terminal and a summary on stderr.\n",
+	"line on a terminal; a summary on stderr (for one package, when it was signed).\n",
 	.uses = sign_package_options,
 	.aliases = sign_package_aliases,
 	.epilog =
@@ -118,6 +120,7 @@ struct pkg_run {
 	pthread_mutex_t lock; /* next and every out[].done */
 	pthread_cond_t done;
 	size_t next;
+	struct cli_json *json; /* --format json: a record per package here */
 };
 
 /* Any thread: signs package @i, holding back what it says for the report. */
@@ -260,8 +263,22 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 	struct pkg_outcome *o = &run->out[i];
 	const struct imastream_signpkg_result *res = &o->res;
 	double elapsed;
-	char text[160];
+	char text[200], eta[48];
 
+	if (run->json) {
+		cli_json_begin(run->json, "package");
+		cli_json_str(run->json, "path", run->paths[i]);
+		cli_json_str(run->json, "result", o->ok ? "ok" : "fail");
+		if (o->ok) {
+			cli_json_uint(run->json, "files", res->files);
+			cli_json_uint(run->json, "signed", res->signed_files);
+			cli_json_str(run->json, "algo", imastream_hash_by_algo(res->algo)->name);
+		} else if (o->msgs.n) {
+			cli_json_str(run->json, "error", o->msgs.msgs[o->msgs.n - 1].msg);
+		}
+		cli_json_put(run->json, stdout);
+		fflush(stdout);
+	}
 	cli_capture_flush(&o->msgs, !o->ok);
 	t->packages++;
 	if (!o->ok) {
@@ -292,9 +309,9 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 		return;
 	t->last_draw = elapsed;
 	snprintf(text, sizeof(text),
-		 "imastream sign-package: %lu/%zu packages, %lu signatures, %lu failures, %.1f packages/s",
-		 t->packages, run->n, t->signatures, t->failures,
-		 elapsed > 0 ? (double)t->packages / elapsed : 0.0);
+		 "imastream sign-package: %lu/%zu packages (%s), %lu signatures, %lu failures, %.1f packages/s",
+		 t->packages, run->n, cli_eta((double)t->packages, (double)run->n, elapsed, eta, sizeof(eta)),
+		 t->signatures, t->failures, elapsed > 0 ? (double)t->packages / elapsed : 0.0);
 	cli_progress_draw(text);
 }
 
@@ -373,7 +390,8 @@ int cmd_sign_package(int argc, char **argv)
 	struct imastream_signpkg_manifest *sigs = NULL;
 	struct imastream_trust *trust = NULL;
 	unsigned long export_failed = 0;
-	bool allow_weak = false, many;
+	bool allow_weak = false, many, json = false;
+	struct cli_json json_out = { 0 };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, verbose = 0, show = -1, err = 0;
 
@@ -385,7 +403,8 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
 			if (!hi)
-				return cli_usage_error("sign-package", "unknown hash algorithm '%s'",
+				return cli_usage_error("sign-package", "unknown hash algorithm '%s' (sha1, "
+						       "sha224, sha256, sha384, sha512, sm3; md5 with --allow-weak)",
 						       p.arg);
 			run.opts.algo = hi->algo;
 			break;
@@ -411,6 +430,10 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			verbose++;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option("sign-package", p.spelled, p.arg, &json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_ALLOW_WEAK:
 			allow_weak = true;
 			break;
@@ -429,6 +452,10 @@ int cmd_sign_package(int argc, char **argv)
 	if (export_file && (key.opts.key || run.opts.outdir))
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
 				       key.opts.key ? "--key" : "--outdir");
+	if (export_file && json)
+		return cli_usage_error("sign-package", "--export-digests writes a digest manifest, not --format json");
+	if (json)
+		run.json = &json_out;
 	if (export_file) {
 		if (cli_parse_operands(&p) >= argc)
 			return cli_usage_error("sign-package", "no package given");
@@ -492,7 +519,17 @@ int cmd_sign_package(int argc, char **argv)
 		t.draw = many && cli_progress_wanted(show);
 		run_all(&run, verbose, &t);
 		cli_progress_clear();
-		if (many && show != 0)
+		if (json) {
+			cli_json_begin(&json_out, "summary");
+			cli_json_str(&json_out, "command", "sign-package");
+			cli_json_uint(&json_out, "packages", t.packages + list.failed);
+			cli_json_uint(&json_out, "files", t.files);
+			cli_json_uint(&json_out, "signatures", t.signatures);
+			cli_json_uint(&json_out, "failed", t.failures + list.failed);
+			cli_json_seconds(&json_out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t.start));
+			cli_json_put(&json_out, stdout);
+			fflush(stdout);
+		} else if (show != 0 && (many || !(t.failures + list.failed)))
 			cli_say("sign-package",
 				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
 				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,
@@ -501,6 +538,7 @@ int cmd_sign_package(int argc, char **argv)
 	}
 	if (list.failed)
 		err = err ? err : -ENOENT;
+	cli_json_free(&json_out);
 	free(run.out);
 	free_workers(&run);
 	imastream_signpkg_manifest_free(sigs);

@@ -51,8 +51,6 @@ static const struct cli_use verify_options[] = {
 	  "above" },
 	{ CLI_OPT_DBPATH, "with --rpmdb: rpm's database below DIR is DB (as\n"
 	  "rpm --dbpath; default rpm's %_dbpath)" },
-	{ CLI_OPT_FORMAT, "with --rpmdb: text (the failures and a total) or json\n"
-	  "(one object per file)" },
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
 	  "(the chain had the selinux plugin with a policy); auto\n"
 	  "(default): required when SELinux is enabled here; none" },
@@ -167,10 +165,41 @@ static void reason(char *buf, size_t size, const char *name,
 	}
 }
 
+/* --format json: print_verdict() writes records here instead (NULL: text). */
+static struct cli_json *verdict_json;
+
+/* The summary record of --root and --rpmdb (the walk writes its own). */
+static void summary_record(unsigned long files, unsigned long failed, const struct timespec *t0)
+{
+	struct cli_json j = { 0 };
+
+	cli_json_begin(&j, "summary");
+	cli_json_str(&j, "command", "verify");
+	cli_json_uint(&j, "files", files);
+	cli_json_uint(&j, "failed", failed);
+	cli_json_seconds(&j, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, t0));
+	cli_json_put(&j, stdout);
+	cli_json_free(&j);
+}
+
 /* "PATH: VERDICT", or "PATH: VERDICT (package NAME)" for a recorded file. */
 static void print_verdict(const char *path, const char *verdict, const char *package)
 {
 	struct cli_line l = { 0 };
+
+	if (verdict_json) {
+		bool ok = !strcmp(verdict, "OK");
+
+		cli_json_begin(verdict_json, "file");
+		cli_json_str(verdict_json, "path", path);
+		if (package)
+			cli_json_str(verdict_json, "package", package);
+		cli_json_str(verdict_json, "result", ok ? "ok" : "fail");
+		if (!ok)
+			cli_json_str(verdict_json, "reason", verdict + (strncmp(verdict, "FAIL: ", 6) ? 0 : 6));
+		cli_json_put(verdict_json, stdout);
+		return;
+	}
 
 	cli_line_name(&l, path);
 	cli_line_text(&l, ": ");
@@ -316,40 +345,47 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 		       enum evm_mode evm, bool evm_given)
 {
 	struct root_job job = { .root = root, .flags = flags, .evm = evm, .evm_given = evm_given };
+	struct timespec t0;
 	int err, ret = CLI_FAILED;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	job.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (job.rootfd < 0) {
-		cli_error("verify: %s: %s", root, strerror(errno));
+		cli_say("verify", "%s: %s", root, strerror(errno));
 		return CLI_USAGE;
 	}
 	/* Files of a package half renamed, a record not yet: its files are not to blame. */
 	err = imastream_root_interrupted(job.rootfd);
 	if (err) {
 		if (err == 2)
-			cli_error("verify: %s: an install is renaming files into place: verify once it ends",
+			cli_say("verify", "%s: an install is renaming files into place: verify once it ends",
 				  root);
 		else if (err > 0)
-			cli_error("verify: %s: interrupted transaction: run imastream recover --root %s",
+			cli_say("verify", "%s: interrupted transaction: run imastream recover --root %s",
 				  root, root);
 		else
-			cli_error("verify: %s: %s", root, strerror(-err));
+			cli_say("verify", "%s: %s", root, strerror(-err));
 		goto out;
 	}
 	if (imastream_verifier_new(trust, &cli_log, &job.verifier))
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	err = imastream_record_foreach(job.rootfd, verify_recorded, &job, &cli_log);
+	if (!err && verdict_json)
+		summary_record(job.checked, job.failed, &t0);
+	else if (!err && job.checked)
+		cli_say("verify", "%lu files, %lu failed, %.2f s", job.checked, job.failed,
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	if (fflush(stdout) == EOF) {
-		cli_error("verify: cannot write to stdout: %s", strerror(errno));
+		cli_say("verify", "cannot write to stdout: %s", strerror(errno));
 		goto out;
 	}
 	if (err)
 		goto out; /* the record said why */
 	/* A package without files has a record too: nothing to check is not a failure then. */
 	if (!job.checked && !recorded_packages(job.rootfd)) {
-		cli_error("verify: %s: no install record (nothing installed by 'imastream install'); "
-			  "for packages rpm installed: imastream verify --root %s --rpmdb", root, root);
+		cli_say("verify", "%s: no install record (nothing installed by 'imastream install'); "
+			"for packages rpm installed: imastream verify --root %s --rpmdb", root, root);
 		goto out;
 	}
 	ret = job.failed ? CLI_FAILED : CLI_OK;
@@ -451,7 +487,7 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 			verdict_text(ima, sizeof(ima), &r->ima);
 			verdict_text(evm, sizeof(evm), &r->evm);
 		}
-		fputs("{\"package\":", stdout);
+		fputs("{\"record\":\"file\",\"package\":", stdout);
 		json_string(stdout, f->package);
 		fputs(",\"path\":", stdout);
 		json_string(stdout, path);
@@ -503,10 +539,12 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	struct rpmdb_job job = { .evm = evm, .json = json, .user = flags & IMASTREAM_FILESIG_USER };
 	struct imastream_verifier *v = NULL;
 	char *root_abs = realpath(root, NULL);
+	struct timespec t0;
 	int err, ret = CLI_FAILED;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!root_abs) {
-		cli_error("verify: %s: %s", root, strerror(errno));
+		cli_say("verify", "%s: %s", root, strerror(errno));
 		return CLI_USAGE;
 	}
 	job.root = root_abs;
@@ -514,13 +552,17 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	err = imastream_audit_rpmdb(root_abs, names, nnames, v, flags, audit_one, &job, &cli_log);
+	if (!err && json)
+		summary_record(job.checked, job.failed, &t0);
 	if (fflush(stdout) == EOF) {
-		cli_error("verify: cannot write to stdout: %s", strerror(errno));
+		cli_say("verify", "cannot write to stdout: %s", strerror(errno));
 		goto out;
 	}
 	if (err)
 		goto out; /* said */
-	cli_error("verify: %lu files, %lu failed", job.checked, job.failed);
+	if (!json)
+		cli_say("verify", "%lu files, %lu failed, %.2f s", job.checked, job.failed,
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	ret = job.failed ? CLI_FAILED : CLI_OK;
 out:
 	imastream_verifier_free(v);
@@ -613,12 +655,6 @@ int cmd_verify(int argc, char **argv)
 						       p.spelled, p.arg);
 			labels = p.arg;
 			break;
-		case CLI_OPT_FORMAT:
-			if (strcmp(p.arg, "text") && strcmp(p.arg, "json"))
-				return cli_usage_error("verify", "%s takes 'text' or 'json', not '%s'",
-						       p.spelled, p.arg);
-			json = !strcmp(p.arg, "json");
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -632,8 +668,9 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "--dbpath is for --rpmdb");
 	if (dbpath && imastream_rpm_set_dbpath(dbpath, &cli_log))
 		return CLI_FAILED;
-	if (json && !rpmdb)
-		return cli_usage_error("verify", "--format is for --rpmdb");
+	json = job.walk.json;
+	if (json)
+		verdict_json = &job.walk.out;
 	/* auto: the selinux plugin's own default, labels by this host's policy when enabled. */
 	if (rpmdb && (!strcmp(labels, "require") ||
 		      (!strcmp(labels, "auto") && is_selinux_enabled() > 0)))
@@ -679,6 +716,8 @@ int cmd_verify(int argc, char **argv)
 	ret = job.walk.failed ? CLI_FAILED : CLI_OK;
 out:
 	cli_walk_finish(&job.walk);
+	cli_json_free(&job.walk.out);
+	verdict_json = NULL;
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++)
 		imastream_verifier_free(job.verifiers[i]);
 	imastream_trust_free(trust);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The imastream command: dispatches to one subcommand per cli/cmd_*.c file. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -22,6 +23,21 @@ static const struct cli_command commands[] = {
 	{ "attest", cmd_attest, "check an IMA measurement list against a keylime runtime policy" },
 };
 
+/*
+ * evmctl's command names, run as the imastream command that does the same job: the
+ * words of @as replace the name (ima_sign: an IMA signature and no EVM one).  evmctl's
+ * sign and verify are ours already, each also covering security.ima.
+ */
+static const struct evmctl_alias {
+	const char *name;
+	const char *as[3];
+} evmctl_aliases[] = {
+	{ "ima_hash", { "hash" } },
+	{ "ima_sign", { "sign", "--evm", "none" } },
+	{ "ima_verify", { "verify", "--evm", "none" } },
+	{ "import", { "keys", "import" } },
+};
+
 static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
@@ -36,7 +52,48 @@ static void usage(FILE *out)
 	      "Writes and checks Linux IMA/EVM integrity metadata.\n\nCommands:\n", out);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nevmctl's command names run the command doing the same job:\n", out);
+	for (size_t i = 0; i < sizeof(evmctl_aliases) / sizeof(evmctl_aliases[0]); i++) {
+		const struct evmctl_alias *a = &evmctl_aliases[i];
+
+		fprintf(out, "  %-12s imastream", a->name);
+		for (size_t w = 0; w < 3 && a->as[w]; w++)
+			fprintf(out, " %s", a->as[w]);
+		fputc('\n', out);
+	}
 	fputs("\nRun 'imastream COMMAND --help' for a command's options; see imastream(1).\n", out);
+}
+
+static int run(const char *name, int argc, char **argv)
+{
+	int ret;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(name, commands[i].name))
+			continue;
+		ret = commands[i].run(argc, argv);
+		/* A passphrase typed for -p does not outlive the command. */
+		cli_pass_forget();
+		return ret;
+	}
+	return -1;
+}
+
+/* imastream EVMCTL_NAME ARGS...: the alias's words, then ARGS. */
+static int run_alias(const struct evmctl_alias *a, int argc, char **argv)
+{
+	char **args = calloc((size_t)argc + 4, sizeof(*args));
+	int n = 0, ret;
+
+	if (!args)
+		return cli_usage_error(NULL, "out of memory");
+	for (size_t w = 0; w < 3 && a->as[w]; w++)
+		args[n++] = (char *)a->as[w];
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	ret = run(args[0], n, args);
+	free(args);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -51,14 +108,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(0, NULL);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(argv[1], commands[i].name))
-			continue;
-		ret = commands[i].run(argc - 1, argv + 1);
-		/* A passphrase typed for -p does not outlive the command. */
-		cli_pass_forget();
+	ret = run(argv[1], argc - 1, argv + 1);
+	if (ret >= 0)
 		return ret;
-	}
+	for (size_t i = 0; i < sizeof(evmctl_aliases) / sizeof(evmctl_aliases[0]); i++)
+		if (!strcmp(argv[1], evmctl_aliases[i].name))
+			return run_alias(&evmctl_aliases[i], argc - 1, argv + 1);
 	if (argv[1][0] == '-')
 		return cli_usage_error(NULL, "unknown option %s before the command", argv[1]);
 	return cli_usage_error(NULL, "unknown command %s", argv[1]);

@@ -46,12 +46,48 @@ void cli_tally_file(struct cli_tally *t, uint64_t bytes, unsigned long failures)
 	cli_progress_draw(text);
 }
 
+const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned int u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, size, "%" PRIu64 " byte%s", bytes, bytes == 1 ? "" : "s");
+		return buf;
+	}
+	for (v /= 1024; v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
+		v /= 1024;
+	snprintf(buf, size, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+const char *cli_eta(double done, double total, double elapsed, char *buf, size_t size)
+{
+	double left;
+
+	buf[0] = 0;
+	if (total <= 0 || done <= 0 || done > total)
+		return buf;
+	/* At the rate so far; a guess says nothing before a second has passed. */
+	left = elapsed * (total - done) / done;
+	if (elapsed < 1.0 || done == total)
+		snprintf(buf, size, "%.0f%%", 100.0 * done / total);
+	else if (left < 100)
+		snprintf(buf, size, "%.0f%%, %.0f s left", 100.0 * done / total, left);
+	else
+		snprintf(buf, size, "%.0f%%, %.0f min left", 100.0 * done / total, left / 60);
+	return buf;
+}
+
 void cli_tally_end(struct cli_tally *t, unsigned long failures)
 {
+	char size[32];
+
 	cli_progress_clear();
 	if (!t->summary)
 		return;
-	cli_say(t->cmd, "%lu file%s, %" PRIu64 " byte%s, %lu failure%s, %.2f s", t->files,
-		t->files == 1 ? "" : "s", t->bytes, t->bytes == 1 ? "" : "s", failures,
-		failures == 1 ? "" : "s", cli_seconds_since(CLOCK_MONOTONIC, &t->start));
+	cli_say(t->cmd, "%lu file%s, %s, %lu failure%s, %.2f s", t->files, t->files == 1 ? "" : "s",
+		cli_human_size(t->bytes, size, sizeof(size)), failures, failures == 1 ? "" : "s",
+		cli_seconds_since(CLOCK_MONOTONIC, &t->start));
 }

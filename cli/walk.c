@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ const struct cli_use cli_walk_options[] = {
 	{ CLI_OPT_PROGRESS },
 	{ CLI_OPT_QUIET },
 	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
+	  "standard output, then a summary object (imastream(1))" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -70,6 +73,8 @@ int cli_walk_option(struct cli_walk *w, const struct cli_parser *p, int opt)
 	case CLI_OPT_VERBOSE:
 		w->verbosity++;
 		return 1;
+	case CLI_OPT_FORMAT:
+		return cli_format_option(w->tally.cmd, p->spelled, p->arg, &w->json) == CLI_OK ? 1 : -1;
 	default:
 		return 0;
 	}
@@ -285,6 +290,26 @@ static const char *special_name(mode_t type_bits)
 	       S_ISLNK(type_bits) ? "symbolic link" : "special file";
 }
 
+/* --format json: the record of a file the walk itself could not hand to the command. */
+static void fail_record(struct cli_walk *w, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fail_record(struct cli_walk *w, const char *path, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	if (!w->json)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	cli_json_begin(&w->out, "file");
+	cli_json_str(&w->out, "path", path);
+	cli_json_str(&w->out, "result", "fail");
+	cli_json_str(&w->out, "error", why);
+	cli_json_put(&w->out, stdout);
+}
+
 /*
  * Main thread: reports a finished slot, frees its path and lets go of its directory.  A
  * file found to be something else when opened is skipped quietly inside a walk (as a
@@ -297,10 +322,12 @@ static void report_slot(struct cli_walk *w, struct cli_slot *sl)
 	if (sl->err) {
 		cli_error("%s: cannot %s: %s", it->path, sl->call, strerror(sl->err));
 		w->failed++;
+		fail_record(w, it->path, "cannot %s: %s", sl->call, strerror(sl->err));
 	} else if (!S_ISREG(sl->mode)) {
 		if (sl->explicit) {
 			cli_error("%s: not a regular file (%s)", it->path, special_name(sl->mode));
 			w->failed++;
+			fail_record(w, it->path, "not a regular file (%s)", special_name(sl->mode));
 		}
 	} else {
 		w->ops->report(w->ctx, it);
@@ -537,6 +564,16 @@ void cli_walk_finish(struct cli_walk *w)
 	w->path = NULL;
 	if (!w->started)
 		return;
+	if (w->json) {
+		cli_json_begin(&w->out, "summary");
+		cli_json_str(&w->out, "command", w->tally.cmd);
+		cli_json_uint(&w->out, "files", w->tally.files);
+		cli_json_uint(&w->out, "failed", w->failed);
+		cli_json_uint(&w->out, "bytes", w->tally.bytes);
+		cli_json_seconds(&w->out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &w->tally.start));
+		cli_json_put(&w->out, stdout);
+		cli_json_free(&w->out);
+	}
 	/* Every result is out: flush it before the summary follows on stderr. */
 	if (fflush(stdout) == EOF) {
 		cli_error("cannot write to stdout: %s", strerror(errno));
@@ -561,6 +598,7 @@ static void walk_at(struct cli_walk *w, int dirfd, const char *name)
 			return;
 		settle(w);
 		cli_error("%s: cannot open directory: %s", w->path, strerror(err));
+		fail_record(w, w->path, "cannot open directory: %s", strerror(err));
 		w->failed++;
 		return;
 	}
@@ -595,6 +633,7 @@ static void walk_dir(struct cli_walk *w, int fd)
 
 		settle(w);
 		cli_error("%s: cannot read directory: %s", w->path, strerror(err));
+		fail_record(w, w->path, "cannot read directory: %s", strerror(err));
 		free(d);
 		close(fd);
 		w->failed++;
@@ -614,6 +653,7 @@ static void walk_dir(struct cli_walk *w, int fd)
 				w->path[base] = '\0';
 				settle(w);
 				cli_error("%s: cannot read directory: %s", w->path, strerror(err));
+				fail_record(w, w->path, "cannot read directory: %s", strerror(err));
 				w->failed++;
 			}
 			break;
@@ -648,6 +688,8 @@ static void walk_dir(struct cli_walk *w, int fd)
 			settle(w);
 			cli_error("%s: not a regular file (%s), not %s", w->path,
 				  special_name(DTTOIF(type)), w->verb);
+			fail_record(w, w->path, "not a regular file (%s), not %s",
+				    special_name(DTTOIF(type)), w->verb);
 			w->failed++;
 		}
 	}
@@ -669,6 +711,7 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 
 		settle(w);
 		cli_error("%s: %s", arg, strerror(err));
+		fail_record(w, arg, "%s", strerror(err));
 		w->failed++;
 		return;
 	}
@@ -676,6 +719,7 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 		if (!w->recursive) {
 			settle(w);
 			cli_error("%s: is a directory (use -r to walk it)", arg);
+			fail_record(w, arg, "is a directory (use -r to walk it)");
 			w->failed++;
 			return;
 		}

@@ -80,6 +80,8 @@ struct cli_walk {
 	bool recursive;     /* -r */
 	int verbosity;      /* -v: how many; one names the symlinks a walk skips */
 	int show;           /* --progress 1, --quiet 0, neither -1 */
+	bool json;          /* --format json: report() writes a record per file (cli_json) */
+	struct cli_json out; /* the record being built, for report() */
 	size_t item_size;
 	unsigned int jobs;  /* -j, 1..CLI_WALK_MAX_JOBS; the command may lower it before start */
 	/*
@@ -140,7 +142,7 @@ struct cli_walk {
 	bool started;
 };
 
-/* The options of every walking command: -r, -j, --progress, --quiet, -v, -h. */
+/* The options of every walking command: -r, -j, --progress, --quiet, -v, --format, -h. */
 extern const struct cli_use cli_walk_options[];
 
 /* Sets up @w for command @cmd ("hash"): one job per online CPU, no -r, ... */

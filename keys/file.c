@@ -72,16 +72,45 @@ out:
 	return err;
 }
 
-static int read_file(const char *path, bool secret, const struct imastream_log *log,
+/*
+ * A private key file open to others is refused; when it holds a certificate or a public
+ * key instead, that is the mistake to name.
+ */
+static int refuse_open_secret(int fd, const char *path, const char *what, const struct stat *st,
+			      const struct imastream_log *log)
+{
+	enum ims_key_file_kind kind = IMS_KIND_UNKNOWN;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+
+	if (!strcmp(what, "private key") &&
+	    read_all(fd, path, st->st_size, true, NULL, &buf, &len) == 0) {
+		kind = ims_key_file_kind(buf, len);
+		ims_secret_free(buf, len);
+	}
+	if (kind == IMS_KIND_CERT)
+		return ims_err(log, -EINVAL, "%s is a certificate, not a private key", path);
+	if (kind == IMS_KIND_PUBLIC_KEY)
+		return ims_err(log, -EINVAL, "%s is a public key, not a private key", path);
+	return ims_err(log, -EPERM,
+		       "%s: %s is readable or writable by group or others (mode %04o); run chmod 600 on it",
+		       path, what, (unsigned int)(st->st_mode & 07777));
+}
+
+static int read_file(const char *path, const char *secret_what, const struct imastream_log *log,
 		     uint8_t **buf_ret, size_t *len_ret)
 {
+	bool secret = secret_what != NULL;
 	struct stat st;
 	int fd, err;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT && secret && strcmp(secret_what, "private key"))
+		return ims_err(log, -ENOENT, "%s: no such %s", path, secret_what);
 	if (fd < 0)
 		return ims_err(log, -errno, "%s: cannot open %s: %s", path,
-			       secret ? "key" : "certificate", strerror(errno));
+			       !secret ? "certificate" : strcmp(secret_what, "private key") ? secret_what : "key",
+			       strerror(errno));
 	/* Check the file we opened, not the path, so that a swap in between cannot help. */
 	if (fstat(fd, &st) < 0) {
 		err = ims_err(log, -errno, "%s: fstat failed: %s", path, strerror(errno));
@@ -92,9 +121,7 @@ static int read_file(const char *path, bool secret, const struct imastream_log *
 		goto out;
 	}
 	if (secret && (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH))) {
-		err = ims_err(log, -EPERM,
-			      "%s: private key is readable or writable by group or others (mode %04o); run chmod 600 on it",
-			      path, (unsigned int)(st.st_mode & 07777));
+		err = refuse_open_secret(fd, path, secret_what, &st, log);
 		goto out;
 	}
 	err = read_all(fd, path, st.st_size, secret, log, buf_ret, len_ret);
@@ -103,16 +130,16 @@ out:
 	return err;
 }
 
-int ims_read_secret_file(const char *path, const struct imastream_log *log,
+int ims_read_secret_file(const char *path, const char *what, const struct imastream_log *log,
 			 uint8_t **buf_ret, size_t *len_ret)
 {
-	return read_file(path, true, log, buf_ret, len_ret);
+	return read_file(path, what, log, buf_ret, len_ret);
 }
 
 int ims_read_public_file(const char *path, const struct imastream_log *log,
 			 uint8_t **buf_ret, size_t *len_ret)
 {
-	return read_file(path, false, log, buf_ret, len_ret);
+	return read_file(path, NULL, log, buf_ret, len_ret);
 }
 
 void ims_secret_free(void *buf, size_t len)

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <keyutils.h>
+#include <openssl/ec.h>
+#include <openssl/objects.h>
 
 #include "keys/keys-private.h"
 
@@ -109,8 +111,45 @@ int imastream_keyring_resolve(const char *ring, bool create, const struct imastr
 		       "keyring '%s': give _NAME, .NAME, @u, @s, @us, @t, @p or a serial number", ring);
 }
 
-int imastream_keyring_import(const char *ring, const void *cert, size_t len,
-			     const struct imastream_log *log, int32_t *key_serial_ret)
+/* "ECDSA P-384", "RSA 2048": the key a kernel lacking its algorithm cannot take. */
+static void describe_key(X509 *x, char *buf, size_t size)
+{
+	EVP_PKEY *pub = X509_get0_pubkey(x);
+	char group[64];
+	const char *nist;
+
+	snprintf(buf, size, "this");
+	if (!pub)
+		return;
+	if (EVP_PKEY_is_a(pub, "EC") &&
+	    EVP_PKEY_get_group_name(pub, group, sizeof(group), NULL)) {
+		nist = EC_curve_nid2nist(OBJ_sn2nid(group));
+		snprintf(buf, size, "ECDSA %s", nist ? nist : group);
+	} else if (EVP_PKEY_is_a(pub, "RSA")) {
+		snprintf(buf, size, "RSA %d", EVP_PKEY_get_bits(pub));
+	} else {
+		snprintf(buf, size, "%s", EVP_PKEY_get0_type_name(pub));
+	}
+}
+
+/* The kernel has no asymmetric key parser or algorithm for @x's key (ENOPKG, ENOENT). */
+static int kernel_lacks_algo(X509 *x, const char *what, const struct imastream_log *log)
+{
+	char key[80];
+
+	describe_key(x, key, sizeof(key));
+	if (!strncmp(key, "ECDSA", 5))
+		return ims_err(log, -EOPNOTSUPP,
+			       "%s: this kernel cannot use %s keys (it lacks CONFIG_CRYPTO_ECDSA, or module ecdsa_generic is not loaded): modprobe ecdsa_generic, or sign with an RSA key, which every IMA kernel can use",
+			       what, key);
+	if (!strncmp(key, "RSA", 3))
+		return ims_err(log, -EOPNOTSUPP, "%s: this kernel cannot use %s keys (it lacks CONFIG_CRYPTO_RSA)",
+			       what, key);
+	return ims_err(log, -EOPNOTSUPP, "%s: this kernel cannot use %s keys: use an RSA key", what, key);
+}
+
+static int keyring_import(const char *ring, const void *cert, size_t len, const char *what,
+			  const struct imastream_log *log, int32_t *key_serial_ret)
 {
 	unsigned char *der = NULL;
 	X509 *x = NULL;
@@ -118,7 +157,7 @@ int imastream_keyring_import(const char *ring, const void *cert, size_t len,
 	key_serial_t key;
 	int der_len, err;
 
-	err = ims_load_cert_mem(cert, len, "certificate", log, &x);
+	err = ims_load_cert_mem(cert, len, what, log, &x);
 	if (err)
 		goto out;
 	der_len = i2d_X509(x, &der);
@@ -136,19 +175,18 @@ int imastream_keyring_import(const char *ring, const void *cert, size_t len,
 		case EKEYREJECTED:
 		case ENOKEY:
 			err = ims_err(log, -EKEYREJECTED,
-				      "keyring %s refused the certificate: it is restricted to keys signed by a trusted key",
-				      ring);
+				      "%s: keyring %s refused the certificate: it is restricted to keys signed by a trusted key",
+				      what, ring);
 			break;
 		case ENODEV:
 			err = ims_err(log, -EOPNOTSUPP, "this kernel has no asymmetric key type");
 			break;
 		case ENOENT:
 		case ENOPKG:
-			err = ims_err(log, -EOPNOTSUPP,
-				      "this kernel cannot use the certificate's key algorithm (missing crypto support)");
+			err = kernel_lacks_algo(x, what, log);
 			break;
 		case EBADMSG:
-			err = ims_err(log, -EINVAL, "the kernel could not parse the certificate");
+			err = ims_err(log, -EINVAL, "%s: the kernel could not parse the certificate", what);
 			break;
 		default:
 			err = ims_err(log, -errno, "adding the certificate to keyring %s failed: %s", ring,
@@ -161,6 +199,26 @@ int imastream_keyring_import(const char *ring, const void *cert, size_t len,
 out:
 	OPENSSL_free(der);
 	X509_free(x);
+	return err;
+}
+
+int imastream_keyring_import(const char *ring, const void *cert, size_t len,
+			     const struct imastream_log *log, int32_t *key_serial_ret)
+{
+	return keyring_import(ring, cert, len, "certificate", log, key_serial_ret);
+}
+
+int imastream_keyring_import_file(const char *ring, const char *path,
+				  const struct imastream_log *log, int32_t *key_serial_ret)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	err = ims_read_public_file(path, log, &buf, &len);
+	if (!err)
+		err = keyring_import(ring, buf, len, path, log, key_serial_ret);
+	free(buf);
 	return err;
 }
 

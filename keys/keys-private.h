@@ -16,8 +16,11 @@
 /* Key and certificate files are small; anything bigger is not one. */
 #define IMS_KEYFILE_MAX (1u << 20)
 
-/* file.c: whole-file reads.  Secret buffers are freed with ims_secret_free(). */
-int ims_read_secret_file(const char *path, const struct imastream_log *log,
+/*
+ * file.c: whole-file reads.  Secret buffers are freed with ims_secret_free().  @what says
+ * what the secret file is ("private key", "passphrase file") in messages.
+ */
+int ims_read_secret_file(const char *path, const char *what, const struct imastream_log *log,
 			 uint8_t **buf_ret, size_t *len_ret);
 int ims_read_public_file(const char *path, const struct imastream_log *log,
 			 uint8_t **buf_ret, size_t *len_ret);
@@ -41,6 +44,9 @@ int ims_load_cert_mem(const void *buf, size_t len, const char *what,
 /* Every certificate of a PEM bundle or the one of a DER file. */
 int ims_load_certs_mem(const void *buf, size_t len, const char *what,
 		       const struct imastream_log *log, STACK_OF(X509) **certs_ret);
+/* What a key or certificate file holds, to tell a user who gave one for the other. */
+enum ims_key_file_kind { IMS_KIND_UNKNOWN, IMS_KIND_PRIVATE_KEY, IMS_KIND_PUBLIC_KEY, IMS_KIND_CERT };
+enum ims_key_file_kind ims_key_file_kind(const void *buf, size_t len);
 
 /* keyid.c: the rules documented in imastream/keys.h. */
 int ims_keyid_of_pkey(EVP_PKEY *pkey, uint32_t *keyid_ret);

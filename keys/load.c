@@ -69,6 +69,60 @@ static EVP_PKEY *decode_der_privkey(const void *buf, size_t len, struct pass_sta
 	return pkey;
 }
 
+enum ims_key_file_kind ims_key_file_kind(const void *buf, size_t len)
+{
+	struct pass_state st = { NULL, false };
+	const unsigned char *p = buf;
+	EVP_PKEY *pkey;
+	X509 *cert;
+
+	if (is_pem(buf, len)) {
+		/* "PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY" */
+		if (memmem(buf, len, " PRIVATE KEY-----", 17))
+			return IMS_KIND_PRIVATE_KEY;
+		if (has_pem_block(buf, len, "CERTIFICATE") || has_pem_block(buf, len, "TRUSTED CERTIFICATE"))
+			return IMS_KIND_CERT;
+		if (has_pem_block(buf, len, "PUBLIC KEY") || has_pem_block(buf, len, "RSA PUBLIC KEY"))
+			return IMS_KIND_PUBLIC_KEY;
+		return IMS_KIND_UNKNOWN;
+	}
+	cert = d2i_X509(NULL, &p, (long)len);
+	if (cert) {
+		X509_free(cert);
+		ERR_clear_error();
+		return IMS_KIND_CERT;
+	}
+	p = buf;
+	pkey = d2i_PUBKEY(NULL, &p, (long)len);
+	if (pkey) {
+		EVP_PKEY_free(pkey);
+		ERR_clear_error();
+		return IMS_KIND_PUBLIC_KEY;
+	}
+	/* An encrypted DER key asks for a passphrase: that alone says what it is. */
+	pkey = decode_der_privkey(buf, len, &st);
+	EVP_PKEY_free(pkey);
+	ERR_clear_error();
+	return pkey || st.asked ? IMS_KIND_PRIVATE_KEY : IMS_KIND_UNKNOWN;
+}
+
+/* The line for a file that holds other key material than the @wanted kind; 0 if it does not. */
+static int wrong_kind(const void *buf, size_t len, const char *what, enum ims_key_file_kind wanted,
+		      const struct imastream_log *log)
+{
+	static const char *const names[] = {
+		[IMS_KIND_PRIVATE_KEY] = "a private key",
+		[IMS_KIND_PUBLIC_KEY] = "a public key",
+		[IMS_KIND_CERT] = "a certificate",
+	};
+	enum ims_key_file_kind kind = ims_key_file_kind(buf, len);
+
+	if (kind == IMS_KIND_UNKNOWN || kind == wanted)
+		return 0;
+	ERR_clear_error();
+	return ims_err(log, -EINVAL, "%s is %s, not %s", what, names[kind], names[wanted]);
+}
+
 int ims_load_privkey_mem(const void *buf, size_t len, const char *pass, const char *what,
 			 const struct imastream_log *log, EVP_PKEY **pkey_ret, X509 **cert_ret)
 {
@@ -95,7 +149,7 @@ int ims_load_privkey_mem(const void *buf, size_t len, const char *pass, const ch
 		else if (st.asked)
 			err = ims_openssl_err(log, -EKEYREJECTED,
 					      "%s: wrong passphrase for the private key", what);
-		else
+		else if (!(err = wrong_kind(buf, len, what, IMS_KIND_PRIVATE_KEY, log)))
 			err = ims_openssl_err(log, -EINVAL, "%s: no usable private key in it (damaged or not a key)",
 					      what);
 		goto out;
@@ -178,8 +232,12 @@ int ims_load_cert_mem(const void *buf, size_t len, const char *what,
 
 		cert = d2i_X509(NULL, &p, (long)len);
 	}
-	if (!cert)
-		return ims_openssl_err(log, -EINVAL, "%s: not an X.509 certificate (PEM or DER)", what);
+	if (!cert) {
+		int err = wrong_kind(buf, len, what, IMS_KIND_CERT, log);
+
+		return err ? err : ims_openssl_err(log, -EINVAL, "%s: not an X.509 certificate (PEM or DER)",
+						   what);
+	}
 	ERR_clear_error();
 	*cert_ret = cert;
 	return 0;
@@ -221,8 +279,11 @@ int ims_load_certs_mem(const void *buf, size_t len, const char *what,
 	}
 	/* Running out of PEM blocks is the normal end; anything else is damage. */
 	if (ERR_GET_REASON(ERR_peek_last_error()) != PEM_R_NO_START_LINE || !sk_X509_num(certs)) {
-		err = ims_openssl_err(log, -EINVAL, "%s: not a PEM certificate bundle, or a damaged one",
-				      what);
+		if (!sk_X509_num(certs))
+			err = wrong_kind(buf, len, what, IMS_KIND_CERT, log);
+		if (!err)
+			err = ims_openssl_err(log, -EINVAL, "%s: not a PEM certificate bundle, or a damaged one",
+					      what);
 		goto out;
 	}
 done:

@@ -40,7 +40,7 @@ int ims_pass_get(const struct imastream_key_opts *opts, const struct imastream_l
 		pass = first_line(v, strlen(v));
 	} else if (opts->pass_file) {
 		/* The passphrase file is as secret as the key: same permission rule. */
-		err = ims_read_secret_file(opts->pass_file, log, &buf, &len);
+		err = ims_read_secret_file(opts->pass_file, "passphrase file", log, &buf, &len);
 		if (err)
 			goto out;
 		pass = first_line((const char *)buf, len);

@@ -12,7 +12,7 @@ int ims_source_file(const struct imastream_key_opts *opts, const struct imastrea
 	size_t len = 0;
 	int err;
 
-	err = ims_read_secret_file(opts->key, log, &buf, &len);
+	err = ims_read_secret_file(opts->key, "private key", log, &buf, &len);
 	if (err)
 		goto out;
 	err = ims_pass_get(opts, log, &pass);

@@ -269,6 +269,16 @@ IMASTREAM_API int imastream_keyring_resolve(const char *ring, bool create,
 IMASTREAM_API int imastream_keyring_import(const char *ring, const void *cert, size_t len,
 					   const struct imastream_log *log,
 					   int32_t *key_serial_ret);
+/**
+ * imastream_keyring_import_file - imastream_keyring_import() of the certificate in @path
+ *
+ * Its messages name @path; where the kernel lacks the certificate's key algorithm they
+ * name the algorithm and what to do instead.  Return: as imastream_keyring_import(), and
+ * -errno when @path cannot be read.
+ */
+IMASTREAM_API int imastream_keyring_import_file(const char *ring, const char *path,
+						const struct imastream_log *log,
+						int32_t *key_serial_ret);
 
 /* One key of a keyring, as imastream_keyring_list() reports it. */
 struct imastream_keyring_entry {

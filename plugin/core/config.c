@@ -131,6 +131,31 @@ static bool valid_list(const char *value)
 	return true;
 }
 
+/* "a, b or c": the values a key takes, for its error line. */
+static const char *join_words(const char *const *words, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; words[i] && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i == 0 ? "" : !words[i + 1] ? " or " : ", ",
+				      words[i]);
+	return buf;
+}
+
+/* The algorithms this build knows, for the line that refuses another. */
+static const char *hash_names(char *buf, size_t size)
+{
+	const char *names[32];
+	unsigned int n = 0;
+	const struct imastream_hash_info *hi;
+
+	while (n + 1 < ARRAY_SIZE(names) && (hi = imastream_hash_info_at(n)) != NULL)
+		names[n++] = hi->name;
+	names[n] = NULL;
+	return join_words(names, buf, size);
+}
+
 int imastream_config_set(struct imastream_config *cfg, const char *key, const char *value,
 			 const char *where, const struct imastream_log *log)
 {
@@ -143,7 +168,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
 	static const char *const weak[] = { "refuse", "allow", NULL };
 	static const char *const verity[] = { "off", "on", NULL };
+	const char *const *choices = NULL;
 	const struct imastream_hash_info *hi;
+	char list[160];
 	int err, v;
 
 	if (!cfg || cfg->size < IMS_CONFIG_SIZE_1 || !key || !value)
@@ -151,8 +178,10 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	if (!where)
 		where = key;
 	if (strcmp(key, "mode") == 0) {
-		if ((v = pick(value, modes)) < 0)
+		if ((v = pick(value, modes)) < 0) {
+			choices = modes;
 			goto bad;
+		}
 		cfg->mode = v;
 		return 0;
 	}
@@ -161,55 +190,72 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		if (!value[0])
 			goto bad;
 		if (!hi)
-			return ims_err(log, -EINVAL, "%s: unknown hash algorithm \"%s\"", where, value);
+			return ims_err(log, -EINVAL, "%s: unknown hash algorithm \"%s\" (%s)", where, value,
+				       hash_names(list, sizeof(list)));
 		cfg->hash_algo = hi->algo;
 		return 0;
 	}
 	if (strcmp(key, "evm") == 0) {
-		if ((v = pick(value, evms)) < 0)
+		if ((v = pick(value, evms)) < 0) {
+			choices = evms;
 			goto bad;
+		}
 		cfg->evm = v == 1;
 		return 0;
 	}
 	if (strcmp(key, "no_xattr_support") == 0) {
-		if ((v = pick(value, no_xattr)) < 0)
+		if ((v = pick(value, no_xattr)) < 0) {
+			choices = no_xattr;
 			goto bad;
+		}
 		cfg->no_xattr = v;
 		return 0;
 	}
 	if (strcmp(key, "config_files") == 0) {
-		if ((v = pick(value, config_files)) < 0)
+		if ((v = pick(value, config_files)) < 0) {
+			choices = config_files;
 			goto bad;
+		}
 		cfg->config_files = v; /* the table follows enum imastream_config_files */
 		return 0;
 	}
 	if (strcmp(key, "xattr_namespace") == 0) {
-		if ((v = pick(value, spaces)) < 0)
+		if ((v = pick(value, spaces)) < 0) {
+			choices = spaces;
 			goto bad;
+		}
 		cfg->user_xattrs = v == 1;
 		return 0;
 	}
 	if (strcmp(key, "package_sigs") == 0) {
-		if ((v = pick(value, pkgsigs)) < 0)
+		if ((v = pick(value, pkgsigs)) < 0) {
+			choices = pkgsigs;
 			goto bad;
+		}
 		cfg->package_sigs = v; /* the table follows enum imastream_pkgsig */
 		return 0;
 	}
 	if (strcmp(key, "package_sig_failure") == 0) {
-		if ((v = pick(value, pkgsig_failure)) < 0)
+		if ((v = pick(value, pkgsig_failure)) < 0) {
+			choices = pkgsig_failure;
 			goto bad;
+		}
 		cfg->package_sig_failure = v == 1 ? IMASTREAM_PKGSIG_FALLBACK : IMASTREAM_PKGSIG_REFUSE;
 		return 0;
 	}
 	if (strcmp(key, "weak_algos") == 0) {
-		if ((v = pick(value, weak)) < 0)
+		if ((v = pick(value, weak)) < 0) {
+			choices = weak;
 			goto bad;
+		}
 		cfg->allow_weak_algos = v == 1;
 		return 0;
 	}
 	if (strcmp(key, "verity") == 0) {
-		if ((v = pick(value, verity)) < 0)
+		if ((v = pick(value, verity)) < 0) {
+			choices = verity;
 			goto bad;
+		}
 		if (!IMS_HAS_MEMBER(cfg, struct imastream_config, verity))
 			return ims_err(log, -EINVAL, "%s: verity needs a program built with a newer imastream/chain.h",
 				       where);
@@ -218,7 +264,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	}
 	if (strcmp(key, "package_sig_algos") == 0) {
 		if (parse_algos(value, &cfg->package_sig_algos) < 0)
-			goto bad;
+			return ims_err(log, -EINVAL,
+				       "%s: invalid value \"%s\" for package_sig_algos: 1 to %d of %s, separated by commas",
+				       where, value, IMASTREAM_PKGSIG_MAX_ALGOS, hash_names(list, sizeof(list)));
 		return 0;
 	}
 	if (strcmp(key, "plugins") == 0) {
@@ -250,6 +298,9 @@ bad:
 		return ims_err(log, -EINVAL, "%s: empty value for %s: leave the setting out for its default",
 			       where, key);
 	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */
+	if (choices)
+		return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s (%s)", where, value, key,
+			       join_words(choices, list, sizeof(list)));
 	return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s", where, value, key);
 }
 

@@ -128,6 +128,19 @@ LOG
 [ ! -s "$work/out" ] || fail "a passing log printed failures"
 grep -q '3 entries: 2 matched, 0 excluded, 1 ignored, 0 failed' "$work/err" ||
 	{ cat "$work/err"; fail "wrong summary for the good log"; }
+# --format json: a record per entry, passed or not, then the same counts.
+"$IMASTREAM" attest check --format json --policy "$work/rpm.json" --log "$work/good.log" >"$work/out.json" 2>"$work/err" ||
+	{ cat "$work/out.json" "$work/err"; fail "attest check --format json failed"; }
+if command -v python3 >/dev/null; then
+	python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+entries, s = recs[:-1], recs[-1]
+assert [r["result"] for r in entries] == ["ignored", "ok", "ok"], entries
+assert entries[1]["name"] == "/opt/att/a" and entries[1]["algo"] == "sha256", entries[1]
+assert s["record"] == "summary" and s["command"] == "attest" and (s["entries"], s["matched"], s["ignored"], s["failed"]) == (3, 2, 1, 0), s
+' "$work/out.json" || fail "attest check --format json: $(cat "$work/out.json")"
+fi
 
 echo "== a changed file and an unknown file are named; an exclude lets the unknown one pass"
 cat >"$work/bad.log" <<LOG

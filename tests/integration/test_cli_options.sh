@@ -65,7 +65,7 @@ rc=0; "$imastream" install --root . --portable x.rpm >out 2>err || rc=$?
 [ "$rc" = 2 ] && [ "$(cat err)" = "imastream: evm portable needs a key (--key)" ] ||
 	fail "install --portable without a key: $rc '$(cat err)'"
 rc=0; "$imastream" install --root . --hashalgo sha3000 x.rpm >out 2>err || rc=$?
-[ "$rc" = 2 ] && grep -qx 'imastream: --hashalgo: unknown hash algorithm "sha3000"' err ||
+[ "$rc" = 2 ] && grep -qx 'imastream: --hashalgo: unknown hash algorithm "sha3000" (md5, sha1, sha256, sha384, sha512, sha224 or sm3)' err ||
 	fail "install --hashalgo sha3000: $rc '$(cat err)'"
 ok
 

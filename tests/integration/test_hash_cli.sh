@@ -38,6 +38,10 @@ ln -s f0 "$tree/link-to-file"
 ln -s sub "$tree/link-to-dir"
 files=$(find "$tree" -type f | sort)
 bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ n += $1 } END { print n }')
+# The summary's size: bytes below 1 KiB, else KiB, MiB... with one decimal.
+summary_size=$(awk -v n="$bytes" 'BEGIN { if (n < 1024) { print n " bytes"; exit }
+	split("KiB MiB GiB", u, " "); v = n / 1024; i = 1; while (v >= 1024 && i < 3) { v /= 1024; i++ }
+	printf "%.1f %s\n", v, u[i] }')
 
 for mode in user security; do
 	if [ $mode = user ]; then opt=--xattr-user; name=user.ima; else opt=; name=security.ima; fi
@@ -79,7 +83,7 @@ for mode in user security; do
 		cmp -s "$work/evmctl-r.out" "$work/ours-r.out" ||
 			fail "$mode $alg -r: stdout differs from evmctl"
 		# stderr holds the summary, and nothing else.
-		grep -Eqx "imastream hash: 20 files, $bytes bytes, 0 failures, [0-9]+\.[0-9]{2} s" \
+		grep -Eqx "imastream hash: 20 files, $summary_size, 0 failures, [0-9]+\.[0-9]{2} s" \
 			"$work/ours.err" || fail "$mode $alg -r: summary: $(cat "$work/ours.err")"
 		: >"$work/ours.err"
 		[ "$(wc -l <"$work/ours-r.out")" -eq "$(echo "$files" | wc -l)" ] ||

@@ -172,6 +172,9 @@ echo "== progress: one updating line with --progress, nothing with --quiet"
 make_root "$work/progress"
 "$IMASTREAM" install --root "$work/progress" --allow-unsigned --progress "${pkgs[0]}" 2>"$work/err" ||
 	fail "install --progress failed"
-grep -q 'imastream: \[1/1\] done: [0-9.]* MiB, [0-9]* files, [0-9.]* MiB/s$' "$work/err" ||
+grep -q 'imastream: \[1/1\] done: [0-9.]* MiB, [0-9]* files, [0-9.]* MiB/s, [0-9.]* s$' "$work/err" ||
 	{ cat -A "$work/err" >&2; fail "no final progress line"; }
+# How far, as the share of the package files read so far.
+tr '\r' '\n' <"$work/err" | grep -Eq '^(.\[K)?imastream: \[1/1\] .*, [0-9]+%' ||
+	{ cat -A "$work/err" >&2; fail "no percentage in the progress line"; }
 echo "PASS: tree identical to rpm -i; hash, sha512 and sign ($n files) verified by evmctl in 6 modes"

@@ -69,7 +69,7 @@ mkdir -p "$root/var/lib/imastream/packages"
 : >"$root/opt/crash/x.imastream-tmp-$dead-4"
 mkdir "$root/opt/crash/.imastream-tmp-$dead-5"
 "$IMASTREAM" recover --root "$root" 2>"$work/recover.err" || fail "recover: $(cat "$work/recover.err")"
-grep -q "removed 3 temp files (0.0 MiB), kept those of running processes" "$work/recover.err" ||
+grep -Eq "removed 3 temp files \([0-9.]+ (bytes?|KiB|MiB)\), kept those of running processes, [0-9.]+ s" "$work/recover.err" ||
 	fail "recover's summary: $(cat "$work/recover.err")"
 for n in .imastream-tmp-$dead-1 .imastream-tmp-$dead-2 ../../var/lib/imastream/packages/.imastream-tmp-$dead-record-0; do
 	[ ! -e "$root/opt/crash/$n" ] && [ ! -L "$root/opt/crash/$n" ] || fail "recover left $n"

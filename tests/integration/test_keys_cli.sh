@@ -42,7 +42,7 @@ expect 1 "private key is encrypted: give its passphrase" id --key enc.pem
 expect 1 "does not match the private key key.pem" id --key key.pem --cert "$keys/ec-p256.crt"
 expect 1 "ED25519 key refused" id --key "$(umask 077; cp "$keys/ed25519.pem" ed.pem; echo ed.pem)"
 expect 1 "no usable private key in it" id --key "$(umask 077; echo junk >junk.pem; echo junk.pem)"
-expect 1 "not an X.509 certificate" id --cert key.pem
+expect 1 "key.pem is a private key, not a certificate" id --cert key.pem
 expect 1 "no OpenSSL provider serves the URI scheme 'tpmx'" id --key tpmx:0x81000001
 expect 2 "imastream keys id: wants --cert CERT, or --key KEY with its options (see imastream keys id --help)" id
 expect 2 "imastream keys: unknown keys command 'frob': import, list or id (see imastream keys --help)" frob

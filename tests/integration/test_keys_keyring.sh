@@ -38,7 +38,7 @@ keyid=$(skid_tail "$keys/rsa2048.crt")
 
 # A second certificate, DER this time and by numeric ring id; then the forced SKID one.
 serial2=$("$imastream" keys import --keyring "$ring_id" "$keys/ec-p256.der" 2>err.txt) ||
-	grep -q "cannot use the certificate's key algorithm" err.txt || fail "DER import: $(cat err.txt)"
+	grep -q "ec-p256.der: this kernel cannot use ECDSA P-256 keys" err.txt || fail "DER import: $(cat err.txt)"
 serial3=$("$imastream" keys import -k "$ring" "$keys/rsa2048-forced.crt") || fail "second import into $ring"
 [ "$(keyctl search "$ring_id" asymmetric id:12345678)" = "$serial3" ] || fail "forced SKID not matched"
 
@@ -62,7 +62,7 @@ expect_error() { # expect_error NEEDLE ARGS...
 	[ "$(wc -l <err.txt)" = 1 ] && grep -q -- "$needle" err.txt ||
 		fail "expected one line with '$needle', got: $(cat err.txt)"
 }
-expect_error "not an X.509 certificate" import -k "$ring" "$keys/rsa2048.pem"
+expect_error "rsa2048.pem is a private key, not a certificate" import -k "$ring" "$keys/rsa2048.pem"
 expect_error "keyring .imastream_no_such_ring not found" import -k .imastream_no_such_ring "$keys/rsa2048.crt"
 expect_error "keyring _imastream_no_such_ring_$$ not found" list "_imastream_no_such_ring_$$"
 expect_error "give _NAME, .NAME, @u" list "ima"

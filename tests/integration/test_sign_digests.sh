@@ -60,6 +60,10 @@ echo "== P-256, two threads: rpm -K clean and evmctl verifies every file"
 "$IMASTREAM" sign-digests -j 2 --key "$tmp/ec.key" --cert "$tmp/ec.pem" "$tmp/m" \
 	--output "$tmp/s" 2>"$tmp/err" && ok || fail "sign-digests: $(cat "$tmp/err")"
 grep -q '^imastream sign-digests: 3 packages, 12 signatures, ' "$tmp/err" && ok || fail "summary: $(cat "$tmp/err")"
+"$IMASTREAM" sign-digests --format json --key "$tmp/ec.key" --cert "$tmp/ec.pem" "$tmp/m" \
+	--output "$tmp/s.json-run" >"$tmp/sum.json" 2>"$tmp/err" && ok || fail "sign-digests --format json: $(cat "$tmp/err")"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["record"] == "summary" and s["command"] == "sign-digests" and (s["packages"], s["signatures"]) == (3, 12), s' \
+	"$tmp/sum.json" && ok || fail "sign-digests --format json: $(cat "$tmp/sum.json")"
 cp -a "$src" "$tmp/ecpkgs"
 "$IMASTREAM" sign-package --import-signatures "$tmp/s" --cert "$tmp/ec.pem" -v "$tmp/ecpkgs" \
 	2>"$tmp/err" && ok || fail "import (P-256): $(cat "$tmp/err")"

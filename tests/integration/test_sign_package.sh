@@ -227,6 +227,9 @@ n=$(check_sigs "$tmp/gpg.rpm" rsa)
 "$IMASTREAM" sign-package -v --key "$tmp/ec.key" --cert "$tmp/ec.pem" "$tmp/gpg.rpm" 2>"$tmp/err.txt" &&
 	ok || fail "sign-package over an OpenPGP signature failed"
 grep -q 'OpenPGP signature kept' "$tmp/err.txt" && ok || fail "no note on the OpenPGP signature"
+# One package signed: the summary line still ends the run.
+grep -Eq '^imastream sign-package: 1 package, [0-9]+ files, [0-9]+ signatures, 0 failures, [0-9.]+ s$' "$tmp/err.txt" &&
+	ok || fail "no summary for one package: $(cat "$tmp/err.txt")"
 if rpmkeys --dbpath "$tmp/db" -Kv "$tmp/gpg.rpm" >"$tmp/k.txt" 2>&1 &&
 	grep -Eq 'Header (OpenPGP )?V4 RSA/SHA[0-9]* [Ss]ignature, key (ID|fingerprint):? [0-9a-f]*: OK' "$tmp/k.txt"; then
 	ok

@@ -90,5 +90,12 @@ rc=0
 "$IMASTREAM" sign-package -j 2 --key "$tmp/missing.key" "$src/RPMS" 2>"$tmp/err" || rc=$?
 [ "$rc" = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok || fail "missing key: status $rc, $(cat "$tmp/err")"
 
+# --progress: how far, as packages done of those found and their percentage.
+cp -a "$src" "$tmp/prog"
+"$IMASTREAM" sign-package -j 2 --progress --key "$tmp/rsa.key" --cert "$tmp/rsa.pem" \
+	"$tmp/prog/RPMS" >/dev/null 2>"$tmp/err" || true
+tr '\r' '\n' <"$tmp/err" | grep -q 'sign-package: 7/7 packages (100%), ' && ok ||
+	fail "no progress line with the percentage: $(tr '\r' '\n' <"$tmp/err" | tail -n 3)"
+
 echo "$checks passed, $fails failed"
 [ "$fails" = 0 ]

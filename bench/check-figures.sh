@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Checks that the README's benchmark table quotes the runs whose CSV files and plots are
+# committed in bench/results: no benchmark is run.
+#
+# Usage: check-figures.sh README RESULTS_DIR
+# For every RESULTS_DIR/NAME.csv, the README table rows of `bench-NAME` (its row and the
+# "same" rows after it) must quote the CSV's ratios (peer time / imastream time) as
+# xN or Nx: every ratio of a peer series with one or two points, the lowest and the
+# highest of a longer one. A quoted figure matches when it is the CSV's value rounded to
+# the figure's own digits (either may have been rounded once). Prints one line per
+# figure missing and exits 1; prints what it checked and exits 0 otherwise.
+set -euo pipefail
+
+readme=$1 results=$2
+[ -r "$readme" ] || { echo "check-figures: cannot read $readme" >&2; exit 2; }
+shopt -s nullglob
+csvs=("$results"/*.csv)
+[ ${#csvs[@]} -gt 0 ] || { echo "check-figures: no CSV in $results" >&2; exit 2; }
+
+# The table's rows by target: a row whose command cell names `bench-NAME`, and the rows
+# after it whose command cell is "same ...".
+rows_of() {
+	awk -v t="bench-$1" '
+		/^\|/ {
+			# An escaped pipe inside a cell does not end it.
+			line = $0; gsub(/\\\|/, " ", line)
+			if (split(line, cell, "|") < 4) { cur = 0; next }
+			cmd = cell[3]
+			if (cmd ~ /^ *same/) { if (cur) print; next }
+			cur = 0
+			s = cmd
+			while ((i = index(s, t)) > 0) {
+				c = substr(s, i + length(t), 1)
+				if (c !~ /[-a-z0-9]/) { cur = 1; break }
+				s = substr(s, i + length(t))
+			}
+			if (cur) print
+			next }
+		{ cur = 0 }' "$readme"
+}
+
+missing=0 checked=0
+for csv in "${csvs[@]}"; do
+	name=$(basename "$csv" .csv)
+	rows=$(rows_of "$name")
+	if [ -z "$rows" ]; then
+		echo "check-figures: README has no table row for bench-$name ($csv)"
+		missing=$((missing + 1))
+		continue
+	fi
+	# The figures the rows quote: "x2.82", "2.82x", "**x19.0**".
+	figures=$(grep -oE '(x[0-9]+(\.[0-9]+)?|[0-9]+(\.[0-9]+)?x)' <<<"$rows" | tr -d x | sort -u)
+	# The ratios to find: param, value, series, ratio of each peer row to quote.
+	wanted=$(tail -n +2 "$csv" | awk -F, '$6 != "" {
+			k = $1 SUBSEP $3; n[k]++; r[k, n[k]] = $6; v[k, n[k]] = $2; keys[k] = 1 }
+		END { for (k in keys) {
+			split(k, ps, SUBSEP)
+			if (n[k] <= 2) { for (i = 1; i <= n[k]; i++) print ps[2] " at " v[k, i] "\t" r[k, i]; continue }
+			lo = hi = 1
+			for (i = 2; i <= n[k]; i++) { if (r[k, i] + 0 < r[k, lo] + 0) lo = i; if (r[k, i] + 0 > r[k, hi] + 0) hi = i }
+			print ps[2] " lowest (" v[k, lo] ")\t" r[k, lo]
+			print ps[2] " highest (" v[k, hi] ")\t" r[k, hi] } }')
+	while IFS=$'\t' read -r what ratio; do
+		[ -n "$ratio" ] || continue
+		checked=$((checked + 1))
+		if ! awk -v r="$ratio" -v figs="$figures" 'function digits(s) { return index(s, ".") ? length(s) - index(s, ".") : 0 }
+			BEGIN { n = split(figs, f, "\n")
+				for (i = 1; i <= n; i++) {
+					tol = 0.5 * 10 ^ -digits(f[i]) + 0.5 * 10 ^ -digits(r) + 1e-9
+					d = f[i] - r; if (d < 0) d = -d
+					if (f[i] != "" && d <= tol) exit 0 }
+				exit 1 }'; then
+			echo "check-figures: bench-$name: $what: the CSV says x$ratio, the README's rows do not ($csv)"
+			missing=$((missing + 1))
+		fi
+	done <<<"$wanted"
+done
+[ "$missing" = 0 ] || exit 1
+echo "check-figures: $checked figures of ${#csvs[@]} CSV files quoted in $readme"
