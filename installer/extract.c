@@ -291,6 +291,12 @@ static int dir_fd(struct imastream_extract *x, int idx)
 	if (pfd < 0)
 		return pfd;
 	fd = openat(pfd, dir_name(d), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+		/* A directory symlink rpm follows, reopened under the same rule. */
+		fd = ims_follow_dir_link(x->rootfd, pfd, dir_name(d), O_RDONLY, NULL, 0);
+		if (fd < 0)
+			errno = -fd;
+	}
 	if (fd < 0)
 		return ims_err(x->log, -errno, "%s: cannot reopen directory '%s': %m", x->pkg, d->rel);
 	d->fd = fd;
@@ -304,9 +310,13 @@ static int dir_open_error(struct imastream_extract *x, int dirfd, const char *na
 {
 	struct stat st;
 
+	if (err == -EPERM)
+		return entry_err(x, -ELOOP, "'%s' is a symlink owned by neither root nor its target's owner; refusing to follow it (as rpm does)",
+				 rel);
 	if ((err == -ELOOP || err == -ENOTDIR) && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (S_ISLNK(st.st_mode))
-			return entry_err(x, -ELOOP, "'%s' is a symlink; refusing to follow it", rel);
+			return entry_err(x, -ELOOP, "'%s' is a symlink to no directory below the root; refusing to follow it",
+					 rel);
 		return entry_err(x, -ENOTDIR, "'%s' exists and is not a directory", rel);
 	}
 	return entry_err(x, err, "cannot open directory '%s': %s", rel, strerror(-err));
@@ -341,6 +351,14 @@ static int open_child_dir(struct imastream_extract *x, int parent, const char *p
 			return entry_err(x, -errno, "cannot create directory '%s': %m", path);
 		created = true;
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0 && !created && (errno == ELOOP || errno == ENOTDIR)) {
+		/* A directory symlink (merged /usr): followed where rpm follows it. */
+		fd = ims_follow_dir_link(x->rootfd, pfd, name, O_RDONLY, NULL, 0);
+		if (fd == -ENOTDIR || fd == -ENOENT)
+			fd = -ELOOP;
+		if (fd < 0)
+			errno = -fd;
 	}
 	if (fd < 0) {
 		err = -errno;

@@ -143,11 +143,17 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 	in->dirfd = in->fd = -1;
 	memcpy(in->letters, ".........", sizeof(in->letters));
 	in->config = rpmfiFFlags(fi) & RPMFILE_CONFIG;
-	in->dirfd = imastream_open_beneath(rootfd, rpmfiDN(fi), O_PATH | O_DIRECTORY);
+	/* Through the directory symlinks rpm follows (merged /usr), as it installed them. */
+	in->dirfd = imastream_open_dir_as_rpm(rootfd, rpmfiDN(fi), O_PATH, NULL, 0);
 	if (in->dirfd < 0) {
 		err = in->dirfd;
 		if (err == -ENOENT) {
 			in->state = IMS_INSTALLED_MISSING;
+			return 0;
+		}
+		if (err == -EPERM) {
+			in->state = IMS_INSTALLED_MODIFIED;
+			in->why = "a symlink rpm would not follow (owned by neither root nor its target's owner) in a path component";
 			return 0;
 		}
 		if (err == -ELOOP || err == -EXDEV || err == -ENOTDIR) {

@@ -998,29 +998,23 @@ int imastream_record_foreach(int rootfd, int (*fn)(void *arg, const struct imast
 	return err;
 }
 
-/* Opens the parent directory of @rel below @rootfd, one component at a time, no symlinks. */
+/*
+ * Opens the parent directory of @rel below @rootfd, through the directory symlinks rpm
+ * and the install follow (merged /usr) and no other; errno set on failure.
+ */
 static int open_parent(int rootfd, const char *rel, const char **base_ret)
 {
 	char buf[PATH_MAX];
-	char *p = buf, *slash;
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *slash = strrchr(rel, '/');
+	int fd;
 
-	snprintf(buf, sizeof(buf), "%s", rel);
-	while (fd >= 0 && (slash = strchr(p, '/'))) {
-		int next;
-
-		*slash = 0;
-		next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		{
-			int e = errno;
-
-			close(fd);
-			errno = e;
-		}
-		fd = next;
-		p = slash + 1;
+	snprintf(buf, sizeof(buf), "%.*s", slash ? (int)(slash - rel) : 0, rel);
+	*base_ret = slash ? slash + 1 : rel;
+	fd = imastream_open_dir_as_rpm(rootfd, buf, O_RDONLY, NULL, 0);
+	if (fd < 0) {
+		errno = fd == -EPERM ? ELOOP : -fd;
+		return -1;
 	}
-	*base_ret = rel + (p - buf);
 	return fd;
 }
 

@@ -580,6 +580,26 @@ IMASTREAM_API int imastream_record_check(int rootfd, const struct imastream_reco
 IMASTREAM_API int imastream_open_beneath(int rootfd, const char *path, int flags);
 
 /**
+ * imastream_open_dir_as_rpm - open directory @dir below @rootfd as rpm --root would
+ * @rootfd: the root
+ * @dir: a package directory ("/bin"; leading slashes mean "below the root")
+ * @flags: open(2) flags (O_RDONLY or O_PATH); O_DIRECTORY and O_CLOEXEC are added
+ * @real: if not NULL, gets the directory's real path below the root, without a leading
+ *        slash ("usr/bin" for "/bin" on a merged-/usr root; "" for the root)
+ * @real_size: the size of @real
+ *
+ * A component that is a symlink is followed only where rpm follows it (its fsmOpenat()):
+ * the link is owned by root or by the owner of the directory it leads to.  Its target is
+ * resolved inside the root, an absolute target and ".." as under rpm's chroot
+ * (openat2(2) RESOLVE_IN_ROOT), so it cannot lead out.  "." and ".." components are
+ * refused.  Return: a descriptor, or -errno (-EPERM: a symlink rpm would not follow,
+ * -ELOOP: a symlink that leads to no directory below the root, -ENOTDIR, -ENOENT,
+ * -EXDEV: a "." or ".." component).
+ */
+IMASTREAM_API int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real,
+					    size_t real_size);
+
+/**
  * imastream_rpmdb_foreach - the headers of the packages installed in @root
  * @root: the root directory, absolute ("/" for the running system)
  * @names: package names or NEVRA labels to look up (as rpm -q takes them), or NULL
