@@ -13,6 +13,12 @@
 
 static const struct cli_use recover_options[] = {
 	{ CLI_OPT_ROOT, "the root an install was interrupted in (required)" },
+	{ CLI_OPT_RPMDB, "then remove the labelled rpm temp files\n"
+	  "(NAME;XXXXXXXX) a killed rpm left, and take\n"
+	  "security.ima and security.evm off every other\n"
+	  "labelled file no installed package owns" },
+	{ CLI_OPT_DRY_RUN, "with --rpmdb: name them and change nothing" },
+	{ CLI_OPT_XATTR_USER, "with --rpmdb: user.ima and user.evm" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_QUIET, "no summary line" },
 	{ CLI_OPT_VERBOSE, "name every file removed" },
@@ -24,6 +30,8 @@ static const struct cli_spec recover_spec = {
 	.cmd = "recover",
 	.synopsis =
 	"Usage: imastream recover --root DIR [--no-wait] [--quiet] [-v]\n"
+	"       imastream recover --root DIR --rpmdb [-n] [--xattr-user] [--no-wait]\n"
+	"                         [--quiet] [-v]\n"
 	"\n"
 	"Takes rpm's transaction lock for DIR (waiting while an rpm or imastream\n"
 	"transaction holds it). If an install was killed while renaming a package's\n"
@@ -34,12 +42,83 @@ static const struct cli_spec recover_spec = {
 	"file at a final name is touched, nor the temp files of a process still alive.\n"
 	"A journal that is corrupt is refused in one line, and nothing is changed.\n"
 	"'imastream install' does the same by itself when it finds that the last\n"
-	"install into DIR did not end.\n",
+	"install into DIR did not end.\n"
+	"With --rpmdb, then, still under the lock: in every directory a package of\n"
+	"DIR's rpm database (or imastream's record) has a file in, a regular file no\n"
+	"package lists that carries security.ima or security.evm is an orphan (what\n"
+	"'imastream verify --root DIR --rpmdb' reports): rpm's temp files\n"
+	"(NAME;XXXXXXXX, left when rpm was killed in a transaction with the plugin)\n"
+	"are removed, any other orphan keeps its content and loses its security.ima\n"
+	"and security.evm, so that the kernel no longer appraises it as sound. One\n"
+	"line per orphan. With -n, nothing is locked, recovered or changed: the\n"
+	"orphans are only named.\n",
 	.uses = recover_options,
 	.epilog =
 	"Exit status: 0 when nothing is left to remove, 1 if a file could not be removed\n"
-	"or the lock not taken (one line says why), 2 for a usage error.\n",
+	"or the lock not taken (one line says why), or with -n when there are orphans,\n"
+	"2 for a usage error.\n",
 };
+
+struct orphan_job {
+	const char *root;
+	bool dry_run;
+	unsigned long found, removed, unlabelled, failed;
+};
+
+static void orphan_fixed(void *arg, const struct imastream_orphan *f)
+{
+	struct orphan_job *job = arg;
+	const char *root = strcmp(job->root, "/") ? job->root : "";
+
+	job->found++;
+	if (job->dry_run) {
+		printf("%s%s: %s: would be %s\n", root, f->path, cli_orphan_kind(f->kind),
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" :
+		       f->kind == IMASTREAM_ORPHAN_UNOWNED ? "unlabelled" :
+		       "removed once its writer is gone");
+	} else if (f->fixed < 0) {
+		job->failed++;
+		cli_error("recover: %s%s: %s: cannot be %s: %s", root, f->path,
+			  cli_orphan_kind(f->kind),
+			  f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled",
+			  strerror(-f->fixed));
+	} else if (f->fixed > 0) {
+		if (f->kind == IMASTREAM_ORPHAN_RPM_TEMP)
+			job->removed++;
+		else
+			job->unlabelled++;
+		printf("%s%s: %s: %s\n", root, f->path, cli_orphan_kind(f->kind),
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled");
+	}
+}
+
+/* --rpmdb: the orphans, under rpm's lock unless only named. */
+static int recover_orphans(int rootfd, const char *root, unsigned int root_flags,
+			   unsigned int flags, bool dry_run, bool quiet)
+{
+	struct orphan_job job = { .root = root, .dry_run = dry_run };
+	struct imastream_root_txn *t = NULL;
+	int err;
+
+	if (!dry_run) {
+		err = imastream_root_txn_begin(rootfd, root, root_flags, &cli_log, NULL, &t);
+		if (err)
+			return err;
+		flags |= IMASTREAM_ORPHANS_FIX;
+	}
+	err = imastream_orphans_rpmdb(root, flags, orphan_fixed, &job, &cli_log);
+	imastream_root_txn_end(t, err);
+	if (fflush(stdout) == EOF)
+		err = -EIO;
+	if (err)
+		return err;
+	if (!quiet && dry_run)
+		cli_say("recover", "%s: %lu labelled files no package owns", root, job.found);
+	else if (!quiet)
+		cli_say("recover", "%s: %lu rpm temp files removed, %lu unowned files unlabelled", root,
+			job.removed, job.unlabelled);
+	return job.failed || (dry_run && job.found) ? -EAGAIN : 0;
+}
 
 int cmd_recover(int argc, char **argv)
 {
@@ -47,7 +126,8 @@ int cmd_recover(int argc, char **argv)
 	const char *root = NULL;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
-	bool quiet = false;
+	bool quiet = false, rpmdb = false, dry_run = false;
+	unsigned int orphan_flags = 0;
 	struct cli_parser p;
 	int c, verbose = 0, rootfd, err;
 
@@ -60,6 +140,15 @@ int cmd_recover(int argc, char **argv)
 		case CLI_OPT_NO_WAIT:
 			flags |= IMASTREAM_ROOT_NO_WAIT;
 			break;
+		case CLI_OPT_RPMDB:
+			rpmdb = true;
+			break;
+		case CLI_OPT_DRY_RUN:
+			dry_run = true;
+			break;
+		case CLI_OPT_XATTR_USER:
+			orphan_flags |= IMASTREAM_ORPHANS_XATTR_USER;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -69,6 +158,9 @@ int cmd_recover(int argc, char **argv)
 	}
 	if (!root)
 		return cli_usage_error("recover", "no --root given");
+	if ((dry_run || orphan_flags) && !rpmdb)
+		return cli_usage_error("recover", "%s is for --rpmdb",
+				       dry_run ? "--dry-run" : "--xattr-user");
 	if (cli_parse_operands(&p) < argc)
 		return cli_usage_error("recover", "unexpected argument '%s'",
 				       argv[cli_parse_operands(&p)]);
@@ -82,12 +174,14 @@ int cmd_recover(int argc, char **argv)
 			close(rootfd);
 		return CLI_FAILED;
 	}
-	err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
-	close(rootfd);
-	if (!quiet && !err)
+	err = dry_run ? 0 : imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
+	if (!quiet && !err && !dry_run)
 		cli_say("recover", "%s: removed %lu temp files (%.1f MiB)%s", root, st.removed,
 			(double)st.bytes / (1024.0 * 1024.0),
 			st.kept ? ", kept those of running processes" : "");
+	if (!err && rpmdb)
+		err = recover_orphans(rootfd, root_abs, flags, orphan_flags, dry_run, quiet);
+	close(rootfd);
 	free(root_abs);
 	return err ? CLI_FAILED : CLI_OK;
 }

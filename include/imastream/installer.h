@@ -790,6 +790,59 @@ IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, in
 					void *arg, const struct imastream_log *log);
 
 /*
+ * Orphans (installer/orphans.c): labelled files that no installed package owns.  A kill
+ * of rpm in a transaction leaves its temp files (NAME;XXXXXXXX) beside their final names,
+ * already carrying the security.ima and security.evm the plugin wrote: the kernel would
+ * appraise and run them, and nobody owns them.
+ */
+
+/* struct imastream_orphan.kind */
+enum imastream_orphan_kind {
+	IMASTREAM_ORPHAN_UNOWNED,      /* any name: owned by no package, yet labelled */
+	IMASTREAM_ORPHAN_RPM_TEMP,     /* NAME;XXXXXXXX: rpm's temp name, its transaction cut */
+	IMASTREAM_ORPHAN_INSTALL_TEMP, /* .imastream-tmp-*: imastream recover's to remove */
+};
+
+/**
+ * struct imastream_orphan - one labelled file nobody owns
+ * @path: its real path below the root, with a leading slash
+ * @kind: enum imastream_orphan_kind
+ * @ima, @evm: it carries security.ima, security.evm (user.* with _XATTR_USER)
+ * @fixed: with IMASTREAM_ORPHANS_FIX: 1 an rpm temp file removed or an unowned file's
+ *         security.ima and security.evm removed, -errno that failed; 0 left alone (an
+ *         install temp file, or no _FIX)
+ */
+struct imastream_orphan {
+	const char *path;
+	int kind;
+	bool ima, evm;
+	int fixed;
+};
+
+/* Flags of imastream_orphans_rpmdb(). */
+enum {
+	IMASTREAM_ORPHANS_FIX = 1u << 0,        /* remove rpm temp files, unlabel the others */
+	IMASTREAM_ORPHANS_XATTR_USER = 1u << 1, /* user.ima and user.evm */
+};
+
+/**
+ * imastream_orphans_rpmdb - the labelled regular files no package owns in @root
+ * @root: absolute
+ * @flags: IMASTREAM_ORPHANS_*
+ * @fn: called per orphan, directory by directory, in name order
+ *
+ * Looks into every directory a package of the root's rpm database (or of imastream
+ * install's record) has a file in or owns, as their real paths (through the directory
+ * symlinks rpm follows), for regular files that carry security.ima or security.evm and
+ * that no package lists.  Takes no lock: a caller that fixes holds rpm's transaction lock
+ * (imastream_root_txn_begin()), so that a running transaction's temp files are not taken.
+ * Return: 0, or -errno (said in one line).
+ */
+IMASTREAM_API int imastream_orphans_rpmdb(const char *root, unsigned int flags,
+					  void (*fn)(void *arg, const struct imastream_orphan *f),
+					  void *arg, const struct imastream_log *log);
+
+/*
  * One transaction per root, and recovery from an interrupted one.
  *
  * The lock is rpm's own transaction lock for the root: a write lock on the whole file
