@@ -27,6 +27,7 @@ struct dir {
 	bool created;  /* by this package: removed on abort */
 	bool has_mtime;
 	int64_t mtime; /* set after commit, when no rename changes it any more */
+	bool filled;   /* the package put something new in it: it keeps the install time */
 };
 
 /* An object waiting under its temp name for commit. */
@@ -1067,11 +1068,23 @@ int imastream_extract_commit(struct imastream_extract *x)
 			goto out;
 		}
 	}
-	/* Directory mtimes last: the renames above changed them. */
+	/*
+	 * Directory mtimes last, as rpm leaves them: rpm gives a directory its header mtime
+	 * when it reaches the directory's entry, before anything inside it, so a directory
+	 * the package then puts a file in or creates a directory in ends with the time of
+	 * the install; only one that gets nothing new keeps the header's.
+	 */
+	for (i = 0; i < x->npend; i++)
+		x->dirs[x->pend[i].dir].filled = true;
+	for (i = 1; i < x->ndirs; i++)
+		if (x->dirs[i].created)
+			x->dirs[x->dirs[i].parent].filled = true;
 	for (i = 0; i < x->ndirs; i++) {
 		struct dir *d = &x->dirs[i];
 		int fd;
 
+		if (d->filled)
+			d->has_mtime = false;
 		if (!d->has_mtime && !(x->flags & IMASTREAM_EXTRACT_FSYNC))
 			continue;
 		evict_dir_fds(x);

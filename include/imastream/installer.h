@@ -81,7 +81,8 @@ enum imastream_entry_flag {
  * @mode: file type and permission bits (S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR, S_IFBLK,
  *	S_IFIFO); setuid/setgid/sticky allowed
  * @uid, @gid: final owner (already resolved from names)
- * @mtime: final modification time (seconds since the epoch)
+ * @mtime: final modification time (seconds since the epoch); a directory keeps it only
+ *	if the package puts nothing new in it (else it has the install time, as with rpm)
  * @size: content size of a regular file, in bytes; 0 for other types
  * @rdev: device number for S_IFCHR/S_IFBLK
  * @link_target: symlink target (NUL-terminated), or the package path of the inode to
