@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/private.h"
+#include "imastream/installer.h"
 #include "installer/private.h"
 
 /* The host path of @fd, through /proc (which is how rpm's chroot would see it, minus the root). */
@@ -105,6 +107,41 @@ int ims_follow_dir_link(int rootfd, int parentfd, const char *name, int flags, c
 	return fd;
 }
 
+/* Whether @dir has a "." or ".." component (which the walk below refuses). */
+static bool has_dot_component(const char *dir)
+{
+	for (const char *c = dir; *c; ) {
+		size_t len = strcspn(c, "/");
+
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return true;
+		c += len;
+		c += strspn(c, "/");
+	}
+	return false;
+}
+
+/* @dir without its leading, doubled and trailing slashes, into @real. */
+static int copy_normalized(const char *dir, char *real, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *c = dir + strspn(dir, "/"); *c; ) {
+		size_t len = strcspn(c, "/");
+
+		if (n + (n ? 1 : 0) + len >= size)
+			return -ENAMETOOLONG;
+		if (n)
+			real[n++] = '/';
+		memcpy(real + n, c, len);
+		n += len;
+		c += len;
+		c += strspn(c, "/");
+	}
+	real[n] = 0;
+	return 0;
+}
+
 int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real,
 			      size_t real_size)
 {
@@ -115,6 +152,21 @@ int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real
 		return -EINVAL;
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
 		return -ENAMETOOLONG;
+	if (has_dot_component(dir))
+		return -EXDEV;
+	/* Most directories have no symlink on the way: one openat2(), as before. */
+	fd = imastream_open_beneath(rootfd, dir, oflags);
+	if (fd >= 0) {
+		int err = real ? copy_normalized(dir, real, real_size) : 0;
+
+		if (err) {
+			close(fd);
+			return err;
+		}
+		return fd;
+	}
+	if (fd != -ELOOP && fd != -ENOSYS && fd != -ENOTDIR && fd != -EAGAIN)
+		return fd;
 	fd = openat(rootfd, ".", oflags);
 	if (fd < 0)
 		return -errno;
