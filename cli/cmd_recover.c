@@ -74,8 +74,8 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 	if (job->dry_run) {
 		printf("%s%s: %s: would be %s\n", root, f->path, cli_orphan_kind(f->kind),
 		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" :
-		       f->kind == IMASTREAM_ORPHAN_UNOWNED ? "unlabelled" :
-		       "removed once its writer is gone");
+		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "removed once its writer is gone" :
+		       "unlabelled");
 	} else if (f->fixed < 0) {
 		job->failed++;
 		cli_error("recover: %s%s: %s: cannot be %s: %s", root, f->path,

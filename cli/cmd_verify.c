@@ -508,6 +508,8 @@ const char *cli_orphan_kind(int kind)
 		return "an rpm temp file of a transaction that did not end";
 	case IMASTREAM_ORPHAN_INSTALL_TEMP:
 		return "an imastream install temp file";
+	case IMASTREAM_ORPHAN_RPM_BACKUP:
+		return "an rpm copy of a %config file that no package owns";
 	default:
 		return "a file no installed package owns";
 	}
@@ -526,7 +528,8 @@ static void orphan_one(void *arg, const struct imastream_orphan *f)
 		json_string(stdout, path);
 		printf(",\"result\":\"fail\",\"orphan\":\"%s\",\"ima\":%s,\"evm\":%s}\n",
 		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "rpm-temp" :
-		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "install-temp" : "unowned",
+		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "install-temp" :
+		       f->kind == IMASTREAM_ORPHAN_RPM_BACKUP ? "rpm-backup" : "unowned",
 		       f->ima ? "true" : "false", f->evm ? "true" : "false");
 		return;
 	}

@@ -142,6 +142,21 @@ static bool rpm_temp_name(const char *name)
 	return true;
 }
 
+/* rpm's copies of a %config file it did not put in place or took out of it. */
+static bool rpm_backup_name(const char *name)
+{
+	static const char *const suffixes[] = { ".rpmnew", ".rpmsave", ".rpmorig" };
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i]);
+
+		if (len > n && !strcmp(name + len - n, suffixes[i]))
+			return true;
+	}
+	return false;
+}
+
 static bool has_xattr(const char *path, const char *name)
 {
 	return lgetxattr(path, name, NULL, 0) >= 0;
@@ -211,11 +226,12 @@ static int look_into(struct orphans *o, const char *dir,
 		snprintf(path, sizeof(path), "/%s", key);
 		f.kind = rpm_temp_name(names[i]) ? IMASTREAM_ORPHAN_RPM_TEMP :
 			 !strncmp(names[i], ".imastream-tmp-", 15) ? IMASTREAM_ORPHAN_INSTALL_TEMP :
+			 rpm_backup_name(names[i]) ? IMASTREAM_ORPHAN_RPM_BACKUP :
 			 IMASTREAM_ORPHAN_UNOWNED;
 		if (o->flags & IMASTREAM_ORPHANS_FIX) {
 			if (f.kind == IMASTREAM_ORPHAN_RPM_TEMP) {
 				f.fixed = unlinkat(dfd, names[i], 0) ? -errno : 1;
-			} else if (f.kind == IMASTREAM_ORPHAN_UNOWNED) {
+			} else if (f.kind != IMASTREAM_ORPHAN_INSTALL_TEMP) {
 				/* security.evm first: it covers security.ima. */
 				f.fixed = 1;
 				if (f.evm && lremovexattr(proc, evm_name) && errno != ENODATA)

@@ -802,6 +802,7 @@ enum imastream_orphan_kind {
 	IMASTREAM_ORPHAN_UNOWNED,      /* any name: owned by no package, yet labelled */
 	IMASTREAM_ORPHAN_RPM_TEMP,     /* NAME;XXXXXXXX: rpm's temp name, its transaction cut */
 	IMASTREAM_ORPHAN_INSTALL_TEMP, /* .imastream-tmp-*: imastream recover's to remove */
+	IMASTREAM_ORPHAN_RPM_BACKUP,   /* NAME.rpmnew, .rpmsave, .rpmorig: rpm's %config copies */
 };
 
 /**
@@ -809,7 +810,7 @@ enum imastream_orphan_kind {
  * @path: its real path below the root, with a leading slash
  * @kind: enum imastream_orphan_kind
  * @ima, @evm: it carries security.ima, security.evm (user.* with _XATTR_USER)
- * @fixed: with IMASTREAM_ORPHANS_FIX: 1 an rpm temp file removed or an unowned file's
+ * @fixed: with IMASTREAM_ORPHANS_FIX: 1 an rpm temp file removed or another orphan's
  *         security.ima and security.evm removed, -errno that failed; 0 left alone (an
  *         install temp file, or no _FIX)
  */

@@ -65,6 +65,12 @@ for a in security.ima security.evm; do
 	[ -n "$v" ] && setfattr -h -n $a -v "$v" "$R/usr/bin/old-tool" || fail "cannot copy $a"
 done
 echo unlabelled >"$R/usr/bin/plain"
+# And a copy of a %config file as rpm names one (it would carry the old file's labels).
+cp -p "$R/usr/bin/old-tool" "$R/usr/bin/imsusr.rpmsave"
+for a in security.ima security.evm; do
+	setfattr -h -n $a -v "$(getfattr -h -e hex -n $a "$R/usr/bin/old-tool" | sed -n "s/^$a=//p")" \
+		"$R/usr/bin/imsusr.rpmsave" || fail "cannot copy $a"
+done
 
 echo "== verify --rpmdb reports them"
 "$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" &&
@@ -75,8 +81,10 @@ for t in $temps; do
 done
 grep -qxF "$R/usr/bin/old-tool: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the unowned signed file"; }
-[ "$(wc -l <"$T/out")" = 5 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 5 orphans"; }
-grep -q "verify: 4 files, 0 failed; 5 labelled files no package owns" "$T/err" || { cat "$T/err"; fail "verify total"; }
+grep -qxF "$R/usr/bin/imsusr.rpmsave: FAIL: an rpm copy of a %config file that no package owns, labelled (security.ima, security.evm)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --rpmdb: no line for the .rpmsave copy"; }
+[ "$(wc -l <"$T/out")" = 6 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 6 orphans"; }
+grep -q "verify: 4 files, 0 failed; 6 labelled files no package owns" "$T/err" || { cat "$T/err"; fail "verify total"; }
 "$IMS" verify --root "$R" --rpmdb --format json >"$T/json" 2>/dev/null && fail "json: exit 0 with orphans"
 [ "$(grep -c '"orphan":"rpm-temp","ima":true,"evm":true}$' "$T/json")" = 4 ] || { cat "$T/json"; fail "json: rpm-temp records"; }
 
@@ -91,11 +99,11 @@ cmp -s "$T/before" "$T/after" || fail "recover -n changed the root"
 
 echo "== recover --rpmdb removes the temp files and unlabels the rest"
 "$IMS" recover --root "$R" --rpmdb >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "recover --rpmdb failed"; }
-grep -q "4 rpm temp files removed, 1 unowned files unlabelled" "$T/err" || { cat "$T/err"; fail "recover summary"; }
+grep -q "4 rpm temp files removed, 2 unowned files unlabelled" "$T/err" || { cat "$T/err"; fail "recover summary"; }
 [ -z "$(cd "$R" && find . -name '*;*')" ] || fail "rpm temp files are left"
 [ -f "$R/usr/bin/old-tool" ] || fail "the unowned file was removed (only its labels should go)"
-[ -z "$(getfattr -h -d -m '^security\.(ima|evm)$' "$R/usr/bin/old-tool" 2>/dev/null)" ] ||
-	fail "the unowned file kept its security.ima or security.evm"
+[ -z "$(getfattr -h -d -m '^security\.(ima|evm)$' "$R/usr/bin/old-tool" "$R/usr/bin/imsusr.rpmsave" 2>/dev/null)" ] ||
+	fail "an unowned file kept its security.ima or security.evm"
 [ "$(cat "$R/usr/bin/plain")" = unlabelled ] || fail "an unlabelled unowned file was touched"
 "$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" --evm require >"$T/out" 2>"$T/err" ||
 	{ cat "$T/out" "$T/err"; fail "verify --rpmdb after recover"; }
