@@ -45,12 +45,12 @@ static const struct cli_spec recover_spec = {
 	"install into DIR did not end.\n"
 	"With --rpmdb, then, still under the lock: in every directory a package of\n"
 	"DIR's rpm database (or imastream's record) has a file in, a regular file no\n"
-	"package lists that carries security.ima or security.evm is an orphan (what\n"
-	"'imastream verify --root DIR --rpmdb' reports): rpm's temp files\n"
-	"(NAME;XXXXXXXX, left when rpm was killed in a transaction with the plugin)\n"
-	"are removed, any other orphan keeps its content and loses its security.ima\n"
-	"and security.evm, so that the kernel no longer appraises it as sound. One\n"
-	"line per orphan. With -n, nothing is locked, recovered or changed: the\n"
+	"package lists that carries a signature in security.ima or security.evm (any\n"
+	"label for rpm's temp files) is an orphan, as 'imastream verify --root DIR\n"
+	"--rpmdb' reports them: rpm's temp files (NAME;XXXXXXXX, left when rpm was\n"
+	"killed in a transaction with the plugin) are removed, any other orphan keeps\n"
+	"its content and loses its security.ima and security.evm, so that the kernel\n"
+	"no longer appraises it as sound. One line per orphan. With -n, nothing is locked, recovered or changed: the\n"
 	"orphans are only named.\n",
 	.uses = recover_options,
 	.epilog =

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 
 #include "common/private.h"
 #include "imastream/installer.h"
+#include "imastream/xattr.h"
 #include "installer/private.h"
 
 struct orphans {
@@ -157,9 +159,18 @@ static bool rpm_backup_name(const char *name)
 	return false;
 }
 
-static bool has_xattr(const char *path, const char *name)
+/* Whether @path has xattr @name: 0 no, 1 yes, 2 a signature (its type byte says). */
+static int label_of(const char *path, const char *name)
 {
-	return lgetxattr(path, name, NULL, 0) >= 0;
+	uint8_t value[1024]; /* the kernel allocates what it is offered, as the audit reads */
+	ssize_t n = lgetxattr(path, name, value, sizeof(value));
+
+	if (n < 0)
+		return errno == ERANGE ? 1 : 0;
+	if (n == 0)
+		return 0;
+	return value[0] == IMASTREAM_XATTR_DIGSIG || value[0] == IMASTREAM_XATTR_EVM_PORTABLE ||
+	       value[0] == IMASTREAM_XATTR_IMA_VERITY_SIG ? 2 : 1;
 }
 
 static int by_name(const void *a, const void *b)
@@ -219,8 +230,13 @@ static int look_into(struct orphans *o, const char *dir,
 		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", dfd, names[i]);
-		f.ima = has_xattr(proc, ima_name);
-		f.evm = has_xattr(proc, evm_name);
+		{
+			int ima = label_of(proc, ima_name), evm = label_of(proc, evm_name);
+
+			f.ima = ima > 0;
+			f.evm = evm > 0;
+			f.sig = ima == 2 || evm == 2;
+		}
 		if (!f.ima && !f.evm)
 			continue;
 		snprintf(path, sizeof(path), "/%s", key);
@@ -228,6 +244,9 @@ static int look_into(struct orphans *o, const char *dir,
 			 !strncmp(names[i], ".imastream-tmp-", 15) ? IMASTREAM_ORPHAN_INSTALL_TEMP :
 			 rpm_backup_name(names[i]) ? IMASTREAM_ORPHAN_RPM_BACKUP :
 			 IMASTREAM_ORPHAN_UNOWNED;
+		if (!f.sig && f.kind != IMASTREAM_ORPHAN_RPM_TEMP &&
+		    !(o->flags & IMASTREAM_ORPHANS_UNSIGNED))
+			continue;
 		if (o->flags & IMASTREAM_ORPHANS_FIX) {
 			if (f.kind == IMASTREAM_ORPHAN_RPM_TEMP) {
 				f.fixed = unlinkat(dfd, names[i], 0) ? -errno : 1;
@@ -259,7 +278,8 @@ int imastream_orphans_rpmdb(const char *root, unsigned int flags,
 
 	if (!root || root[0] != '/' || !fn)
 		return ims_err(log, -EINVAL, "orphans: an absolute root and a callback are required");
-	if (flags & ~(IMASTREAM_ORPHANS_FIX | IMASTREAM_ORPHANS_XATTR_USER))
+	if (flags & ~(IMASTREAM_ORPHANS_FIX | IMASTREAM_ORPHANS_XATTR_USER |
+		      IMASTREAM_ORPHANS_UNSIGNED))
 		return ims_err(log, -EINVAL, "orphans: unknown flags 0x%x", flags);
 	o.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o.rootfd < 0)

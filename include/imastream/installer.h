@@ -810,6 +810,9 @@ enum imastream_orphan_kind {
  * @path: its real path below the root, with a leading slash
  * @kind: enum imastream_orphan_kind
  * @ima, @evm: it carries security.ima, security.evm (user.* with _XATTR_USER)
+ * @sig: one of them is a signature (IMA, fs-verity or EVM, portable or not), which only
+ *        a signer makes; a digest or an HMAC alone the kernel writes itself on files
+ *        created where it appraises
  * @fixed: with IMASTREAM_ORPHANS_FIX: 1 an rpm temp file removed or another orphan's
  *         security.ima and security.evm removed, -errno that failed; 0 left alone (an
  *         install temp file, or no _FIX)
@@ -819,12 +822,16 @@ struct imastream_orphan {
 	int kind;
 	bool ima, evm;
 	int fixed;
+	bool sig;
 };
 
 /* Flags of imastream_orphans_rpmdb(). */
 enum {
 	IMASTREAM_ORPHANS_FIX = 1u << 0,        /* remove rpm temp files, unlabel the others */
 	IMASTREAM_ORPHANS_XATTR_USER = 1u << 1, /* user.ima and user.evm */
+	/* Unowned files with a digest or an HMAC but no signature too (by default only an
+	 * rpm temp file is an orphan without a signature). */
+	IMASTREAM_ORPHANS_UNSIGNED = 1u << 2,
 };
 
 /**
@@ -835,8 +842,11 @@ enum {
  *
  * Looks into every directory a package of the root's rpm database (or of imastream
  * install's record) has a file in or owns, as their real paths (through the directory
- * symlinks rpm follows), for regular files that carry security.ima or security.evm and
- * that no package lists.  Takes no lock: a caller that fixes holds rpm's transaction lock
+ * symlinks rpm follows), for regular files that no package lists and that carry
+ * security.ima or security.evm: rpm's temp files whatever they carry, others when one of
+ * the two is a signature (or with IMASTREAM_ORPHANS_UNSIGNED).  A host that appraises
+ * by digest has the kernel write security.ima on every file it creates: those are not
+ * orphans, and taking their digest off would keep them from being read.  Takes no lock: a caller that fixes holds rpm's transaction lock
  * (imastream_root_txn_begin()), so that a running transaction's temp files are not taken.
  * Return: 0, or -errno (said in one line).
  */

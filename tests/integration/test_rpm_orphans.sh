@@ -65,6 +65,14 @@ for a in security.ima security.evm; do
 	[ -n "$v" ] && setfattr -h -n $a -v "$v" "$R/usr/bin/old-tool" || fail "cannot copy $a"
 done
 echo unlabelled >"$R/usr/bin/plain"
+# An rpm temp file as the plugin leaves it in hash mode (a digest, no signature), named as
+# rpm names them: still an orphan.  A file with only a digest under another name is what
+# a kernel that appraises by digest writes on every file it creates: not an orphan.
+digest=0x0404$(sha256sum "$R/usr/bin/imsusr-real" | cut -c1-64)
+for f in 'imsusr-real;0badf00d' kernel-made; do
+	cp -p "$R/usr/bin/imsusr-real" "$R/usr/bin/$f"
+	setfattr -h -n security.ima -v "$digest" "$R/usr/bin/$f" || fail "setfattr on $f"
+done
 # And a copy of a %config file as rpm names one (it would carry the old file's labels).
 cp -p "$R/usr/bin/old-tool" "$R/usr/bin/imsusr.rpmsave"
 for a in security.ima security.evm; do
@@ -79,19 +87,21 @@ for t in $temps; do
 	grep -qxF "$R/$t: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima, security.evm)" "$T/out" ||
 		{ cat "$T/out"; fail "verify --rpmdb: no line for $t"; }
 done
+grep -qxF "$R/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --rpmdb: no line for the digest-only rpm temp file"; }
 grep -qxF "$R/usr/bin/old-tool: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the unowned signed file"; }
 grep -qxF "$R/usr/bin/imsusr.rpmsave: FAIL: an rpm copy of a %config file that no package owns, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the .rpmsave copy"; }
-[ "$(wc -l <"$T/out")" = 6 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 6 orphans"; }
-grep -q "verify: 4 files, 0 failed; 6 labelled files no package owns" "$T/err" || { cat "$T/err"; fail "verify total"; }
+[ "$(wc -l <"$T/out")" = 7 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 7 orphans (kernel-made is none)"; }
+grep -q "verify: 4 files, 0 failed; 7 labelled files no package owns" "$T/err" || { cat "$T/err"; fail "verify total"; }
 "$IMS" verify --root "$R" --rpmdb --format json >"$T/json" 2>/dev/null && fail "json: exit 0 with orphans"
 [ "$(grep -c '"orphan":"rpm-temp","ima":true,"evm":true}$' "$T/json")" = 4 ] || { cat "$T/json"; fail "json: rpm-temp records"; }
 
 echo "== recover --rpmdb -n names them and changes nothing"
 (cd "$R" && getfattr -R -h -d -m - -e hex . 2>/dev/null; find . | sort) >"$T/before"
 "$IMS" recover --root "$R" --rpmdb -n >"$T/out" 2>"$T/err" && fail "recover -n exited 0 with orphans"
-[ "$(grep -c ': an rpm temp file of a transaction that did not end: would be removed$' "$T/out")" = 4 ] &&
+[ "$(grep -c ': an rpm temp file of a transaction that did not end: would be removed$' "$T/out")" = 5 ] &&
 	grep -qxF "$R/usr/bin/old-tool: a file no installed package owns: would be unlabelled" "$T/out" ||
 	{ cat "$T/out"; fail "recover -n: the orphans are not named"; }
 (cd "$R" && getfattr -R -h -d -m - -e hex . 2>/dev/null; find . | sort) >"$T/after"
@@ -99,7 +109,9 @@ cmp -s "$T/before" "$T/after" || fail "recover -n changed the root"
 
 echo "== recover --rpmdb removes the temp files and unlabels the rest"
 "$IMS" recover --root "$R" --rpmdb >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "recover --rpmdb failed"; }
-grep -q "4 rpm temp files removed, 2 unowned files unlabelled" "$T/err" || { cat "$T/err"; fail "recover summary"; }
+grep -q "5 rpm temp files removed, 2 unowned files unlabelled" "$T/err" || { cat "$T/err"; fail "recover summary"; }
+[ "$(getfattr -h -e hex -n security.ima "$R/usr/bin/kernel-made" 2>/dev/null | sed -n 's/^security.ima=//p')" = "$digest" ] ||
+	fail "recover took the digest off a file the kernel would have labelled itself"
 [ -z "$(cd "$R" && find . -name '*;*')" ] || fail "rpm temp files are left"
 [ -f "$R/usr/bin/old-tool" ] || fail "the unowned file was removed (only its labels should go)"
 [ -z "$(getfattr -h -d -m '^security\.(ima|evm)$' "$R/usr/bin/old-tool" "$R/usr/bin/imsusr.rpmsave" 2>/dev/null)" ] ||
