@@ -50,8 +50,8 @@ static const struct cli_spec recover_spec = {
 	"--rpmdb' reports them: rpm's temp files (NAME;XXXXXXXX, left when rpm was\n"
 	"killed in a transaction with the plugin) are removed, any other orphan keeps\n"
 	"its content and loses its security.ima and security.evm, so that the kernel\n"
-	"no longer appraises it as sound. One line per orphan. With -n, nothing is locked, recovered or changed: the\n"
-	"orphans are only named.\n",
+	"no longer appraises it as sound. One line per orphan. With -n, nothing is\n"
+	"locked, recovered or changed: the orphans are only named.\n",
 	.uses = recover_options,
 	.epilog =
 	"Exit status: 0 when nothing is left to remove, 1 if a file could not be removed\n"
