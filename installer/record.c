@@ -1047,6 +1047,16 @@ int imastream_record_check(int rootfd, const struct imastream_record_file *f, in
 		snprintf(why, why_size, errno == ENOENT ? "missing" : "cannot be examined (%m)");
 		goto out;
 	}
+	/* A recorded directory reached through a symlink the install followed (merged /usr). */
+	if (S_ISDIR(f->mode) && S_ISLNK(st.st_mode)) {
+		int tfd = ims_follow_dir_link(rootfd, dfd, base, O_PATH, NULL, 0);
+
+		if (tfd >= 0) {
+			if (fstat(tfd, &st))
+				st.st_mode = S_IFLNK;
+			close(tfd);
+		}
+	}
 	if ((st.st_mode & S_IFMT) != (f->mode & S_IFMT)) {
 		snprintf(why, why_size, "type changed (recorded %c, found %c)", type_char(f->mode),
 			 type_char(st.st_mode));
