@@ -16,12 +16,46 @@
 #include "attest/sources.h"
 #include "imastream/installer.h"
 
+/*
+ * The path the kernel logs for @path: its directory's real path, through the directory
+ * symlinks rpm installed it through (/bin/sh is measured as /usr/bin/sh on a merged-/usr
+ * root).  A directory that cannot be reached keeps the path as the package spells it.
+ */
+static const char *kernel_path(struct attest_source *src, const char *path, char *buf,
+			       size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	int fd;
+
+	if (dlen >= sizeof(src->last_dir))
+		return path;
+	if (!src->last_valid || strlen(src->last_dir) != dlen ||
+	    memcmp(src->last_dir, path, dlen)) {
+		memcpy(src->last_dir, path, dlen);
+		src->last_dir[dlen] = 0;
+		fd = imastream_open_dir_as_rpm(src->rootfd, src->last_dir, O_PATH, src->last_real,
+					       sizeof(src->last_real));
+		if (fd < 0)
+			snprintf(src->last_real, sizeof(src->last_real), "%s",
+				 src->last_dir + strspn(src->last_dir, "/"));
+		else
+			close(fd);
+		src->last_valid = true;
+	}
+	if ((size_t)snprintf(buf, size, "/%s%s%s", src->last_real, *src->last_real ? "/" : "",
+			     slash ? slash + 1 : path) >= size)
+		return path;
+	return buf;
+}
+
 /* The path as the attested system will see it: @prefix, then the path below the root. */
 static int add(struct attest_source *src, const char *path, const uint8_t *digest, size_t len)
 {
-	char full[PATH_MAX * 2];
+	char full[PATH_MAX * 2], real[PATH_MAX];
 	int err;
 
+	path = kernel_path(src, path, real, sizeof(real));
 	if ((size_t)snprintf(full, sizeof(full), "%s%s", src->prefix ? src->prefix : "", path) >=
 	    sizeof(full))
 		return attest_say(src->log, -ENAMETOOLONG, "%s: path too long", path);
@@ -46,7 +80,21 @@ static int add_from_disk(struct attest_source *src, const char *path)
 	struct stat st;
 	int fd, err;
 
-	fd = imastream_open_beneath(src->rootfd, path, O_RDONLY);
+	{
+		/* Through the directory symlinks rpm follows, as the file was installed. */
+		const char *slash = strrchr(path, '/');
+		char dir[PATH_MAX];
+		int dfd;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 0, path);
+		dfd = imastream_open_dir_as_rpm(src->rootfd, dir, O_PATH, NULL, 0);
+		fd = dfd < 0 ? dfd : openat(dfd, slash ? slash + 1 : path,
+					    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (dfd >= 0 && fd < 0)
+			fd = -errno;
+		if (dfd >= 0)
+			close(dfd);
+	}
 	if (fd < 0) {
 		src->unreadable++;
 		return attest_say(src->log, 0, "%s: cannot open below the root (%s): left out", path,

@@ -3,6 +3,8 @@
 #ifndef IMASTREAM_ATTEST_SOURCES_H
 #define IMASTREAM_ATTEST_SOURCES_H
 
+#include <stdbool.h>
+
 #include "attest/attest.h"
 
 struct attest_source {
@@ -18,6 +20,9 @@ struct attest_source {
 	unsigned long packages, files;
 	unsigned long hashed;      /* of files, read from disk: no reference in hash_algo */
 	unsigned long unreadable;  /* left out: said on log */
+	/* private: the last directory resolved as the kernel will name it (merged /usr) */
+	char last_dir[4096], last_real[4096];
+	bool last_valid;
 };
 
 /* Every regular, non-ghost file of the installed packages (all, or @names). */

@@ -46,6 +46,8 @@ extern const struct imastream_log cli_log;
 void cli_set_verbose(int level);
 /* "imastream: MESSAGE" on stderr, escaped, in one write (safe from worker threads). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Why a labelled file no package owns is an orphan (verify --rpmdb, recover --rpmdb). */
+const char *cli_orphan_kind(int kind);
 /* "imastream CMD: MESSAGE" on stderr, as cli_error() does. */
 void cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "imastream CMD: MESSAGE (see imastream CMD --help)"; returns CLI_USAGE. */

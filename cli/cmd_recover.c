@@ -13,6 +13,12 @@
 
 static const struct cli_use recover_options[] = {
 	{ CLI_OPT_ROOT, "the root an install was interrupted in (required)" },
+	{ CLI_OPT_RPMDB, "then remove the labelled rpm temp files\n"
+	  "(NAME;XXXXXXXX) a killed rpm left, and take\n"
+	  "security.ima and security.evm off every other\n"
+	  "labelled file no installed package owns" },
+	{ CLI_OPT_DRY_RUN, "with --rpmdb: name them and change nothing" },
+	{ CLI_OPT_XATTR_USER, "with --rpmdb: user.ima and user.evm" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_QUIET, "no summary line" },
@@ -28,6 +34,8 @@ static const struct cli_spec recover_spec = {
 	.synopsis =
 	"Usage: imastream recover --root DIR [--no-wait] [--dbpath DB] [--quiet] [-v]\n"
 	"                         [--format FORMAT]\n"
+	"       imastream recover --root DIR --rpmdb [-n] [--xattr-user] [--no-wait]\n"
+	"                         [--dbpath DB] [--quiet] [-v] [--format FORMAT]\n"
 	"\n"
 	"Refuses a DIR that is not an installed root (no rpm database and no\n"
 	"DIR/var/lib/imastream), creating nothing in it. Takes rpm's transaction lock\n"
@@ -40,12 +48,116 @@ static const struct cli_spec recover_spec = {
 	"file at a final name is touched, nor the temp files of a process still alive.\n"
 	"A journal that is corrupt is refused in one line, and nothing is changed.\n"
 	"'imastream install' does the same by itself when it finds that the last\n"
-	"install into DIR did not end.\n",
+	"install into DIR did not end.\n"
+	"With --rpmdb, then, still under the lock: in every directory a package of\n"
+	"DIR's rpm database (or imastream's record) has a file in, a regular file no\n"
+	"package lists that carries a signature in security.ima or security.evm (any\n"
+	"label for rpm's temp files) is an orphan, as 'imastream verify --root DIR\n"
+	"--rpmdb' reports them: rpm's temp files (NAME;XXXXXXXX, left when rpm was\n"
+	"killed in a transaction with the plugin) are removed, any other orphan keeps\n"
+	"its content and loses its security.ima and security.evm, so that the kernel\n"
+	"no longer appraises it as sound. One line per orphan. With -n, nothing is\n"
+	"locked, recovered or changed: the orphans are only named.\n",
 	.uses = recover_options,
 	.epilog =
 	"Exit status: 0 when nothing is left to remove, 1 if a file could not be removed\n"
-	"or the lock not taken (one line says why), 2 for a usage error.\n",
+	"or the lock not taken (one line says why), or with -n when there are orphans,\n"
+	"2 for a usage error.\n",
 };
+
+struct orphan_job {
+	const char *root;
+	bool dry_run;
+	struct cli_json *json; /* --format json: a record per orphan here */
+	unsigned long found, removed, unlabelled, failed;
+};
+
+/* What happens to an orphan of @kind: "removed" or "unlabelled". */
+static const char *orphan_fate(int kind)
+{
+	return kind == IMASTREAM_ORPHAN_RPM_TEMP || kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
+		       "removed" : "unlabelled";
+}
+
+static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f, const char *root)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s%s", root, f->path) < 0)
+		path = NULL;
+	cli_json_begin(job->json, "file");
+	cli_json_str(job->json, "path", path ? path : f->path);
+	cli_json_str(job->json, "kind", cli_orphan_kind(f->kind));
+	cli_json_str(job->json, "result", job->dry_run ? "found" : f->fixed < 0 ? "fail" :
+				       f->fixed > 0 ? orphan_fate(f->kind) : "kept");
+	if (f->fixed < 0)
+		cli_json_str(job->json, "reason", strerror(-f->fixed));
+	cli_json_put(job->json, stdout);
+	free(path);
+}
+
+static void orphan_fixed(void *arg, const struct imastream_orphan *f)
+{
+	struct orphan_job *job = arg;
+	const char *root = strcmp(job->root, "/") ? job->root : "";
+
+	job->found++;
+	if (!job->dry_run && f->fixed > 0) {
+		if (f->kind == IMASTREAM_ORPHAN_RPM_TEMP)
+			job->removed++;
+		else
+			job->unlabelled++;
+	} else if (!job->dry_run && f->fixed < 0) {
+		job->failed++;
+	}
+	if (job->json) {
+		orphan_json(job, f, root);
+		return;
+	}
+	if (job->dry_run) {
+		printf("%s%s: %s: would be %s\n", root, f->path, cli_orphan_kind(f->kind),
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" :
+		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "removed once its writer is gone" :
+		       "unlabelled");
+	} else if (f->fixed < 0) {
+		cli_say("recover", "%s%s: %s: cannot be %s: %s", root, f->path,
+			cli_orphan_kind(f->kind),
+			f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled",
+			strerror(-f->fixed));
+	} else if (f->fixed > 0) {
+		printf("%s%s: %s: %s\n", root, f->path, cli_orphan_kind(f->kind),
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled");
+	}
+}
+
+/* --rpmdb: the orphans, under rpm's lock unless only named. */
+static int recover_orphans(int rootfd, struct orphan_job *job, unsigned int root_flags,
+			   unsigned int flags, bool quiet)
+{
+	const char *root = job->root;
+	bool dry_run = job->dry_run;
+	struct imastream_root_txn *t = NULL;
+	int err;
+
+	if (!dry_run) {
+		err = imastream_root_txn_begin(rootfd, root, root_flags, &cli_log, NULL, &t);
+		if (err)
+			return err;
+		flags |= IMASTREAM_ORPHANS_FIX;
+	}
+	err = imastream_orphans_rpmdb(root, flags, orphan_fixed, job, &cli_log);
+	imastream_root_txn_end(t, err);
+	if (fflush(stdout) == EOF)
+		err = -EIO;
+	if (err)
+		return err;
+	if (!quiet && dry_run)
+		cli_say("recover", "%s: %lu labelled files no package owns", root, job->found);
+	else if (!quiet)
+		cli_say("recover", "%s: %lu rpm temp files removed, %lu unowned files unlabelled", root,
+			job->removed, job->unlabelled);
+	return job->failed || (dry_run && job->found) ? -EAGAIN : 0;
+}
 
 int cmd_recover(int argc, char **argv)
 {
@@ -53,7 +165,9 @@ int cmd_recover(int argc, char **argv)
 	const char *root = NULL, *dbpath = NULL;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
-	bool quiet = false, json = false;
+	bool quiet = false, json = false, rpmdb = false, dry_run = false;
+	unsigned int orphan_flags = 0;
+	struct orphan_job job = { 0 };
 	struct cli_json out = { 0 };
 	struct timespec t0;
 	struct cli_parser p;
@@ -76,6 +190,15 @@ int cmd_recover(int argc, char **argv)
 			if (cli_format_option("recover", p.spelled, p.arg, &json) != CLI_OK)
 				return CLI_USAGE;
 			break;
+		case CLI_OPT_RPMDB:
+			rpmdb = true;
+			break;
+		case CLI_OPT_DRY_RUN:
+			dry_run = true;
+			break;
+		case CLI_OPT_XATTR_USER:
+			orphan_flags |= IMASTREAM_ORPHANS_XATTR_USER;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -85,6 +208,9 @@ int cmd_recover(int argc, char **argv)
 	}
 	if (!root)
 		return cli_usage_error("recover", "no --root given");
+	if ((dry_run || orphan_flags) && !rpmdb)
+		return cli_usage_error("recover", "%s is for --rpmdb",
+				       dry_run ? "--dry-run" : "--xattr-user");
 	if (cli_parse_operands(&p) < argc)
 		return cli_usage_error("recover", "unexpected argument '%s'",
 				       argv[cli_parse_operands(&p)]);
@@ -99,10 +225,24 @@ int cmd_recover(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	err = dbpath ? imastream_rpm_set_dbpath(dbpath, &cli_log) : 0;
-	if (!err)
+	if (!err && !dry_run)
 		err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
+	if (!err && !quiet && !json && !dry_run) {
+		char size[32];
+
+		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root, st.removed,
+			cli_human_size(st.bytes, size, sizeof(size)),
+			st.kept ? ", kept those of running processes" : "",
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+	}
+	job.root = root_abs;
+	job.dry_run = dry_run;
+	job.json = json ? &out : NULL;
+	if (!err && rpmdb)
+		err = recover_orphans(rootfd, &job, flags, orphan_flags, quiet || json);
 	close(rootfd);
-	if (json && !err) {
+	/* The summary also closes a run that failed late: its counts say how far it got. */
+	if (json && err != -EINVAL) {
 		cli_json_begin(&out, "summary");
 		cli_json_str(&out, "command", "recover");
 		cli_json_str(&out, "root", root);
@@ -111,18 +251,17 @@ int cmd_recover(int argc, char **argv)
 		cli_json_uint(&out, "removed", st.removed);
 		cli_json_uint(&out, "bytes", st.bytes);
 		cli_json_uint(&out, "kept", st.kept);
+		if (rpmdb) {
+			cli_json_uint(&out, "orphans", job.found);
+			cli_json_uint(&out, "orphans_removed", job.removed);
+			cli_json_uint(&out, "orphans_unlabelled", job.unlabelled);
+			cli_json_uint(&out, "failed", job.failed);
+		}
 		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t0));
 		if (cli_json_put(&out, stdout) || fflush(stdout) == EOF)
-			err = -EIO;
-		cli_json_free(&out);
-	} else if (!quiet && !err) {
-		char size[32];
-
-		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root, st.removed,
-			cli_human_size(st.bytes, size, sizeof(size)),
-			st.kept ? ", kept those of running processes" : "",
-			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+			err = err ? err : -EIO;
 	}
+	cli_json_free(&out);
 	free(root_abs);
 	return err ? CLI_FAILED : CLI_OK;
 }

@@ -48,7 +48,9 @@ static const struct cli_use verify_options[] = {
 	  "in DIR's rpm database (or of each PACKAGE): content\n"
 	  "against the header digest, type, mode, owner, size and\n"
 	  "capabilities, then security.ima and security.evm as\n"
-	  "above" },
+	  "above; without PACKAGE, labelled files no package owns\n"
+	  "fail too (rpm's temp files NAME;XXXXXXXX of a killed\n"
+	  "transaction, others: imastream recover --rpmdb)" },
 	{ CLI_OPT_DBPATH, "with --rpmdb: rpm's database below DIR is DB (as\n"
 	  "rpm --dbpath; default rpm's %_dbpath)" },
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
@@ -93,7 +95,10 @@ static const struct cli_spec verify_spec = {
 	"With -r, a progress line on a terminal and a summary on stderr.\n"
 	"With --rpmdb, a file that differs from its header is a failure too ('differs\n"
 	"from its header (..5......)' with rpm -V's letters, 'missing'), and only\n"
-	"failures are printed, then a total on stderr.\n",
+	"failures are printed, then a total on stderr. Without PACKAGE, the\n"
+	"directories of the packages are searched for labelled files no package owns:\n"
+	"'PATH: FAIL: an rpm temp file of a transaction that did not end, labelled\n"
+	"(...)' or 'a file no installed package owns'.\n",
 	.uses = verify_options,
 	.shared = cli_walk_options,
 	.aliases = verify_aliases,
@@ -401,7 +406,7 @@ struct rpmdb_job {
 	enum evm_mode evm;
 	bool json;
 	bool user;
-	unsigned long checked, failed;
+	unsigned long checked, failed, orphans;
 };
 
 /* A JSON string: quotes, backslashes and control bytes escaped (other bytes as they are). */
@@ -533,6 +538,46 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	}
 }
 
+/* What an orphan is, for its line: why nobody owns it and what removes it. */
+const char *cli_orphan_kind(int kind)
+{
+	switch (kind) {
+	case IMASTREAM_ORPHAN_RPM_TEMP:
+		return "an rpm temp file of a transaction that did not end";
+	case IMASTREAM_ORPHAN_INSTALL_TEMP:
+		return "an imastream install temp file";
+	case IMASTREAM_ORPHAN_RPM_BACKUP:
+		return "an rpm copy of a %config file that no package owns";
+	default:
+		return "a file no installed package owns";
+	}
+}
+
+/* A labelled file no package owns: a failure, whatever its signatures say. */
+static void orphan_one(void *arg, const struct imastream_orphan *f)
+{
+	struct rpmdb_job *job = arg;
+	char path[4096], verdict[256];
+
+	snprintf(path, sizeof(path), "%s%s", strcmp(job->root, "/") ? job->root : "", f->path);
+	job->orphans++;
+	if (job->json) {
+		fputs("{\"record\":\"file\",\"package\":null,\"path\":", stdout);
+		json_string(stdout, path);
+		printf(",\"result\":\"fail\",\"orphan\":\"%s\",\"ima\":%s,\"evm\":%s}\n",
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "rpm-temp" :
+		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "install-temp" :
+		       f->kind == IMASTREAM_ORPHAN_RPM_BACKUP ? "rpm-backup" : "unowned",
+		       f->ima ? "true" : "false", f->evm ? "true" : "false");
+		return;
+	}
+	snprintf(verdict, sizeof(verdict), "FAIL: %s, labelled (%s%s%s)", cli_orphan_kind(f->kind),
+		 f->ima ? imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user) : "",
+		 f->ima && f->evm ? ", " : "",
+		 f->evm ? imastream_xattr_name(IMASTREAM_ATTR_EVM, job->user) : "");
+	print_verdict(path, verdict, NULL);
+}
+
 static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigned int flags,
 			enum evm_mode evm, bool json, char *const *names, int nnames)
 {
@@ -552,18 +597,29 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	err = imastream_audit_rpmdb(root_abs, names, nnames, v, flags, audit_one, &job, &cli_log);
-	if (!err && json)
-		summary_record(job.checked, job.failed, &t0);
+	/* Ownership is known only from every package: with names given, no orphan search. */
+	if (!err && !nnames)
+		err = imastream_orphans_rpmdb(root_abs, (flags & IMASTREAM_FILESIG_USER) ?
+					      IMASTREAM_ORPHANS_XATTR_USER : 0,
+					      orphan_one, &job, &cli_log);
 	if (fflush(stdout) == EOF) {
 		cli_say("verify", "cannot write to stdout: %s", strerror(errno));
 		goto out;
 	}
 	if (err)
 		goto out; /* said */
-	if (!json)
+	if (json) {
+		summary_record(job.checked + job.orphans, job.failed + job.orphans, &t0);
+	} else if (job.orphans) {
+		cli_say("verify", "%lu files, %lu failed; %lu labelled files no package owns "
+			"(imastream recover --root %s --rpmdb removes or unlabels them), %.2f s",
+			job.checked, job.failed, job.orphans, root,
+			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+	} else {
 		cli_say("verify", "%lu files, %lu failed, %.2f s", job.checked, job.failed,
 			cli_seconds_since(CLOCK_MONOTONIC, &t0));
-	ret = job.failed ? CLI_FAILED : CLI_OK;
+	}
+	ret = job.failed || job.orphans ? CLI_FAILED : CLI_OK;
 out:
 	imastream_verifier_free(v);
 	free(root_abs);

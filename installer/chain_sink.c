@@ -536,16 +536,22 @@ static int enable_verity(struct imastream_chain_sink *cs)
 
 	for (struct sfile *sf = cs->done; sf; sf = sf->next) {
 		const char *slash;
-		int fd, err;
+		int dfd, fd, err;
 
 		if (!sf->tmp || !ims_file_wants_verity(&sf->f))
 			continue;
 		slash = strrchr(sf->dest, '/');
-		if (snprintf(rel, sizeof(rel), "%.*s%s", slash ? (int)(slash - sf->dest + 1) : 0,
-			     sf->dest, sf->tmp) >= (int)sizeof(rel))
+		if (snprintf(rel, sizeof(rel), "%.*s", slash ? (int)(slash - sf->dest) : 0,
+			     sf->dest) >= (int)sizeof(rel))
 			return ims_err(cs->log, -ENAMETOOLONG, "%s: %s: path too long", cs->nevra,
 				       sf->dest);
-		fd = imastream_open_beneath(cs->rootfd, rel, O_RDONLY);
+		/* Its directory as the extractor opened it: through the symlinks rpm follows. */
+		dfd = imastream_open_dir_as_rpm(cs->rootfd, rel, O_RDONLY, NULL, 0);
+		fd = dfd < 0 ? dfd : openat(dfd, sf->tmp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+		if (dfd >= 0 && fd < 0)
+			fd = -errno;
+		if (dfd >= 0)
+			close(dfd);
 		if (fd < 0)
 			return ims_err(cs->log, fd, "%s: %s: cannot open it to enable fs-verity: %s",
 				       cs->nevra, sf->dest, strerror(-fd));

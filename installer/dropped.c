@@ -143,13 +143,14 @@ static int step_for(int rootfd, const struct ims_drop *d, const char *nevra, con
 	struct stat st;
 	int dfd, step = 0;
 
-	dfd = imastream_open_beneath(rootfd, *dir ? dir : ".", O_RDONLY | O_DIRECTORY);
+	/* Through the directory symlinks the install followed (merged /usr), as rpm -U. */
+	dfd = imastream_open_dir_as_rpm(rootfd, dir, O_RDONLY, NULL, 0);
 	if (dfd == -ENOENT)
 		return 0;
 	if (dfd < 0) {
 		ims_logf(log, IMASTREAM_LOG_WARNING,
-			 "%s: %s: not removed (a file of the old version): its directory cannot be reached beneath the root without following a symlink (%s)",
-			 nevra, d->path, strerror(-dfd));
+			 "%s: %s: not removed (a file of the old version): its directory cannot be reached beneath the root through a symlink rpm follows (%s)",
+			 nevra, d->path, dfd == -EPERM ? "a symlink owned by neither root nor its target's owner" : strerror(-dfd));
 		return 0;
 	}
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))

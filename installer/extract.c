@@ -27,6 +27,7 @@ struct dir {
 	bool created;  /* by this package: removed on abort */
 	bool has_mtime;
 	int64_t mtime; /* set after commit, when no rename changes it any more */
+	bool filled;   /* the package put something new in it: it keeps the install time */
 };
 
 /* An object waiting under its temp name for commit. */
@@ -291,6 +292,12 @@ static int dir_fd(struct imastream_extract *x, int idx)
 	if (pfd < 0)
 		return pfd;
 	fd = openat(pfd, dir_name(d), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+		/* A directory symlink rpm follows, reopened under the same rule. */
+		fd = ims_follow_dir_link(x->rootfd, pfd, dir_name(d), O_RDONLY, NULL, 0);
+		if (fd < 0)
+			errno = -fd;
+	}
 	if (fd < 0)
 		return ims_err(x->log, -errno, "%s: cannot reopen directory '%s': %m", x->pkg, d->rel);
 	d->fd = fd;
@@ -304,9 +311,13 @@ static int dir_open_error(struct imastream_extract *x, int dirfd, const char *na
 {
 	struct stat st;
 
+	if (err == -EPERM)
+		return entry_err(x, -ELOOP, "'%s' is a symlink owned by neither root nor its target's owner; refusing to follow it (as rpm does)",
+				 rel);
 	if ((err == -ELOOP || err == -ENOTDIR) && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (S_ISLNK(st.st_mode))
-			return entry_err(x, -ELOOP, "'%s' is a symlink; refusing to follow it", rel);
+			return entry_err(x, -ELOOP, "'%s' is a symlink to no directory below the root; refusing to follow it",
+					 rel);
 		return entry_err(x, -ENOTDIR, "'%s' exists and is not a directory", rel);
 	}
 	return entry_err(x, err, "cannot open directory '%s': %s", rel, strerror(-err));
@@ -341,6 +352,14 @@ static int open_child_dir(struct imastream_extract *x, int parent, const char *p
 			return entry_err(x, -errno, "cannot create directory '%s': %m", path);
 		created = true;
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0 && !created && (errno == ELOOP || errno == ENOTDIR)) {
+		/* A directory symlink (merged /usr): followed where rpm follows it. */
+		fd = ims_follow_dir_link(x->rootfd, pfd, name, O_RDONLY, NULL, 0);
+		if (fd == -ENOTDIR || fd == -ENOENT)
+			fd = -ELOOP;
+		if (fd < 0)
+			errno = -fd;
 	}
 	if (fd < 0) {
 		err = -errno;
@@ -1049,11 +1068,23 @@ int imastream_extract_commit(struct imastream_extract *x)
 			goto out;
 		}
 	}
-	/* Directory mtimes last: the renames above changed them. */
+	/*
+	 * Directory mtimes last, as rpm leaves them: rpm gives a directory its header mtime
+	 * when it reaches the directory's entry, before anything inside it, so a directory
+	 * the package then puts a file in or creates a directory in ends with the time of
+	 * the install; only one that gets nothing new keeps the header's.
+	 */
+	for (i = 0; i < x->npend; i++)
+		x->dirs[x->pend[i].dir].filled = true;
+	for (i = 1; i < x->ndirs; i++)
+		if (x->dirs[i].created)
+			x->dirs[x->dirs[i].parent].filled = true;
 	for (i = 0; i < x->ndirs; i++) {
 		struct dir *d = &x->dirs[i];
 		int fd;
 
+		if (d->filled)
+			d->has_mtime = false;
 		if (!d->has_mtime && !(x->flags & IMASTREAM_EXTRACT_FSYNC))
 			continue;
 		evict_dir_fds(x);

@@ -79,19 +79,60 @@ static int compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, cons
  * mode, a symlink's target (L); no size, digest or capabilities.  A symlink is only
  * looked at (O_PATH, never followed): @in->fd is -1 for it and @in->path names it.
  */
-static int open_special(struct ims_installed *in, rpmfi fi, struct ims_ids *ids,
+/*
+ * A directory of the package that is a symlink on disk (its %dir /lib on a merged-/usr
+ * root): rpm -V takes the directory it leads to when rpm would follow the link (verify.c,
+ * as fsmVerify()), and so does this, with @in->dirfd and *@base moved to the real one.
+ * Return: the directory's fd, or -1 with @in->why set when the link is not followed.
+ */
+static int follow_listed_dir(int rootfd, struct ims_installed *in, const char **base,
+			     char *real, size_t size)
+{
+	char *slash;
+	int fd, pfd;
+
+	fd = ims_follow_dir_link(rootfd, in->dirfd, *base, O_PATH, real, size);
+	if (fd < 0) {
+		if (fd == -EPERM)
+			in->why = "a symlink rpm would not follow (owned by neither root nor its target's owner)";
+		return -1;
+	}
+	close(fd);
+	slash = strrchr(real, '/');
+	if (slash)
+		*slash = 0;
+	pfd = imastream_open_dir_as_rpm(rootfd, slash ? real : "", O_PATH, NULL, 0);
+	if (pfd < 0 || !*(slash ? slash + 1 : real)) {
+		if (pfd >= 0)
+			close(pfd);
+		return -1;
+	}
+	*base = slash ? slash + 1 : real;
+	fd = openat(pfd, *base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		close(pfd);
+		return -1;
+	}
+	close(in->dirfd);
+	in->dirfd = pfd;
+	return fd;
+}
+
+static int open_special(int rootfd, struct ims_installed *in, rpmfi fi, struct ims_ids *ids,
 			const char *nevra, const struct imastream_log *log)
 {
 	mode_t want = (mode_t)rpmfiFMode(fi);
-	const char *fn = rpmfiFN(fi), *target;
-	char link[PATH_MAX];
+	const char *fn = rpmfiFN(fi), *target, *base = rpmfiBN(fi);
+	char link[PATH_MAX], real[PATH_MAX];
 	ssize_t n;
 	int fd;
 
-	fd = openat(in->dirfd, rpmfiBN(fi), (S_ISDIR(want) ? O_RDONLY | O_DIRECTORY : O_PATH) |
+	fd = openat(in->dirfd, base, (S_ISDIR(want) ? O_RDONLY | O_DIRECTORY : O_PATH) |
 		    O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP))
-		fd = openat(in->dirfd, rpmfiBN(fi), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && S_ISDIR(want) && (errno == ENOTDIR || errno == ELOOP))
+		fd = follow_listed_dir(rootfd, in, &base, real, sizeof(real));
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP || S_ISDIR(want)))
+		fd = openat(in->dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &in->st)) {
 		close(fd);
 		fd = -1;
@@ -104,11 +145,12 @@ static int open_special(struct ims_installed *in, rpmfi fi, struct ims_ids *ids,
 		return ims_err(log, -errno, "%s: cannot open: %m", fn);
 	}
 	in->fd = fd;
-	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d/%s", in->dirfd, rpmfiBN(fi));
+	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d/%.*s", in->dirfd, NAME_MAX, base);
 	if ((in->st.st_mode & S_IFMT) != (want & S_IFMT)) {
 		in->letters[1] = 'M';
 		in->state = IMS_INSTALLED_MODIFIED;
-		in->why = S_ISDIR(want) ? "not a directory" : "not a symlink";
+		if (!in->why)
+			in->why = S_ISDIR(want) ? "not a directory" : "not a symlink";
 		return 0;
 	}
 	if (S_ISDIR(want) && (in->st.st_mode & 07777) != (want & 07777))
@@ -120,7 +162,7 @@ static int open_special(struct ims_installed *in, rpmfi fi, struct ims_ids *ids,
 	if (S_ISLNK(want)) {
 		close(in->fd);
 		in->fd = -1;
-		n = readlinkat(in->dirfd, rpmfiBN(fi), link, sizeof(link) - 1);
+		n = readlinkat(in->dirfd, base, link, sizeof(link) - 1);
 		if (n < 0)
 			return ims_err(log, -errno, "%s: cannot read the link: %m", fn);
 		link[n] = 0;
@@ -143,11 +185,17 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 	in->dirfd = in->fd = -1;
 	memcpy(in->letters, ".........", sizeof(in->letters));
 	in->config = rpmfiFFlags(fi) & RPMFILE_CONFIG;
-	in->dirfd = imastream_open_beneath(rootfd, rpmfiDN(fi), O_PATH | O_DIRECTORY);
+	/* Through the directory symlinks rpm follows (merged /usr), as it installed them. */
+	in->dirfd = imastream_open_dir_as_rpm(rootfd, rpmfiDN(fi), O_PATH, NULL, 0);
 	if (in->dirfd < 0) {
 		err = in->dirfd;
 		if (err == -ENOENT) {
 			in->state = IMS_INSTALLED_MISSING;
+			return 0;
+		}
+		if (err == -EPERM) {
+			in->state = IMS_INSTALLED_MODIFIED;
+			in->why = "a symlink rpm would not follow (owned by neither root nor its target's owner) in a path component";
 			return 0;
 		}
 		if (err == -ELOOP || err == -EXDEV || err == -ENOTDIR) {
@@ -158,7 +206,7 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 		return ims_err(log, err, "%s: cannot open its directory: %s", fn, strerror(-err));
 	}
 	if (S_ISDIR(rpmfiFMode(fi)) || S_ISLNK(rpmfiFMode(fi)))
-		return open_special(in, fi, ids, nevra, log);
+		return open_special(rootfd, in, fi, ids, nevra, log);
 	/* Never follow a link, never block on a FIFO swapped in. */
 	in->fd = openat(in->dirfd, rpmfiBN(fi), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (in->fd < 0 || fstat(in->fd, &in->st)) {

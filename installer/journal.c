@@ -398,10 +398,15 @@ void ims_journal_remove(int statefd)
 	unlinkat(statefd, IMS_JOURNAL_NAME, 0);
 }
 
-/* Opens a step's directory beneath the root; -ENOENT when it is not there. */
+/*
+ * Opens a step's directory below the root, through the directory symlinks rpm and the
+ * install follow (merged /usr) and no other; -ENOENT when it is not there.
+ */
 static int open_step_dir(int rootfd, const struct ims_journal_op *op)
 {
-	return imastream_open_beneath(rootfd, *op->dir ? op->dir : ".", O_RDONLY | O_DIRECTORY);
+	int fd = imastream_open_dir_as_rpm(rootfd, op->dir, O_RDONLY, NULL, 0);
+
+	return fd == -EPERM ? -ELOOP : fd;
 }
 
 /* Whether @name in @dfd is a directory (which no step may rename or remove). */

@@ -32,6 +32,16 @@ int ims_path_relative(const char *path, const char **rel_ret, const char **why_r
  */
 int ims_open_dir_below(int rootfd, const char *rel, bool create, unsigned int *made);
 
+/*
+ * Opens directory @name below @parentfd, a symlink, as rpm follows one (dirlink.c):
+ * only when root or the owner of its target owns it, its target resolved inside the
+ * root @rootfd (an absolute target and ".." as under rpm's chroot).  @flags as openat();
+ * @real (may be NULL) gets the target's path below the root.
+ * Return: an fd, -EPERM for a link rpm refuses, -ENOTDIR if not a symlink, or -errno.
+ */
+int ims_follow_dir_link(int rootfd, int parentfd, const char *name, int flags, char *real,
+			size_t real_size);
+
 /* An open-addressing table from strings (copied) to ints; grows as needed. */
 struct ims_strmap {
 	char **keys;

@@ -1048,29 +1048,23 @@ int imastream_record_foreach_package(int rootfd, int (*fn)(void *arg, const char
 	return err;
 }
 
-/* Opens the parent directory of @rel below @rootfd, one component at a time, no symlinks. */
+/*
+ * Opens the parent directory of @rel below @rootfd, through the directory symlinks rpm
+ * and the install follow (merged /usr) and no other; errno set on failure.
+ */
 static int open_parent(int rootfd, const char *rel, const char **base_ret)
 {
 	char buf[PATH_MAX];
-	char *p = buf, *slash;
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *slash = strrchr(rel, '/');
+	int fd;
 
-	snprintf(buf, sizeof(buf), "%s", rel);
-	while (fd >= 0 && (slash = strchr(p, '/'))) {
-		int next;
-
-		*slash = 0;
-		next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		{
-			int e = errno;
-
-			close(fd);
-			errno = e;
-		}
-		fd = next;
-		p = slash + 1;
+	snprintf(buf, sizeof(buf), "%.*s", slash ? (int)(slash - rel) : 0, rel);
+	*base_ret = slash ? slash + 1 : rel;
+	fd = imastream_open_dir_as_rpm(rootfd, buf, O_RDONLY, NULL, 0);
+	if (fd < 0) {
+		errno = fd == -EPERM ? ELOOP : -fd;
+		return -1;
 	}
-	*base_ret = rel + (p - buf);
 	return fd;
 }
 
@@ -1102,6 +1096,16 @@ int imastream_record_check(int rootfd, const struct imastream_record_file *f, in
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
 		snprintf(why, why_size, errno == ENOENT ? "missing" : "cannot be examined (%m)");
 		goto out;
+	}
+	/* A recorded directory reached through a symlink the install followed (merged /usr). */
+	if (S_ISDIR(f->mode) && S_ISLNK(st.st_mode)) {
+		int tfd = ims_follow_dir_link(rootfd, dfd, base, O_PATH, NULL, 0);
+
+		if (tfd >= 0) {
+			if (fstat(tfd, &st))
+				st.st_mode = S_IFLNK;
+			close(tfd);
+		}
 	}
 	if ((st.st_mode & S_IFMT) != (f->mode & S_IFMT)) {
 		snprintf(why, why_size, "type changed (recorded %c, found %c)", type_char(f->mode),

@@ -81,7 +81,8 @@ enum imastream_entry_flag {
  * @mode: file type and permission bits (S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR, S_IFBLK,
  *	S_IFIFO); setuid/setgid/sticky allowed
  * @uid, @gid: final owner (already resolved from names)
- * @mtime: final modification time (seconds since the epoch)
+ * @mtime: final modification time (seconds since the epoch); a directory keeps it only
+ *	if the package puts nothing new in it (else it has the install time, as with rpm)
  * @size: content size of a regular file, in bytes; 0 for other types
  * @rdev: device number for S_IFCHR/S_IFBLK
  * @link_target: symlink target (NUL-terminated), or the package path of the inode to
@@ -613,6 +614,26 @@ IMASTREAM_API int imastream_record_check(int rootfd, const struct imastream_reco
 IMASTREAM_API int imastream_open_beneath(int rootfd, const char *path, int flags);
 
 /**
+ * imastream_open_dir_as_rpm - open directory @dir below @rootfd as rpm --root would
+ * @rootfd: the root
+ * @dir: a package directory ("/bin"; leading slashes mean "below the root")
+ * @flags: open(2) flags (O_RDONLY or O_PATH); O_DIRECTORY and O_CLOEXEC are added
+ * @real: if not NULL, gets the directory's real path below the root, without a leading
+ *        slash ("usr/bin" for "/bin" on a merged-/usr root; "" for the root)
+ * @real_size: the size of @real
+ *
+ * A component that is a symlink is followed only where rpm follows it (its fsmOpenat()):
+ * the link is owned by root or by the owner of the directory it leads to.  Its target is
+ * resolved inside the root, an absolute target and ".." as under rpm's chroot
+ * (openat2(2) RESOLVE_IN_ROOT), so it cannot lead out.  "." and ".." components are
+ * refused.  Return: a descriptor, or -errno (-EPERM: a symlink rpm would not follow,
+ * -ELOOP: a symlink that leads to no directory below the root, -ENOTDIR, -ENOENT,
+ * -EXDEV: a "." or ".." component).
+ */
+IMASTREAM_API int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real,
+					    size_t real_size);
+
+/**
  * imastream_rpmdb_foreach - the headers of the packages installed in @root
  * @root: the root directory, absolute ("/" for the running system)
  * @names: package names or NEVRA labels to look up (as rpm -q takes them), or NULL
@@ -801,6 +822,70 @@ IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, in
 					struct imastream_verifier *v, unsigned int verify_flags,
 					void (*fn)(void *arg, const struct imastream_audit_file *f),
 					void *arg, const struct imastream_log *log);
+
+/*
+ * Orphans (installer/orphans.c): labelled files that no installed package owns.  A kill
+ * of rpm in a transaction leaves its temp files (NAME;XXXXXXXX) beside their final names,
+ * already carrying the security.ima and security.evm the plugin wrote: the kernel would
+ * appraise and run them, and nobody owns them.
+ */
+
+/* struct imastream_orphan.kind */
+enum imastream_orphan_kind {
+	IMASTREAM_ORPHAN_UNOWNED,      /* any name: owned by no package, yet labelled */
+	IMASTREAM_ORPHAN_RPM_TEMP,     /* NAME;XXXXXXXX: rpm's temp name, its transaction cut */
+	IMASTREAM_ORPHAN_INSTALL_TEMP, /* .imastream-tmp-*: imastream recover's to remove */
+	IMASTREAM_ORPHAN_RPM_BACKUP,   /* NAME.rpmnew, .rpmsave, .rpmorig: rpm's %config copies */
+};
+
+/**
+ * struct imastream_orphan - one labelled file nobody owns
+ * @path: its real path below the root, with a leading slash
+ * @kind: enum imastream_orphan_kind
+ * @ima, @evm: it carries security.ima, security.evm (user.* with _XATTR_USER)
+ * @sig: one of them is a signature (IMA, fs-verity or EVM, portable or not), which only
+ *        a signer makes; a digest or an HMAC alone the kernel writes itself on files
+ *        created where it appraises
+ * @fixed: with IMASTREAM_ORPHANS_FIX: 1 an rpm temp file removed or another orphan's
+ *         security.ima and security.evm removed, -errno that failed; 0 left alone (an
+ *         install temp file, or no _FIX)
+ */
+struct imastream_orphan {
+	const char *path;
+	int kind;
+	bool ima, evm;
+	int fixed;
+	bool sig;
+};
+
+/* Flags of imastream_orphans_rpmdb(). */
+enum {
+	IMASTREAM_ORPHANS_FIX = 1u << 0,        /* remove rpm temp files, unlabel the others */
+	IMASTREAM_ORPHANS_XATTR_USER = 1u << 1, /* user.ima and user.evm */
+	/* Unowned files with a digest or an HMAC but no signature too (by default only an
+	 * rpm temp file is an orphan without a signature). */
+	IMASTREAM_ORPHANS_UNSIGNED = 1u << 2,
+};
+
+/**
+ * imastream_orphans_rpmdb - the labelled regular files no package owns in @root
+ * @root: absolute
+ * @flags: IMASTREAM_ORPHANS_*
+ * @fn: called per orphan, directory by directory, in name order
+ *
+ * Looks into every directory a package of the root's rpm database (or of imastream
+ * install's record) has a file in or owns, as their real paths (through the directory
+ * symlinks rpm follows), for regular files that no package lists and that carry
+ * security.ima or security.evm: rpm's temp files whatever they carry, others when one of
+ * the two is a signature (or with IMASTREAM_ORPHANS_UNSIGNED).  A host that appraises
+ * by digest has the kernel write security.ima on every file it creates: those are not
+ * orphans, and taking their digest off would keep them from being read.  Takes no lock: a caller that fixes holds rpm's transaction lock
+ * (imastream_root_txn_begin()), so that a running transaction's temp files are not taken.
+ * Return: 0, or -errno (said in one line).
+ */
+IMASTREAM_API int imastream_orphans_rpmdb(const char *root, unsigned int flags,
+					  void (*fn)(void *arg, const struct imastream_orphan *f),
+					  void *arg, const struct imastream_log *log);
 
 /*
  * One transaction per root, and recovery from an interrupted one.

@@ -63,6 +63,21 @@ no_leftovers "$ours"
 [ ! -e "$ours/opt/imstest/data/post.log" ] || fail "a scriptlet ran"
 echo "ok: $(wc -l <"$work/ours.list") objects identical to rpm -i"
 
+# Directory mtimes as rpm leaves them: the header's (2001, build_pkg clamps it) for a
+# package directory that gets nothing new, the install time for one that gets files.
+dir_mtimes() {
+	(cd "$1" && find ./opt ./etc -type d | sort | while IFS= read -r d; do
+		[ "$(stat -c %Y "$d")" = 1000000000 ] && echo "$d header" || echo "$d install"
+	done)
+}
+dir_mtimes "$ours" >"$work/ours.dirs"
+dir_mtimes "$theirs" >"$work/theirs.dirs"
+diff -u "$work/theirs.dirs" "$work/ours.dirs" || fail "directory mtimes differ from rpm's (- rpm -i, + ours)"
+grep -qx './opt/imstest-gz/emptydir header' "$work/ours.dirs" &&
+	grep -qx './opt/imstest-gz/sub install' "$work/ours.dirs" ||
+	{ cat "$work/ours.dirs"; fail "the directory mtimes do not show both cases"; }
+echo "ok: directory mtimes as rpm's"
+
 # The regular files the chain covers (%config is not, by default): every link of a set.
 regular_files() {
 	(cd "$1" && find opt -type f | sort)

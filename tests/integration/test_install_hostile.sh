@@ -140,7 +140,7 @@ expect_refused symlink-then-file \
 mkdir -p "$work/root-preexisting/opt"
 make_root "$work/root-preexisting"
 ln -s "$outside" "$work/root-preexisting/opt/h"
-expect_refused root-symlink "$zst" "'opt/h' is a symlink; refusing to follow it" "$work/root-preexisting"
+expect_refused root-symlink "$zst" "'opt/h' is a symlink to no directory below the root; refusing to follow it" "$work/root-preexisting"
 
 # Entries that lie.
 expect_refused dup-header "$(hostile dup-header rename /opt/h/b /opt/h/a)" 'duplicate entry in the header'

@@ -18,6 +18,9 @@
 # ima-sig tree (a signed script, executed; its security.ima stays).
 # Both trees also hold data files whose names have a blank, UTF-8 and a backslash: the
 # list must name them as the kernel records names (a blank as '_'), and they must pass.
+# Both roots are merged /usr (/bin, /sbin, /lib root's symlinks into usr/), with a second
+# package that lists /bin/kbox-merged: the kernel measures it as /usr/bin/kbox-merged,
+# and that is the path both policies give it.
 # No appraisal: no ima_appraise=enforce, no policy file loaded, no keys in the guest.
 # Output: CHECK lines as the other kernel tests; exit 0, 1, 77 or 99.
 set -uo pipefail
@@ -77,6 +80,25 @@ rpmbuild -bb --quiet --define "_topdir $tmp/topdir" "$tmp/knames.spec" >"$tmp/rp
 	{ cat "$tmp/rpmbuild.log"; exit 99; }
 npkg=$tmp/topdir/RPMS/noarch/imastream-knames-1.0-1.noarch.rpm
 [ -f "$npkg" ] || error "rpmbuild made no names package"
+cat >"$tmp/kmerged.spec" <<'SPEC'
+Name: kmerged
+Version: 1.0
+Release: 1
+Summary: a program in /bin, for merged-/usr roots
+License: MIT
+BuildArch: noarch
+%description
+A script listed as /bin/kbox-merged.
+%install
+mkdir -p %{buildroot}/bin
+printf '#!/bin/sh\nexit 0\n' > %{buildroot}/bin/kbox-merged
+%files
+%attr(0755,root,root) /bin/kbox-merged
+SPEC
+rpmbuild -bb --quiet --nodeps --define "_topdir $tmp/topdir" "$tmp/kmerged.spec" >"$tmp/rpmbuild.log" 2>&1 ||
+	{ cat "$tmp/rpmbuild.log"; exit 99; }
+mpkg=$tmp/topdir/RPMS/noarch/kmerged-1.0-1.noarch.rpm
+[ -f "$mpkg" ] || error "rpmbuild made no kmerged package"
 
 fails=0
 kt=""
@@ -89,11 +111,16 @@ report() {
 # rpm and the policy both open the database at rpm's own %_dbpath below the root.
 ng=$tmp/ng sig=$tmp/sig
 mkdir -p "$ng" "$sig" || exit 99
-rpm --root "$ng" --nodeps -i "$pkg" "$npkg" >"$tmp/rpm.log" 2>&1 || { cat "$tmp/rpm.log"; error "rpm -i failed"; }
+for r in "$ng" "$sig"; do
+	for d in bin sbin lib; do
+		mkdir -p "$r/usr/$d" && ln -s "usr/$d" "$r/$d" || exit 99
+	done
+done
+rpm --root "$ng" --nodeps -i "$pkg" "$npkg" "$mpkg" >"$tmp/rpm.log" 2>&1 || { cat "$tmp/rpm.log"; error "rpm -i failed"; }
 "$imastream" policy keylime --root "$ng" --rpmdb --path-prefix "$prefix" \
 	--output "$tmp/ng.json" 2>"$tmp/policy.log" || { cat "$tmp/policy.log"; error "policy keylime --rpmdb failed"; }
 "$imastream" install --root "$sig" --allow-unsigned --quiet --mode sign --evm none \
-	--key "$tmp/key.pem" --cert "$cert" "$pkg" "$npkg" >"$tmp/install.log" 2>&1 ||
+	--key "$tmp/key.pem" --cert "$cert" "$pkg" "$npkg" "$mpkg" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; error "imastream install failed"; }
 "$imastream" policy keylime --root "$sig" --record --trust "$cert" --path-prefix "$prefix" \
 	--output "$tmp/sig.json" 2>"$tmp/policy.log" || { cat "$tmp/policy.log"; error "policy keylime --record failed"; }
@@ -108,6 +135,7 @@ cat >"$tmp/checks.sh" <<'GUEST'
 . /guest-lib.sh
 expect_runs busybox-runs "$ROOT/usr/bin/busybox" true
 expect_runs script-runs "$ROOT/usr/libexec/kbox/hello.sh"
+expect_runs merged-runs "$ROOT/bin/kbox-merged"
 expect_reads config-read "$ROOT/etc/kbox.conf"
 GUEST
 i=0
@@ -136,7 +164,7 @@ judge() {
 	fi
 	# The check cannot pass vacuously: each installed file is in the list, with the
 	# digest of the bytes on the disk (for the changed file, the changed bytes).
-	for rel in usr/bin/busybox usr/libexec/kbox/hello.sh etc/kbox.conf; do
+	for rel in usr/bin/busybox usr/libexec/kbox/hello.sh etc/kbox.conf usr/bin/kbox-merged; do
 		path=$prefix/$rel
 		want=sha256:$(hex_digest "$root/$rel")
 		line=$(awk -v p="$path" '$5 == p' "$log" | head -n 1)
@@ -169,7 +197,7 @@ judge() {
 	else
 		report "$t:changed-named" FAIL "exit $rc; wanted exactly one failure, $prefix/$changed"
 	fi
-	for rel in usr/bin/busybox usr/libexec/kbox/hello.sh etc/kbox.conf; do
+	for rel in usr/bin/busybox usr/libexec/kbox/hello.sh etc/kbox.conf usr/bin/kbox-merged; do
 		[ "$rel" != "$changed" ] || continue
 		want="OK"
 		[ "$t" = ima-sig ] && [ "$rel" != etc/kbox.conf ] && want="OK (signed)"

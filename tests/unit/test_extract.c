@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -130,6 +131,7 @@ static void test_paths(void)
 static void test_commit(void)
 {
 	struct imastream_entry dir = { .path = "/d", .mode = S_IFDIR | 0750, .mtime = 1234567 };
+	struct imastream_entry empty = { .path = "/d/empty", .mode = S_IFDIR | 0700, .mtime = 2345678 };
 	struct imastream_entry link = { .path = "/d/link", .mode = S_IFLNK | 0777, .mtime = 7654321,
 					.link_target = "../outside" };
 	struct imastream_entry hard = { .path = "/d/sub/hard", .mode = S_IFREG | 0644,
@@ -145,7 +147,11 @@ static void test_commit(void)
 	ASSERT_EQ(imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN | IMASTREAM_EXTRACT_FSYNC,
 					NULL, &log_capture, &x), 0);
 	ASSERT_EQ(imastream_extract_begin(x, "made-up"), 0);
+	time_t started = time(NULL);
+
 	ASSERT_EQ(imastream_extract_entry_begin(x, &dir), 0);
+	ASSERT_EQ(imastream_extract_entry_end(x), 0);
+	ASSERT_EQ(imastream_extract_entry_begin(x, &empty), 0);
 	ASSERT_EQ(imastream_extract_entry_end(x), 0);
 	sha256("hello, world\n", 13, digest);
 	ASSERT_EQ(put_file(x, "/d/file", "hello, world\n", digest), 0);
@@ -173,14 +179,19 @@ static void test_commit(void)
 	snprintf(p, sizeof(p), "%s/d", root);
 	ASSERT(stat(p, &sa) == 0);
 	ASSERT_EQ(sa.st_mode, S_IFDIR | 0750);
-	ASSERT_EQ(sa.st_mtime, 1234567); /* set after the renames into it */
+	/* As rpm leaves them: a directory the package put files in has the install time, an
+	 * empty one its entry's mtime. */
+	ASSERT(sa.st_mtime >= started);
+	snprintf(p, sizeof(p), "%s/d/empty", root);
+	ASSERT(stat(p, &sa) == 0);
+	ASSERT_EQ(sa.st_mtime, 2345678);
 	snprintf(p, sizeof(p), "%s/d/sub", root);
 	ASSERT(stat(p, &sa) == 0);
 	ASSERT_EQ(sa.st_mode, S_IFDIR | 0755); /* unowned parent */
 	ASSERT_EQ(imastream_extract_get_stats(x, &st), 0);
 	ASSERT_EQ(st.packages, 1);
 	ASSERT_EQ(st.bytes, 13);
-	ASSERT_EQ(count_tree(root), 5);
+	ASSERT_EQ(count_tree(root), 6); /* d, d/empty, d/file, d/link, d/sub, d/sub/hard */
 	imastream_extract_free(x);
 	close(rootfd);
 }
