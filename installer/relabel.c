@@ -722,7 +722,9 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 		err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", r->root);
 		goto fail;
 	}
-	ims_ids_load(&r->ids, r->rootfd);
+	err = ims_ids_load(&r->ids, r->rootfd, log);
+	if (err)
+		goto fail;
 	r->verity = IMS_CONFIG_VERITY(cfg) && cfg->mode == IMASTREAM_MODE_SIGN;
 	imastream_xattr_writer_init(&r->writer, 0, NULL);
 	if (cfg->no_xattr == IMASTREAM_NO_XATTR_SKIP)

@@ -767,7 +767,9 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 	err = check_header_files(&r, rootfd, &total);
 	if (err)
 		goto out;
-	ims_ids_load(&r.ids, rootfd);
+	err = ims_ids_load(&r.ids, rootfd, r.log);
+	if (err)
+		goto out;
 
 	pfd = Fdopen(rfd, mode);
 	if (!pfd || Ferror(pfd)) {

@@ -78,10 +78,11 @@ static int read_file(const char *path, bool secret, const struct imastream_log *
 	struct stat st;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* A path the user named (a symlink to it is fine), but never one that blocks. */
+	fd = ims_open_regular(AT_FDCWD, path, O_RDONLY, 0);
 	if (fd < 0)
-		return ims_err(log, -errno, "%s: cannot open %s: %s", path,
-			       secret ? "key" : "certificate", strerror(errno));
+		return ims_err(log, fd, "%s: cannot open %s: %s", path,
+			       secret ? "key" : "certificate", ims_open_strerror(fd));
 	/* Check the file we opened, not the path, so that a swap in between cannot help. */
 	if (fstat(fd, &st) < 0) {
 		err = ims_err(log, -errno, "%s: fstat failed: %s", path, strerror(errno));

@@ -2,9 +2,11 @@
 /* The chain's configuration: one validated key set shared by rpm macros and the config file. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin/core/private.h"
 
@@ -272,11 +274,17 @@ int imastream_config_load(struct imastream_config *cfg, const char *path,
 	char line[4096], where[512];
 	unsigned int lineno = 0;
 	FILE *f;
-	int err = 0;
+	int fd, err = 0;
 
-	f = fopen(path, "re");
-	if (!f)
-		return ims_err(log, -errno, "cannot open config file %s: %s", path, strerror(errno));
+	/* Never waits on a FIFO: the rpm plugin reads this with the transaction lock held. */
+	fd = ims_open_regular(AT_FDCWD, path, O_RDONLY, 0);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return ims_err(log, err, "cannot open config file %s: %s", path, ims_open_strerror(err));
+	}
 	while (fgets(line, sizeof(line), f)) {
 		char *key, *value, *eq, *hash;
 
