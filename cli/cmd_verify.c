@@ -327,9 +327,15 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 		if (err == 2)
 			cli_error("verify: %s: an install is renaming files into place: verify once it ends",
 				  root);
+		else if (err == 3)
+			cli_error("verify: %s: an install was interrupted before its files were renamed into place (its temp files are left): run imastream recover --root %s",
+				  root, root);
 		else if (err > 0)
 			cli_error("verify: %s: interrupted transaction: run imastream recover --root %s",
 				  root, root);
+		else if (err == -EMEDIUMTYPE)
+			cli_error("verify: %s/var/lib/imastream: its journal or running marker is not a regular file (refused)",
+				  strcmp(root, "/") ? root : "");
 		else
 			cli_error("verify: %s: %s", root, strerror(-err));
 		goto out;
