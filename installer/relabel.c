@@ -491,6 +491,19 @@ static void said(struct ritem *it, int status, const char *why)
 	it->why = why;
 }
 
+/*
+ * Whether every hard link of the inode is one of the package's paths: rpm links a regular
+ * file only to others of its package (the header's hard-link set), never a symlink.  An
+ * inode with more links is also reached from elsewhere, maybe from outside the root, and
+ * labelling it would write there too (directories have no hard links to count).
+ */
+static bool linked_within_package(const struct ims_installed *in, rpmfi fi)
+{
+	if (S_ISDIR(in->st.st_mode))
+		return true;
+	return in->st.st_nlink <= (S_ISREG(in->st.st_mode) ? (nlink_t)rpmfiFNlink(fi) : 1);
+}
+
 /* Opens the file and checks what needs no content: what is left is the item's kind. */
 static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 {
@@ -516,6 +529,11 @@ static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 	    !(in->fd >= 0 && S_ISREG(in->st.st_mode) && in->config && modified_config_ok &&
 	      !strcmp(in->letters + 1, "........"))) {
 		said(it, IMASTREAM_RELABEL_MODIFIED, in->why ? in->why : "differs from its header");
+		return;
+	}
+	if (!linked_within_package(in, fi)) {
+		said(it, IMASTREAM_RELABEL_FAILED,
+		     "more hard links than its package gives it (a link to a file that is not the package's, maybe outside the root): not written");
 		return;
 	}
 	if (!S_ISREG(in->st.st_mode)) {
