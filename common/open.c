@@ -8,10 +8,41 @@
 
 #include "common/private.h"
 
+/* Clears O_NONBLOCK unless the caller asked for it.  Return: 0 or -errno. */
+static int restore_blocking(int fd, int flags)
+{
+	int fl;
+
+	if (flags & O_NONBLOCK)
+		return 0;
+	fl = fcntl(fd, F_GETFL);
+	return fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ? -errno : 0;
+}
+
+int ims_open_nonblocking(int dirfd, const char *name, int flags, mode_t mode)
+{
+	int fd = openat(dirfd, name, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode), err;
+	struct stat st;
+
+	if (fd < 0) {
+		err = -errno;
+		/* A FIFO no one reads: refused as what it is, not as ENXIO. */
+		if (err == -ENXIO && !fstatat(dirfd, name, &st, 0) && S_ISFIFO(st.st_mode))
+			err = -IMS_ENOTREG;
+		return err;
+	}
+	err = restore_blocking(fd, flags);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int ims_open_regular(int dirfd, const char *name, int flags, mode_t mode)
 {
 	struct stat st;
-	int fd, fl, err;
+	int fd, err;
 
 	/* A FIFO would block open() until a peer comes, a device may act on open: neither may. */
 	fd = openat(dirfd, name, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
@@ -32,11 +63,9 @@ int ims_open_regular(int dirfd, const char *name, int flags, mode_t mode)
 		goto fail;
 	}
 	/* Regular files ignore O_NONBLOCK, but the caller's later fcntl()s should not see it. */
-	if (!(flags & O_NONBLOCK) && ((fl = fcntl(fd, F_GETFL)) < 0 ||
-				      fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
-		err = -errno;
+	err = restore_blocking(fd, flags);
+	if (err)
 		goto fail;
-	}
 	return fd;
 fail:
 	close(fd);

@@ -41,6 +41,12 @@ static inline int ims_hex_digit(int c)
  */
 #define IMS_ENOTREG EMEDIUMTYPE
 int ims_open_regular(int dirfd, const char *name, int flags, mode_t mode);
+/*
+ * The same open (no wait on a FIFO with no peer: -ENXIO for a writer) of a file that may
+ * also be a device, such as a log the administrator names (/dev/full, /dev/null): no
+ * type check.  Return: an fd (O_NONBLOCK cleared unless in @flags), or -errno.
+ */
+int ims_open_nonblocking(int dirfd, const char *name, int flags, mode_t mode);
 const char *ims_open_strerror(int err);
 
 /* Formats a message and hands it to @log; errno is preserved. */
