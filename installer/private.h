@@ -156,6 +156,17 @@ void ims_record_pkg_free(struct ims_record_pkg *p);
  */
 int ims_rpmdb_exists(int rootfd, const char *root, const struct imastream_log *log);
 
+/*
+ * In *@count, how many paths of the root's rpm database (regular, non-ghost files of every
+ * package, reached below @rootfd without a symlink) are the inode @st: the hard links it
+ * may have with none from elsewhere.  Every such path is opened once, on the first call
+ * (*@links is NULL then; free it with ims_rpmdb_links_free()).  Return: 0 or -errno (said).
+ */
+struct ims_rpmdb_links;
+int ims_rpmdb_links(struct ims_rpmdb_links **links, const char *root, int rootfd,
+		    const struct stat *st, const struct imastream_log *log, unsigned long *count);
+void ims_rpmdb_links_free(struct ims_rpmdb_links *l);
+
 /* librpm's process-wide configuration, read once.  Return: 0 or -EIO. */
 int ims_rpm_config(void);
 

@@ -59,6 +59,7 @@ struct imastream_relabel {
 	unsigned int nworkers;
 	struct ritem *free_items;
 	struct imastream_relabel_counts counts;
+	struct ims_rpmdb_links *links; /* counted when a file has more links than its package */
 };
 
 /* The security xattrs a chain may record, in the order they are written: evm last. */
@@ -504,6 +505,16 @@ static bool linked_within_package(const struct ims_installed *in, rpmfi fi)
 	return in->st.st_nlink <= (S_ISREG(in->st.st_mode) ? (nlink_t)rpmfiFNlink(fi) : 1);
 }
 
+/* The same across packages (a tool that links identical files): every link is a path of rpm's database. */
+static bool linked_within_rpmdb(struct imastream_relabel *r, const struct ims_installed *in)
+{
+	unsigned long count = 0;
+
+	return S_ISREG(in->st.st_mode) &&
+	       !ims_rpmdb_links(&r->links, r->root, r->rootfd, &in->st, r->log, &count) &&
+	       in->st.st_nlink <= count;
+}
+
 /* Opens the file and checks what needs no content: what is left is the item's kind. */
 static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 {
@@ -531,9 +542,9 @@ static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 		said(it, IMASTREAM_RELABEL_MODIFIED, in->why ? in->why : "differs from its header");
 		return;
 	}
-	if (!linked_within_package(in, fi)) {
+	if (!linked_within_package(in, fi) && !linked_within_rpmdb(r, in)) {
 		said(it, IMASTREAM_RELABEL_FAILED,
-		     "more hard links than its package gives it (a link to a file that is not the package's, maybe outside the root): not written");
+		     "more hard links than rpm's database has paths for it (a link from elsewhere, maybe outside the root): not written");
 		return;
 	}
 	if (!S_ISREG(in->st.st_mode)) {
@@ -792,6 +803,7 @@ void imastream_relabel_free(struct imastream_relabel *r, int res)
 	if (r->tsm)
 		imastream_chain_tsm_post(r->chain, &r->txn, res);
 	ims_ids_clear(&r->ids);
+	ims_rpmdb_links_free(r->links);
 	imastream_trust_free(r->trust);
 	imastream_hasher_free(r->hasher);
 	if (r->ts)
