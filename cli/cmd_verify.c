@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <selinux/selinux.h>
@@ -310,6 +311,15 @@ static unsigned long recorded_packages(int rootfd)
 	return n;
 }
 
+/* Which of the state files imastream_root_interrupted() found not regular, for its message. */
+static const char *state_not_regular(int rootfd)
+{
+	struct stat st;
+
+	return !fstatat(rootfd, "var/lib/imastream/journal", &st, AT_SYMLINK_NOFOLLOW) &&
+	       !S_ISREG(st.st_mode) ? "journal" : "running";
+}
+
 static int verify_root(const char *root, struct imastream_trust *trust, unsigned int flags,
 		       enum evm_mode evm, bool evm_given)
 {
@@ -334,8 +344,8 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 			cli_error("verify: %s: interrupted transaction: run imastream recover --root %s",
 				  root, root);
 		else if (err == -EMEDIUMTYPE)
-			cli_error("verify: %s/var/lib/imastream: its journal or running marker is not a regular file (refused)",
-				  strcmp(root, "/") ? root : "");
+			cli_error("verify: %s/var/lib/imastream/%s: not a regular file (refused)",
+				  strcmp(root, "/") ? root : "", state_not_regular(job.rootfd));
 		else
 			cli_error("verify: %s: %s", root, strerror(-err));
 		goto out;

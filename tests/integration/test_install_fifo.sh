@@ -41,7 +41,7 @@ refused "install, a FIFO marker" "$state/running: cannot create the marker of an
 	"${inst[@]}" "$pkg"
 [ -p "$state/running" ] || fail "the refused install removed the FIFO"
 no_leftovers "$root"
-refused "verify --root, a FIFO marker" "$state: its journal or running marker is not a regular file" \
+refused "verify --root, a FIFO marker" "verify: $state/running: not a regular file (refused)" \
 	"$IMASTREAM" verify --root "$root"
 rm "$state/running"
 ln -s /etc/passwd "$state/running"
@@ -52,7 +52,7 @@ rm "$state/running"
 echo "== the intent journal"
 mkfifo "$state/journal"
 refused "install, a FIFO journal" "$state/journal: cannot open the intent journal: not a regular file" "${inst[@]}" "$pkg"
-refused "verify --root, a FIFO journal" "$state: its journal or running marker is not a regular file" \
+refused "verify --root, a FIFO journal" "verify: $state/journal: not a regular file (refused)" \
 	"$IMASTREAM" verify --root "$root"
 rm "$state/journal"
 
