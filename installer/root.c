@@ -350,10 +350,11 @@ int imastream_root_interrupted(int rootfd)
 		ret = writer < 0 ? writer : writer_alive(writer) ? 2 : 1;
 		goto out;
 	}
-	/* A marker whose writer is gone: killed before its renames, its temp files left. */
+	/* A marker whose writer is gone: killed before its renames, its temp files left
+	 * (our own is the transaction we hold). */
 	writer = writer_pid(statefd, RUNNING_NAME);
 	if (writer != -ENOENT)
-		ret = writer < 0 ? writer : writer_alive(writer) ? 0 : 3;
+		ret = writer < 0 ? writer : writer == getpid() || writer_alive(writer) ? 0 : 3;
 out:
 	close(statefd);
 	return ret;
