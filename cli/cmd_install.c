@@ -339,10 +339,15 @@ int cmd_install(int argc, char **argv)
 	if (!refused || imastream_precheck_new(rootfd, root, n_keys ? pgp_keys : NULL, sink_flags, &log, &pc))
 		goto out;
 	for (int i = cli_parse_operands(&p); i < argc; i++) {
-		/* Not blocking in open(): a pipe is read once, so it is checked as it is
-		 * installed, under the lock. */
-		int fd = open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		/* A pipe is read once, so it is checked as it is installed, under the lock.
+		 * Not even opened here: a reader that comes and goes would pair with the
+		 * writer and leave it writing to no one (SIGPIPE). */
 		struct stat sb;
+		int fd = stat(argv[i], &sb) || S_ISREG(sb.st_mode) ?
+				 open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -2;
+
+		if (fd == -2)
+			continue;
 
 		pthread_mutex_lock(&il.lock);
 		il.pkg_failed = false;
@@ -350,7 +355,7 @@ int cmd_install(int argc, char **argv)
 		pthread_mutex_unlock(&il.lock);
 		if (fd < 0) {
 			refused[i] = strdup(strerror(errno));
-			cli_error("%s: %s", argv[i], refused[i] ? refused[i] : strerror(errno));
+			cli_say("install", "%s: %s", argv[i], refused[i] ? refused[i] : strerror(errno));
 			if (!refused[i])
 				goto out;
 		} else if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
@@ -418,7 +423,7 @@ int cmd_install(int argc, char **argv)
 		pr.pkg_index = (unsigned int)(i - cli_parse_operands(&p) + 1);
 		if (fd < 0) {
 			perr = -errno;
-			cli_error("%s: %s", argv[i], strerror(-perr));
+			cli_say("install", "%s: %s", argv[i], strerror(-perr));
 		} else {
 			struct stat st;
 

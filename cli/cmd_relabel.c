@@ -302,7 +302,7 @@ int cmd_relabel(int argc, char **argv)
 	 * writes nothing and takes none). */
 	rootfd = open(root_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		cli_error("relabel: %s: %s", root, strerror(errno));
+		cli_say("relabel", "%s: %s", root, strerror(errno));
 		goto out;
 	}
 	if (!(flags & IMASTREAM_RELABEL_DRY_RUN) &&

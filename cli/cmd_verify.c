@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <selinux/selinux.h>
@@ -346,6 +347,15 @@ static unsigned long recorded_packages(int rootfd)
 	return n;
 }
 
+/* Which of the state files imastream_root_interrupted() found not regular, for its message. */
+static const char *state_not_regular(int rootfd)
+{
+	struct stat st;
+
+	return !fstatat(rootfd, "var/lib/imastream/journal", &st, AT_SYMLINK_NOFOLLOW) &&
+	       !S_ISREG(st.st_mode) ? "journal" : "running";
+}
+
 static int verify_root(const char *root, struct imastream_trust *trust, unsigned int flags,
 		       enum evm_mode evm, bool evm_given)
 {
@@ -364,10 +374,16 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 	if (err) {
 		if (err == 2)
 			cli_say("verify", "%s: an install is renaming files into place: verify once it ends",
-				  root);
+				root);
+		else if (err == 3)
+			cli_say("verify", "%s: an install was interrupted before its files were renamed into place (its temp files are left): run imastream recover --root %s",
+				root, root);
 		else if (err > 0)
 			cli_say("verify", "%s: interrupted transaction: run imastream recover --root %s",
-				  root, root);
+				root, root);
+		else if (err == -EMEDIUMTYPE)
+			cli_say("verify", "%s/var/lib/imastream/%s: not a regular file (refused)",
+				strcmp(root, "/") ? root : "", state_not_regular(job.rootfd));
 		else
 			cli_say("verify", "%s: %s", root, strerror(-err));
 		goto out;

@@ -3,8 +3,10 @@
 #ifndef IMASTREAM_PRIVATE_H
 #define IMASTREAM_PRIVATE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "imastream/common.h"
 
@@ -29,6 +31,23 @@ static inline int ims_hex_digit(int c)
 #define ims_printf(a, b)
 #define ims_cold
 #endif
+
+/*
+ * open.c: opens @name below @dirfd (openat(2) @flags and @mode) so that it cannot block
+ * (a FIFO, a device) and, with O_NOFOLLOW in @flags, cannot follow a symlink, then
+ * checks that it is a regular file; O_NONBLOCK is cleared again unless @flags has it.
+ * Return: an fd, or -errno: -IMS_ENOTREG for anything but a regular file, -ELOOP for a
+ * symlink with O_NOFOLLOW.  ims_open_strerror() words any of them for a message.
+ */
+#define IMS_ENOTREG EMEDIUMTYPE
+int ims_open_regular(int dirfd, const char *name, int flags, mode_t mode);
+/*
+ * The same open (no wait on a FIFO with no peer: -ENXIO for a writer) of a file that may
+ * also be a device, such as a log the administrator names (/dev/full, /dev/null): no
+ * type check.  Return: an fd (O_NONBLOCK cleared unless in @flags), or -errno.
+ */
+int ims_open_nonblocking(int dirfd, const char *name, int flags, mode_t mode);
+const char *ims_open_strerror(int err);
 
 /* Formats a message and hands it to @log; errno is preserved. */
 void ims_logf(const struct imastream_log *log, int level, const char *fmt, ...)

@@ -313,7 +313,12 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 	a.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (a.rootfd < 0)
 		return ims_err(log, -errno, "%s: %m", root);
-	ims_ids_load(&a.ids, a.rootfd);
+	err = ims_ids_load(&a.ids, a.rootfd, log);
+	if (err) {
+		ims_ids_clear(&a.ids);
+		close(a.rootfd);
+		return err;
+	}
 	err = start_workers(&a, v);
 	if (err)
 		ims_err(log, err, "audit: cannot start: %s", strerror(-err));

@@ -745,7 +745,11 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", cs->root);
 		goto fail;
 	}
-	cs->rpmdb = ims_rpmdb_exists(cs->rootfd);
+	err = ims_rpmdb_exists(cs->rootfd, cs->root, log);
+	if (err < 0)
+		goto fail;
+	cs->rpmdb = err;
+	err = 0;
 	if (!(opts->flags & IMASTREAM_SINK_NO_SIGNATURES)) {
 		err = ims_header_trust_new(opts->pgp_keys, cs->rpmdb ? cs->ts : NULL, log,
 					   &cs->trust);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,10 @@ struct imastream_extract {
 	struct imastream_extract_stats stats;
 	unsigned int tmp_seq;
 	/* Tests only (IMASTREAM_TEST_RENAME_DELAY_MS): a pause between two renames, so that a
-	 * kill lands in the rename phase. */
+	 * kill lands in the rename phase; (IMASTREAM_TEST_RENAME_STOP_AT=N) SIGSTOP before
+	 * the Nth rename, so that a kill lands there however busy the machine is. */
 	unsigned int test_rename_delay_ms;
+	unsigned long test_rename_stop_at;
 
 	/* The open package. */
 	bool open;
@@ -111,8 +114,12 @@ int imastream_extract_new(int rootfd, unsigned int flags, const struct imastream
 	{
 		const char *delay = getenv("IMASTREAM_TEST_RENAME_DELAY_MS");
 
+		const char *stop_at = getenv("IMASTREAM_TEST_RENAME_STOP_AT");
+
 		if (delay)
 			x->test_rename_delay_ms = (unsigned int)strtoul(delay, NULL, 10) % 10000;
+		if (stop_at)
+			x->test_rename_stop_at = strtoul(stop_at, NULL, 10);
 	}
 	*ret = x;
 	return 0;
@@ -1005,14 +1012,16 @@ static int write_journal(struct imastream_extract *x)
 	return statefd;
 }
 
-/* The test hook's pause (see test_rename_delay_ms). */
-static void test_rename_delay(const struct imastream_extract *x)
+/* The test hooks before rename @i (from 0): a pause, a stop (see test_rename_delay_ms). */
+static void test_rename_hooks(const struct imastream_extract *x, size_t i)
 {
 	struct timespec ts = { .tv_sec = x->test_rename_delay_ms / 1000,
 			       .tv_nsec = (long)(x->test_rename_delay_ms % 1000) * 1000000L };
 
-	if (x->test_rename_delay_ms)
+	if (i && x->test_rename_delay_ms)
 		nanosleep(&ts, NULL);
+	if (x->test_rename_stop_at && i + 1 == x->test_rename_stop_at)
+		raise(SIGSTOP);
 }
 
 int imastream_extract_commit(struct imastream_extract *x)
@@ -1055,8 +1064,7 @@ int imastream_extract_commit(struct imastream_extract *x)
 		struct pending *p = &x->pend[i];
 		int dfd;
 
-		if (i)
-			test_rename_delay(x);
+		test_rename_hooks(x, i);
 		evict_dir_fds(x);
 		dfd = dir_fd(x, p->dir);
 		if (dfd < 0 || renameat(dfd, p->tmp, dfd, p->base)) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Owner names of a package resolved to ids through the root's own etc/passwd and etc/group. */
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -10,23 +11,29 @@
 #include "common/private.h"
 #include "installer/private.h"
 
-/* Reads the root's etc/passwd or etc/group (never following a symlink) into @map. */
-static void load(int rootfd, const char *file, struct ims_strmap *map, bool users)
+/*
+ * Reads the root's etc/passwd or etc/group into @map; a missing one is an empty one, one
+ * that is not a regular file (never followed, never waited on) is refused.
+ */
+static int load(int rootfd, const char *file, struct ims_strmap *map, bool users,
+		const struct imastream_log *log)
 {
 	int etc, fd;
 	FILE *f;
 
 	etc = openat(rootfd, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (etc < 0)
-		return;
-	fd = openat(etc, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		return 0;
+	fd = ims_open_regular(etc, file, O_RDONLY | O_NOFOLLOW, 0);
 	close(etc);
+	if (fd == -ENOENT)
+		return 0;
 	if (fd < 0)
-		return;
+		return ims_err(log, fd, "etc/%s of the root: %s", file, ims_open_strerror(fd));
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
-		return;
+		return -ENOMEM;
 	}
 	if (users) {
 		struct passwd *pw;
@@ -40,12 +47,14 @@ static void load(int rootfd, const char *file, struct ims_strmap *map, bool user
 			ims_strmap_add(map, gr->gr_name, (int)gr->gr_gid);
 	}
 	fclose(f);
+	return 0;
 }
 
-void ims_ids_load(struct ims_ids *ids, int rootfd)
+int ims_ids_load(struct ims_ids *ids, int rootfd, const struct imastream_log *log)
 {
-	load(rootfd, "passwd", &ids->users, true);
-	load(rootfd, "group", &ids->groups, false);
+	int err = load(rootfd, "passwd", &ids->users, true, log);
+
+	return err ? err : load(rootfd, "group", &ids->groups, false, log);
 }
 
 /* rpm's rule: a name the root does not know is root, with a warning (once per name). */

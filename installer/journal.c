@@ -370,7 +370,9 @@ int ims_journal_write(int statefd, const struct ims_journal *j, bool sync,
 			       strerror(-err));
 	/* Our pid in its name: recovery removes it if we die before the rename. */
 	snprintf(tmp, sizeof(tmp), IMASTREAM_TEMP_PREFIX "%x-journal", (unsigned int)getpid());
-	fd = openat(statefd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* Made afresh: whatever holds the name (a killed writer's file, a FIFO) is not reused. */
+	unlinkat(statefd, tmp, 0);
+	fd = openat(statefd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err = -errno;
 	} else {
@@ -597,13 +599,13 @@ int ims_journal_recover(int rootfd, int statefd, const char *root, const struct 
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
-	fd = openat(statefd, IMS_JOURNAL_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	fd = ims_open_regular(statefd, IMS_JOURNAL_NAME, O_RDONLY | O_NOFOLLOW, 0);
+	if (fd == -ENOENT)
 		return 0;
 	out->found = true;
 	if (fd < 0)
-		return ims_err(log, -errno, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
-			       ": cannot open the intent journal: %m", shown_root);
+		return ims_err(log, fd, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
+			       ": cannot open the intent journal: %s", shown_root, ims_open_strerror(fd));
 	err = read_journal(fd, &text, &len);
 	close(fd);
 	if (err == -EBADMSG)

@@ -27,7 +27,7 @@ int imastream_precheck_new(int rootfd, const char *root, const char *const *pgp_
 {
 	struct imastream_precheck *pc;
 	rpmts ts = NULL;
-	int err;
+	int err, found_db;
 
 	if (rootfd < 0 || !root || root[0] != '/')
 		return ims_err(log, -EINVAL, "package check: a root and its absolute path are required");
@@ -44,7 +44,12 @@ int imastream_precheck_new(int rootfd, const char *root, const char *const *pgp_
 	pc->root = root;
 	/* The root's database as the install will read it (keyring, packages); a root
 	 * without one has none (and reading must not create one). */
-	if (ims_rpmdb_exists(rootfd)) {
+	found_db = ims_rpmdb_exists(rootfd, root, log);
+	if (found_db < 0) {
+		err = found_db;
+		goto fail;
+	}
+	if (found_db) {
 		ts = rpmtsCreate();
 		if (!ts || rpmtsSetRootDir(ts, root)) {
 			rpmtsFree(ts);

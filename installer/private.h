@@ -66,7 +66,8 @@ struct ims_ids {
 	struct ims_strmap users, groups;
 	struct ims_strmap unknown; /* names already warned about */
 };
-void ims_ids_load(struct ims_ids *ids, int rootfd);
+/* Return: 0, or -errno (said) for an etc/passwd or etc/group that is not a regular file. */
+int ims_ids_load(struct ims_ids *ids, int rootfd, const struct imastream_log *log);
 unsigned int ims_ids_user(struct ims_ids *ids, const char *name, const char *pkg,
 			  const struct imastream_log *log);
 unsigned int ims_ids_group(struct ims_ids *ids, const char *name, const char *pkg,
@@ -156,8 +157,25 @@ int ims_record_pkg_pending(const struct ims_record_pkg *p, const char **dir, con
 /* Removes a temp record not committed, then frees. */
 void ims_record_pkg_free(struct ims_record_pkg *p);
 
-/* Whether the root has an rpm database at rpm's %_dbpath (checked without creating one). */
-bool ims_rpmdb_exists(int rootfd);
+/*
+ * Whether the root (@root for messages) has an rpm database at rpm's %_dbpath, checked
+ * without creating one.  librpm opens its files with no care for what they are, so any
+ * that is neither a regular file nor a directory (a FIFO would hold librpm in open()
+ * for good) is refused here, before librpm sees it.
+ * Return: 1 (a database), 0 (none), or -IMS_ENOTREG (said).
+ */
+int ims_rpmdb_exists(int rootfd, const char *root, const struct imastream_log *log);
+
+/*
+ * In *@count, how many paths of the root's rpm database (regular, non-ghost files of every
+ * package, reached below @rootfd without a symlink) are the inode @st: the hard links it
+ * may have with none from elsewhere.  Every such path is opened once, on the first call
+ * (*@links is NULL then; free it with ims_rpmdb_links_free()).  Return: 0 or -errno (said).
+ */
+struct ims_rpmdb_links;
+int ims_rpmdb_links(struct ims_rpmdb_links **links, const char *root, int rootfd,
+		    const struct stat *st, const struct imastream_log *log, unsigned long *count);
+void ims_rpmdb_links_free(struct ims_rpmdb_links *l);
 
 /* librpm's process-wide configuration, read once.  Return: 0 or -EIO. */
 int ims_rpm_config(void);

@@ -381,9 +381,9 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 	int fd, err = 0, pkg = -1;
 	FILE *f;
 
-	fd = openat(dirfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = ims_open_regular(dirfd, fname, O_RDONLY | O_NOFOLLOW, 0);
 	if (fd < 0)
-		return ims_err(rec->log, -errno, "record %s/%s: %m", RECORD_DIR, fname);
+		return ims_err(rec->log, fd, "record %s/%s: %s", RECORD_DIR, fname, ims_open_strerror(fd));
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);

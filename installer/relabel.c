@@ -59,6 +59,7 @@ struct imastream_relabel {
 	unsigned int nworkers;
 	struct ritem *free_items;
 	struct imastream_relabel_counts counts;
+	struct ims_rpmdb_links *links; /* counted when a file has more links than its package */
 };
 
 /* The security xattrs a chain may record, in the order they are written: evm last. */
@@ -491,6 +492,29 @@ static void said(struct ritem *it, int status, const char *why)
 	it->why = why;
 }
 
+/*
+ * Whether every hard link of the inode is one of the package's paths: rpm links a regular
+ * file only to others of its package (the header's hard-link set), never a symlink.  An
+ * inode with more links is also reached from elsewhere, maybe from outside the root, and
+ * labelling it would write there too (directories have no hard links to count).
+ */
+static bool linked_within_package(const struct ims_installed *in, rpmfi fi)
+{
+	if (S_ISDIR(in->st.st_mode))
+		return true;
+	return in->st.st_nlink <= (S_ISREG(in->st.st_mode) ? (nlink_t)rpmfiFNlink(fi) : 1);
+}
+
+/* The same across packages (a tool that links identical files): every link is a path of rpm's database. */
+static bool linked_within_rpmdb(struct imastream_relabel *r, const struct ims_installed *in)
+{
+	unsigned long count = 0;
+
+	return S_ISREG(in->st.st_mode) &&
+	       !ims_rpmdb_links(&r->links, r->root, r->rootfd, &in->st, r->log, &count) &&
+	       in->st.st_nlink <= count;
+}
+
 /* Opens the file and checks what needs no content: what is left is the item's kind. */
 static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 {
@@ -516,6 +540,11 @@ static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 	    !(in->fd >= 0 && S_ISREG(in->st.st_mode) && in->config && modified_config_ok &&
 	      !strcmp(in->letters + 1, "........"))) {
 		said(it, IMASTREAM_RELABEL_MODIFIED, in->why ? in->why : "differs from its header");
+		return;
+	}
+	if (!linked_within_package(in, fi) && !linked_within_rpmdb(r, in)) {
+		said(it, IMASTREAM_RELABEL_FAILED,
+		     "more hard links than rpm's database has paths for it (a link from elsewhere, maybe outside the root): not written");
 		return;
 	}
 	if (!S_ISREG(in->st.st_mode)) {
@@ -722,7 +751,9 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 		err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", r->root);
 		goto fail;
 	}
-	ims_ids_load(&r->ids, r->rootfd);
+	err = ims_ids_load(&r->ids, r->rootfd, log);
+	if (err)
+		goto fail;
 	r->verity = IMS_CONFIG_VERITY(cfg) && cfg->mode == IMASTREAM_MODE_SIGN;
 	imastream_xattr_writer_init(&r->writer, 0, NULL);
 	if (cfg->no_xattr == IMASTREAM_NO_XATTR_SKIP)
@@ -772,6 +803,7 @@ void imastream_relabel_free(struct imastream_relabel *r, int res)
 	if (r->tsm)
 		imastream_chain_tsm_post(r->chain, &r->txn, res);
 	ims_ids_clear(&r->ids);
+	ims_rpmdb_links_free(r->links);
 	imastream_trust_free(r->trust);
 	imastream_hasher_free(r->hasher);
 	if (r->ts)

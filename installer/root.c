@@ -147,7 +147,9 @@ bool imastream_root_exists(int rootfd)
 
 	if (ims_rpm_config())
 		return false;
-	return ims_rpmdb_exists(rootfd) ||
+	/* A database that holds what librpm must not open still makes a root: whoever
+	 * reads it next refuses it, naming the file. */
+	return ims_rpmdb_exists(rootfd, "", NULL) != 0 ||
 	       (!fstatat(rootfd, STATE_DIR, &sb, AT_SYMLINK_NOFOLLOW) && S_ISDIR(sb.st_mode));
 }
 
@@ -287,14 +289,15 @@ static int clean_temps(int rootfd, const struct imastream_log *log, struct imast
 }
 
 /* Writes the marker of a transaction under way, durably: "imastream-running 1\npid N\n". */
-static int mark_running(struct imastream_root_txn *t)
+static int mark_running(struct imastream_root_txn *t, const char *root)
 {
 	char text[64];
 	int fd, len, err = 0;
 
-	fd = openat(t->statefd, RUNNING_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = ims_open_regular(t->statefd, RUNNING_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return ims_err(t->log, -errno, "cannot create " STATE_DIR "/" RUNNING_NAME ": %m");
+		return ims_err(t->log, fd, "%s/" STATE_DIR "/" RUNNING_NAME ": cannot create the marker of an install under way: %s",
+			       strcmp(root, "/") ? root : "", ims_open_strerror(fd));
 	len = snprintf(text, sizeof(text), "imastream-running 1\npid %d\n", (int)getpid());
 	err = ims_write_full(fd, text, (size_t)len);
 	if (!err && fsync(fd))
@@ -322,17 +325,21 @@ static int complete_journal(int rootfd, int statefd, const char *root,
 	return err;
 }
 
-/* The pid a journal names (its third line), or 0. */
-static pid_t journal_writer(int statefd)
+/*
+ * The pid that the journal or the marker @name names (a "pid N" line: the journal's third,
+ * the marker's second), 0 when it names none; -ENOENT when there is no such file,
+ * -EMEDIUMTYPE when it is not a regular file (never waited on, never followed).
+ */
+static pid_t writer_pid(int statefd, const char *name)
 {
 	char text[256];
 	const char *p;
 	ssize_t n;
 	long v;
-	int fd = openat(statefd, IMS_JOURNAL_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = ims_open_regular(statefd, name, O_RDONLY | O_NOFOLLOW, 0);
 
 	if (fd < 0)
-		return 0;
+		return fd == -IMS_ENOTREG || fd == -ELOOP ? -IMS_ENOTREG : fd;
 	n = read(fd, text, sizeof(text) - 1);
 	close(fd);
 	if (n <= 0)
@@ -343,23 +350,34 @@ static pid_t journal_writer(int statefd)
 	return v > 0 && v <= INT_MAX ? (pid_t)v : 0;
 }
 
+/* Whether process @pid may still be at work (alive, or not ours to signal). */
+static bool writer_alive(pid_t pid)
+{
+	return pid > 0 && pid != getpid() && (!kill(pid, 0) || errno == EPERM);
+}
+
 int imastream_root_interrupted(int rootfd)
 {
 	int statefd = ims_open_dir_below(rootfd, STATE_DIR, false, NULL);
-	struct stat sb;
 	pid_t writer;
-	int ret;
+	int ret = 0;
 
 	if (statefd == -ENOENT)
 		return 0;
 	if (statefd < 0)
 		return statefd;
-	ret = !fstatat(statefd, IMS_JOURNAL_NAME, &sb, AT_SYMLINK_NOFOLLOW) ? 1 :
-	      errno == ENOENT ? 0 : -errno;
-	/* An install renaming right now has its journal too: its writer is alive. */
-	if (ret == 1 && (writer = journal_writer(statefd)) && writer != getpid() &&
-	    (!kill(writer, 0) || errno == EPERM))
-		ret = 2;
+	writer = writer_pid(statefd, IMS_JOURNAL_NAME);
+	if (writer != -ENOENT) {
+		/* An install renaming right now has its journal too: its writer is alive. */
+		ret = writer < 0 ? writer : writer_alive(writer) ? 2 : 1;
+		goto out;
+	}
+	/* A marker whose writer is gone: killed before its renames, its temp files left
+	 * (our own is the transaction we hold). */
+	writer = writer_pid(statefd, RUNNING_NAME);
+	if (writer != -ENOENT)
+		ret = writer < 0 ? writer : writer == getpid() || writer_alive(writer) ? 0 : 3;
+out:
 	close(statefd);
 	return ret;
 }
@@ -418,7 +436,7 @@ int imastream_root_txn_begin(int rootfd, const char *root, unsigned int flags,
 			ims_logf(log, IMASTREAM_LOG_NOTICE, "%s: removed %lu temp files an interrupted install left",
 				 root, found.removed);
 	}
-	err = mark_running(t);
+	err = mark_running(t, root);
 	if (err)
 		goto fail;
 	t->marked = true;

@@ -809,7 +809,9 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 	err = read_checked_header(&r, ts, rfd, rootfd, &mode, &compressor, &total);
 	if (err)
 		goto out;
-	ims_ids_load(&r.ids, rootfd);
+	err = ims_ids_load(&r.ids, rootfd, r.log);
+	if (err)
+		goto out;
 
 	pfd = Fdopen(rfd, mode);
 	if (!pfd || Ferror(pfd)) {

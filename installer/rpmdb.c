@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <linux/openat2.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,11 +42,11 @@ int imastream_open_beneath(int rootfd, const char *path, int flags)
  * Whether the root has an rpm database: librpm creates one when asked to open a missing
  * one, even read-only, and nothing may appear in the root that no package put there.
  */
-bool ims_rpmdb_exists(int rootfd)
+int ims_rpmdb_exists(int rootfd, const char *root, const struct imastream_log *log)
 {
 	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
 	const char *rel, *why;
-	bool found = false;
+	int found = 0;
 	DIR *d;
 
 	if (dbpath && dbpath[0] && !ims_path_relative(dbpath, &rel, &why)) {
@@ -55,8 +56,20 @@ bool ims_rpmdb_exists(int rootfd)
 		d = fd >= 0 ? fdopendir(fd) : NULL;
 		if (!d && fd >= 0)
 			close(fd);
-		while (d && !found && (de = readdir(d)))
-			found = de->d_name[0] != '.';
+		while (d && found >= 0 && (de = readdir(d))) {
+			struct stat st;
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			/* Followed, as librpm would follow it. */
+			if (!fstatat(dirfd(d), de->d_name, &st, 0) &&
+			    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+				found = ims_err(log, -IMS_ENOTREG, "%s%s/%s: %s; rpm's database is not read",
+						strcmp(root, "/") ? root : "", dbpath, de->d_name,
+						ims_open_strerror(-IMS_ENOTREG));
+			else if (de->d_name[0] != '.')
+				found = 1;
+		}
 		if (d)
 			closedir(d);
 	}
@@ -84,8 +97,7 @@ int imastream_rpmdb_foreach(const char *root, char *const *names, int nnames,
 			    int (*fn)(void *arg, void *rpm_header), void *arg,
 			    const struct imastream_log *log)
 {
-	bool found_db;
-	int rootfd, err;
+	int found_db, rootfd, err;
 	rpmts ts;
 
 	if (!root || root[0] != '/' || !fn || nnames < 0)
@@ -96,8 +108,10 @@ int imastream_rpmdb_foreach(const char *root, char *const *names, int nnames,
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return ims_err(log, -errno, "%s: %m", root);
-	found_db = ims_rpmdb_exists(rootfd);
+	found_db = ims_rpmdb_exists(rootfd, root, log);
 	close(rootfd);
+	if (found_db < 0)
+		return found_db;
 	if (!found_db)
 		return ims_err(log, -ENOENT, "%s: no rpm database (rpm --root %s --initdb makes one)",
 			       root, root);

@@ -104,13 +104,14 @@ static int read_file(const char *path, const char *secret_what, const struct ima
 	struct stat st;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT && secret && strcmp(secret_what, "private key"))
+	/* A path the user named (a symlink to it is fine), but never one that blocks. */
+	fd = ims_open_regular(AT_FDCWD, path, O_RDONLY, 0);
+	if (fd == -ENOENT && secret && strcmp(secret_what, "private key"))
 		return ims_err(log, -ENOENT, "%s: no such %s", path, secret_what);
 	if (fd < 0)
-		return ims_err(log, -errno, "%s: cannot open %s: %s", path,
+		return ims_err(log, fd, "%s: cannot open %s: %s", path,
 			       !secret ? "certificate" : strcmp(secret_what, "private key") ? secret_what : "key",
-			       strerror(errno));
+			       ims_open_strerror(fd));
 	/* Check the file we opened, not the path, so that a swap in between cannot help. */
 	if (fstat(fd, &st) < 0) {
 		err = ims_err(log, -errno, "%s: fstat failed: %s", path, strerror(errno));

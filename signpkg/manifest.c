@@ -104,6 +104,16 @@ static char *decode_path(const char *s, size_t n, const char **why)
 		*why = "the path is longer than 4096 bytes";
 		goto fail;
 	}
+	/* rpm's names are canonical: "/opt/../../etc/shadow" names no file of a package. */
+	for (const char *c = out; *c; ) {
+		size_t len = strcspn(++c, "/");
+
+		if (!len || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
+			*why = "a path with an empty, \".\" or \"..\" component";
+			goto fail;
+		}
+		c += len;
+	}
 	return out;
 fail:
 	free(out);
@@ -146,7 +156,7 @@ static int package_line(struct parser *ps, const char *line, size_t len)
 		ps->cap_pkgs = cap;
 	}
 	p = &m->pkgs[m->n_pkgs];
-	*p = (struct manifest_pkg){ 0 };
+	*p = (struct manifest_pkg){ .line = ps->line_no };
 	next_field(line, len, &pos, &f, &n); /* "package" */
 	if (!next_field(line, len, &pos, &f, &n) || n > MANIFEST_MAX_NEVRA)
 		return bad(ps, -EINVAL, "a package line needs a NEVRA of 1 to 255 bytes");
@@ -210,7 +220,7 @@ static int file_line(struct parser *ps, const char *line, size_t len)
 		ps->cap_files = cap;
 	}
 	mf = &p->files[p->n_files];
-	*mf = (struct manifest_file){ 0 };
+	*mf = (struct manifest_file){ .line = ps->line_no };
 	next_field(line, len, &pos, &f, &n); /* "file" or "sig" */
 	if (!next_field(line, len, &pos, &f, &n) || n >= sizeof(name))
 		return bad(ps, -EINVAL, "a file line needs a hash algorithm");
@@ -248,6 +258,69 @@ static int file_line(struct parser *ps, const char *line, size_t len)
 	return 0;
 }
 
+static int by_path(const void *a, const void *b)
+{
+	const struct manifest_file *fa = *(const struct manifest_file *const *)a;
+	const struct manifest_file *fb = *(const struct manifest_file *const *)b;
+	int c = strcmp(fa->path, fb->path);
+
+	return c ? c : fa->line < fb->line ? -1 : fa->line > fb->line;
+}
+
+/* A package lists a path once: which of two lines would its signature be? */
+static int unique_paths(struct parser *ps, const struct manifest_pkg *p)
+{
+	const struct manifest_file **sorted;
+	int err = 0;
+
+	if (p->n_files < 2)
+		return 0;
+	sorted = malloc(p->n_files * sizeof(*sorted));
+	if (!sorted)
+		return bad(ps, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n_files; i++)
+		sorted[i] = &p->files[i];
+	qsort(sorted, p->n_files, sizeof(*sorted), by_path);
+	for (size_t i = 1; i < p->n_files && !err; i++)
+		if (!strcmp(sorted[i - 1]->path, sorted[i]->path))
+			err = ims_err(ps->log, -EINVAL, "%s, line %zu: a second line for the path of line %zu in this package",
+				      ps->what, sorted[i]->line, sorted[i - 1]->line);
+	free(sorted);
+	return err;
+}
+
+static int by_header(const void *a, const void *b)
+{
+	const struct manifest_pkg *pa = *(const struct manifest_pkg *const *)a;
+	const struct manifest_pkg *pb = *(const struct manifest_pkg *const *)b;
+	int c = memcmp(pa->header_sha256, pb->header_sha256, 32);
+
+	return c ? c : pa->line < pb->line ? -1 : pa->line > pb->line;
+}
+
+/* One block per package header: a signatures file with two is refused on import. */
+static int unique_headers(struct parser *ps)
+{
+	const struct manifest *m = ps->m;
+	const struct manifest_pkg **sorted;
+	int err = 0;
+
+	if (m->n_pkgs < 2)
+		return 0;
+	sorted = malloc(m->n_pkgs * sizeof(*sorted));
+	if (!sorted)
+		return ims_err(ps->log, -ENOMEM, "%s: out of memory", ps->what);
+	for (size_t i = 0; i < m->n_pkgs; i++)
+		sorted[i] = &m->pkgs[i];
+	qsort(sorted, m->n_pkgs, sizeof(*sorted), by_header);
+	for (size_t i = 1; i < m->n_pkgs && !err; i++)
+		if (!memcmp(sorted[i - 1]->header_sha256, sorted[i]->header_sha256, 32))
+			err = ims_err(ps->log, -EINVAL, "%s, line %zu: a second block for the package header of line %zu (%s)",
+				      ps->what, sorted[i]->line, sorted[i - 1]->line, sorted[i]->nevra);
+	free(sorted);
+	return err;
+}
+
 static int end_line(struct parser *ps, const char *line, size_t len)
 {
 	const struct manifest_pkg *p;
@@ -269,7 +342,7 @@ static int end_line(struct parser *ps, const char *line, size_t len)
 	if (count != p->n_files)
 		return bad(ps, -EINVAL, "the end line's count is not the number of file lines");
 	ps->in_pkg = false;
-	return 0;
+	return unique_paths(ps, p);
 }
 
 static bool starts(const char *line, size_t len, const char *word)
@@ -324,6 +397,8 @@ static int parse(const char *buf, size_t len, enum manifest_kind kind,
 		err = ims_err(log, -EINVAL, "%s: empty", ps.what);
 	else if (!err && ps.in_pkg)
 		err = bad(&ps, -EINVAL, "the last package has no end line");
+	if (!err)
+		err = unique_headers(&ps);
 	if (err)
 		manifest_free(m);
 	return err;

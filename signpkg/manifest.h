@@ -26,8 +26,11 @@
  * signature belongs to.  Each file line is one regular file with a content digest, in
  * header order: ALGO a hash name ("sha256"), DIGEST its lowercase hex of exactly that
  * size, PATH the installed path, absolute, with every byte outside 0x21..0x7e and every
- * '%' written as %HH (uppercase hex) and no other escape.  "end N" closes the package and
- * must count its file lines.  Fields are separated by one space.
+ * '%' written as %HH (uppercase hex) and no other escape, and no empty, "." or ".."
+ * component (rpm's file names have none).  "end N" closes the package and must count its
+ * file lines.  Fields are separated by one space.  A path is listed once per package, and
+ * a header digest once per manifest: a signatures file is looked up by both, so that what
+ * sign-digests signs is what sign-package --import-signatures takes.
  *
  * There is one way to write a given manifest: the parser refuses anything else (a CR,
  * an empty line, a needless or lowercase escape, a record out of place, a count that does
@@ -73,6 +76,7 @@ struct manifest_file {
 	char *path; /* decoded, NUL-free */
 	uint8_t *value; /* signatures: the security.ima value; NULL in a digest manifest */
 	size_t value_len;
+	size_t line; /* where it was read (parsed manifests only), for messages */
 };
 
 struct manifest_pkg {
@@ -80,6 +84,7 @@ struct manifest_pkg {
 	uint8_t header_sha256[32];
 	struct manifest_file *files;
 	size_t n_files;
+	size_t line; /* where it was read (parsed manifests only), for messages */
 };
 
 struct manifest {

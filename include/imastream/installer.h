@@ -966,10 +966,13 @@ IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned 
 					 struct imastream_recover_stats *st);
 
 /**
- * imastream_root_interrupted - whether a transaction in @rootfd was cut short in its renames
+ * imastream_root_interrupted - whether a transaction in @rootfd was cut short
  * Return: 1 when the root has an intent journal whose writer is gone (recovery completes
- * it), 2 when its writer is still running (an install is renaming right now), 0 when there
- * is none, -errno.
+ * it), 2 when its writer is still running (an install is renaming right now), 3 when an
+ * install was interrupted before its renames (the marker of a transaction under way is
+ * there, its process gone: recovery removes the temp files it left), 0 when none of these,
+ * -EMEDIUMTYPE when the journal or the marker is not a regular file (it is never opened
+ * so that it could block or follow a link), -errno.
  */
 IMASTREAM_API int imastream_root_interrupted(int rootfd);
 

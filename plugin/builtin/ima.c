@@ -68,7 +68,7 @@ static int pkgsig_init(struct ima_state *st, struct imastream_init_args *args)
 	err = imastream_trust_add_path(st->trust, cfg->trust);
 	if (err)
 		return ims_err(st->log, err, "ima: cannot load the trust store %s: %s", cfg->trust,
-			       strerror(-err));
+			       ims_open_strerror(err));
 	return 0;
 }
 

@@ -97,15 +97,15 @@ static int trace_init(struct imastream_init_args *args, void **state_ret)
 		return -ENOMEM;
 	snprintf(t->name, sizeof(t->name), "%s", args->name);
 	/* O_APPEND: several trace plugins (and a test) may share one transcript. */
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = ims_open_regular(AT_FDCWD, path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0 || !(t->out = fdopen(fd, "a"))) {
-		int err = -errno;
+		int err = fd < 0 ? fd : -errno;
 
 		if (fd >= 0)
 			close(fd);
 		free(t);
 		return ims_err(args->log, err, "plugin %s: cannot open %s: %s", args->name,
-			       path, strerror(-err));
+			       path, ims_open_strerror(err));
 	}
 	line_start(t, "init");
 	fprintf(t->out, " mode=%d algo=%d evm=%d", cfg->mode, cfg->hash_algo, cfg->evm);

@@ -2,9 +2,11 @@
 /* The chain's configuration: one validated key set shared by rpm macros and the config file. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin/core/private.h"
 
@@ -317,17 +319,72 @@ static char *trim(char *s)
 	return s;
 }
 
+/* The keys a config file has set so far, for its refusal of one set twice. */
+struct seen_key {
+	char *key, *value;
+	unsigned int line;
+};
+
+static void seen_free(struct seen_key *seen, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ims_memzero(seen[i].value, strlen(seen[i].value));
+		free(seen[i].key);
+		free(seen[i].value);
+	}
+	free(seen);
+}
+
+/*
+ * A key set twice to different values: which one the file means is anybody's guess, so
+ * it is refused, naming both lines.  The same value twice is harmless and taken.
+ */
+static int note_key(struct seen_key **seen, size_t *n, const char *key, const char *value,
+		    const char *path, unsigned int lineno, const struct imastream_log *log)
+{
+	struct seen_key *grown;
+
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp((*seen)[i].key, key))
+			continue;
+		if (strcmp((*seen)[i].value, value))
+			return ims_err(log, -EINVAL, "%s:%u: %s is set again, to another value than on line %u: set it once",
+				       path, lineno, key, (*seen)[i].line);
+		return 0;
+	}
+	grown = realloc(*seen, (*n + 1) * sizeof(**seen));
+	if (!grown)
+		return -ENOMEM;
+	*seen = grown;
+	grown[*n] = (struct seen_key){ strdup(key), strdup(value), lineno };
+	if (!grown[*n].key || !grown[*n].value) {
+		free(grown[*n].key);
+		free(grown[*n].value);
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
 int imastream_config_load(struct imastream_config *cfg, const char *path,
 			  const struct imastream_log *log)
 {
 	char line[4096], where[512];
 	unsigned int lineno = 0;
+	struct seen_key *seen = NULL;
+	size_t n_seen = 0;
 	FILE *f;
-	int err = 0;
+	int fd, err = 0;
 
-	f = fopen(path, "re");
-	if (!f)
-		return ims_err(log, -errno, "cannot open config file %s: %s", path, strerror(errno));
+	/* Never waits on a FIFO: the rpm plugin reads this with the transaction lock held. */
+	fd = ims_open_regular(AT_FDCWD, path, O_RDONLY, 0);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return ims_err(log, err, "cannot open config file %s: %s", path, ims_open_strerror(err));
+	}
 	while (fgets(line, sizeof(line), f)) {
 		char *key, *value, *eq, *hash;
 
@@ -351,7 +408,9 @@ int imastream_config_load(struct imastream_config *cfg, const char *path,
 		*eq = '\0';
 		key = trim(key);
 		value = trim(eq + 1);
-		err = imastream_config_set(cfg, key, value, where, log);
+		err = note_key(&seen, &n_seen, key, value, path, lineno, log);
+		if (!err)
+			err = imastream_config_set(cfg, key, value, where, log);
 		if (err)
 			goto out;
 	}
@@ -359,6 +418,7 @@ int imastream_config_load(struct imastream_config *cfg, const char *path,
 		err = ims_err(log, -EIO, "cannot read config file %s", path);
 out:
 	ims_memzero(line, sizeof(line));
+	seen_free(seen, n_seen);
 	fclose(f);
 	return err;
 }
@@ -378,6 +438,9 @@ int imastream_config_check(const struct imastream_config *cfg, const struct imas
 	/* The kernel appraises fs-verity files by a signature only (appraise_type=sigv3). */
 	if (IMS_CONFIG_VERITY(cfg) && cfg->mode != IMASTREAM_MODE_SIGN)
 		return ims_err(log, -EINVAL, "verity = on needs mode = sign: a digest_type=verity policy accepts only signatures");
+	/* Nothing could verify one: every signed package would be refused at its first file. */
+	if (cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY && !cfg->trust)
+		return ims_err(log, -EINVAL, "package_sigs = verify needs trust, the certificates that check the packages' file signatures (or package_sigs = auto: verify when trust is set)");
 	/* Package file signatures sign content digests: no kernel takes them for a verity file. */
 	if (IMS_CONFIG_VERITY(cfg) && cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY)
 		return ims_err(log, -EINVAL, "verity = on cannot use the package's file signatures (package_sigs = verify): they sign content digests, not fs-verity digests");

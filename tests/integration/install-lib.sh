@@ -146,23 +146,25 @@ no_leftovers() {
 	[ -z "$left" ] || fail "${2:+$2: }temp files left behind: $left"
 }
 
-# kill_in_renames ROOT DELAY-MS MAX-MS ERRFILE PACKAGE...: runs $IMASTREAM install of the
-# packages into ROOT (stderr to ERRFILE) with a pause of DELAY-MS between two renames
-# (IMASTREAM_TEST_RENAME_DELAY_MS, a test-only hook of the library), waits for its intent
-# journal, and kills it with SIGKILL a random 0..MAX-MS ms later (in $killed_ms).
-# Returns 0 when the kill landed in the rename phase (the journal is there), else 1.
+# kill_in_renames ROOT ERRFILE PACKAGE: runs $IMASTREAM install of PACKAGE into ROOT
+# (stderr to ERRFILE), stopped by the library's test hook IMASTREAM_TEST_RENAME_STOP_AT
+# before a random one of its renames (in $killed_at: 1 is before the first), and kills it
+# with SIGKILL there.  The point is the test's, not the clock's: a busy machine moves it
+# nowhere.  Returns 0 when the kill landed in the rename phase (the journal is there).
 kill_in_renames() {
-	local root=$1 delay=$2 max=$3 err=$4 pid
-	shift 4
+	local root=$1 err=$2 pkg=$3 files pid state
+	# Every regular file is renamed into place: the stop comes before one of them.
+	files=$(rpm -qp --qf '[%{FILEMODES:perms}\n]' "$pkg" 2>/dev/null | grep -c '^-')
+	[ "$files" -gt 0 ] || fail "kill_in_renames: $pkg has no regular file"
+	killed_at=$((RANDOM % files + 1))
 	# (The command itself in the background: $! must be imastream, not a subshell.)
-	IMASTREAM_TEST_RENAME_DELAY_MS=$delay "$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$@" 2>"$err" &
+	IMASTREAM_TEST_RENAME_STOP_AT=$killed_at "$IMASTREAM" install --root "$root" --allow-unsigned --quiet "$pkg" 2>"$err" &
 	pid=$!
-	for _ in $(seq 3000); do
-		if [ -e "$root/var/lib/imastream/journal" ] || ! kill -0 "$pid" 2>/dev/null; then break; fi
+	# Until it stops itself (state T) or ends: a state, waited for as long as it takes.
+	while state=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1) &&
+		[ -n "$state" ] && [ "$state" != T ] && [ "$state" != Z ]; do
 		sleep 0.01
 	done
-	killed_ms=$((RANDOM % max))
-	sleep "$((killed_ms / 1000)).$(printf %03d $((killed_ms % 1000)))"
 	kill -9 "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	[ -e "$root/var/lib/imastream/journal" ]

@@ -56,6 +56,14 @@ usage_error "imastream keys id: -p takes no passphrase on the command line, wher
 usage_error "imastream sign: give one of -p, --pass-file and --pass-env (see imastream sign --help)" \
 	sign --key enc.pem -p --pass-env X x
 
+# A configuration that could only fail later is refused before anything is read: a key a
+# config file sets twice to two values, package_sigs = verify with no certificate.
+printf 'mode = sign\n# later\nmode = hash\n' >dup.conf
+usage_error "imastream: $work/dup.conf:3: mode is set again, to another value than on line 1: set it once" \
+	install --root . --config "$work/dup.conf" x.rpm
+usage_error "imastream: package_sigs = verify needs trust, the certificates that check the packages' file signatures (or package_sigs = auto: verify when trust is set)" \
+	install --root . -o package_sigs=verify x.rpm
+
 # install names the option a user types where the chain names an rpm macro, and an
 # option's error names the spelling that was typed.
 rc=0; "$imastream" install --root . --mode sign x.rpm >out 2>err || rc=$?

@@ -133,10 +133,17 @@ refused "$root" "$T/alt.rpm" \
 	--define "_imastream_trust $T/vendor.pem"
 echo "ok: refused ($note)"
 
-echo "== no trust store, package_sigs verify: they cannot be checked, so they are refused"
-refused "$root" "$pka" "/opt/pka/[a-z/]*: package signature refused (key id $vendor_id): no trust store" \
-	--define "_imastream_package_sigs verify"
-echo "ok: refused without a trust store"
+echo "== no trust store, package_sigs verify: nothing could check them, so refused at init"
+new_root "$root"
+if irpm "$root" --define "_imastream_package_sigs verify" -i "$pka"; then
+	fail "rpm installed with package_sigs verify and no trust store"
+fi
+[ "$(grep -c '^error: imastream:' "$T/rpm.stderr")" = 1 ] &&
+	grep -q "^error: imastream: package_sigs = verify needs trust" "$T/rpm.stderr" ||
+	fail "package_sigs verify without trust: $(cat "$T/rpm.stderr")"
+left=$(find "$root/opt" "$root/etc" ! -type d 2>/dev/null)
+[ -z "$left" ] || fail "left behind: $left"
+echo "ok: refused at init without a trust store"
 
 echo "== no trust store, the default (auto): local digests, and one notice saying why"
 # rpm prints notices on stdout.

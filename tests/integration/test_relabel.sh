@@ -248,6 +248,58 @@ grep -qx "S........ c /etc/imstest.conf" "$T/out" && fail "--label-modified-conf
 want="0x0404$(sha256sum "$R/etc/imstest.conf" | cut -c1-64)"
 [ "$(xattr "$R/etc/imstest.conf" security.ima)" = "$want" ] || fail "edited %config file: security.ima is not its current digest"
 
+# --- a hard link to a file outside the root: named, never written through ----------------
+# Same content, mode, owner and mtime as the header says: only the link count tells.
+R=$T/hardlink
+stock_root "$R"
+cp -p "$R/opt/imsextra/bin/helper" "$T/outside-helper"
+rm "$R/opt/imsextra/bin/helper"
+ln "$T/outside-helper" "$R/opt/imsextra/bin/helper"
+# A symlink of the package hard-linked from outside: labels would land on the outside one.
+ln -P "$R/opt/imstest/tool-link" "$T/outside-symlink" 2>/dev/null || fail "cannot hard-link a symlink"
+before=$(getfattr -h -d -m - -e hex "$T/outside-helper" "$T/outside-symlink" 2>/dev/null; stat -c '%n %Z %z' "$T/outside-helper" "$T/outside-symlink")
+"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" && fail "a root with an outside hard link exited 0"
+why="more hard links than rpm's database has paths for it (a link from elsewhere, maybe outside the root): not written"
+expect "failed      /opt/imsextra/bin/helper ($why)"
+expect "failed      /opt/imstest/tool-link ($why)"
+after=$(getfattr -h -d -m - -e hex "$T/outside-helper" "$T/outside-symlink" 2>/dev/null; stat -c '%n %Z %z' "$T/outside-helper" "$T/outside-symlink")
+[ "$before" = "$after" ] || fail "a file outside the root was written through a hard link: $before / $after"
+# The package's own hard-link sets (share/a, b, c; run.sh and run-again.sh) are labelled.
+for f in opt/imsextra/share/a opt/imsextra/share/b opt/imsextra/share/c opt/imstest/bin/run.sh; do
+	(cd "$R" && evmctl verify --generation=0 --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
+		fail "$f: a hard link of its own package's set was not labelled"
+done
+grep -q "2 packages, 6 files labelled, 9 already correct, 0 modified, 0 missing, 2 failed" "$T/err" ||
+	{ cat "$T/err"; fail "hard link summary"; }
+# Links between packages, as a tool that links identical files makes them: every link is a
+# path of rpm's database, so both are labelled.
+cat >"$T/imsdup.rpmspec" <<'SPEC'
+Name: imsdup
+Version: 1.0
+Release: 1
+Summary: a file with the content of imsextra's hard-link set
+License: LGPL-2.1-or-later
+BuildArch: noarch
+%description
+Linked to imsextra's share/a after install, as hardlink(1) would.
+%install
+mkdir -p %{buildroot}/opt/imsdup
+printf 'one content, three names\n' > %{buildroot}/opt/imsdup/a
+%files
+/opt/imsdup
+SPEC
+PKGDUP=$(build_pkg "$T/imsdup.rpmspec")
+R=$T/crosslink
+stock_root "$R"
+rpm --root "$R" -i --nodeps --noscripts --noplugins "$PKGDUP" 2>"$T/rpm.err" || { cat "$T/rpm.err"; fail "rpm -i imsdup"; }
+ln -f "$R/opt/imsextra/share/a" "$R/opt/imsdup/a"
+[ "$(stat -c %h "$R/opt/imsdup/a")" = 4 ] || fail "the cross-package link was not made"
+"$IMS" relabel --root "$R" $SIGN >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "relabel with a link between packages"; }
+for f in opt/imsextra/share/a opt/imsdup/a; do
+	(cd "$R" && evmctl verify --generation=0 --key "$T/cert.der" "$f") >/dev/null 2>&1 ||
+		fail "$f: linked to another package's file, not labelled"
+done
+
 # --- capabilities against the header's (rpm -V's P): changed or removed, named, not labelled --
 need setcap
 R=$T/caps

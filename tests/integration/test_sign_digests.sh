@@ -188,6 +188,13 @@ printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile sha256 %064d /a%%2
 hostile "a needless escape" "a %HH escape of a byte that is written as it is"
 cp "$tmp/s" "$tmp/hostile"
 hostile "a signatures file as manifest" "not a digest manifest"
+# What --import-signatures would refuse later is refused before anything is signed.
+printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile sha256 %064d /opt/../../etc/shadow\nend 1\n' 0 0 >"$tmp/hostile"
+hostile "a path leading out" "digest manifest, line 3: a path with an empty, \".\" or \"..\" component"
+printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile sha256 %064d /a\nfile sha256 %064d /a\nend 2\n' 0 0 1 >"$tmp/hostile"
+hostile "a path listed twice" "digest manifest, line 4: a second line for the path of line 3 in this package"
+{ cat "$tmp/m"; sed -n '2,/^end /p' "$tmp/m"; } >"$tmp/hostile"
+hostile "two blocks for one package header" "digest manifest, line $(( $(wc -l <"$tmp/m") + 1 )): a second block for the package header of line 2 "
 # A manifest of md5 digests is a usage error without --allow-weak.
 printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile md5 %032d /a\nend 1\n' 0 1 >"$tmp/weak"
 rc=0

@@ -268,6 +268,14 @@ int main(void)
 		 "%s:2: unknown configuration key \"hash_algorithm\" (neither the core's nor a built-in plugin's)",
 		 path);
 	ASSERT(strcmp(last, want) == 0);
+	/* A key set twice to two values: refused, naming both lines; the same value twice is taken. */
+	ASSERT_EQ(load(&cfg, "mode = sign\n# later\nmode = hash\n", path, sizeof(path)), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	snprintf(want, sizeof(want),
+		 "%s:3: mode is set again, to another value than on line 1: set it once", path);
+	ASSERT(strcmp(last, want) == 0);
+	ASSERT_EQ(load(&cfg, "mode = hash\nmode=hash\n", path, sizeof(path)), 0);
+	ASSERT_EQ(cfg.mode, IMASTREAM_MODE_HASH);
 	ASSERT_EQ(load(&cfg, "mode hash\n", path, sizeof(path)), -EINVAL);
 	ASSERT(strstr(last, ":1: expected \"key = value\""));
 	memset(big, 'a', sizeof(big) - 2);
@@ -326,10 +334,17 @@ int main(void)
 	ASSERT_EQ(set(&cfg, "key", "k.pem"), 0);
 	ASSERT_EQ(imastream_config_check(&cfg, &log_), 0);
 	ASSERT_EQ(set(&cfg, "package_sigs", "verify"), 0);
+	ASSERT_EQ(set(&cfg, "trust", "certs.pem"), 0);
 	ASSERT_EQ(imastream_config_check(&cfg, &log_), -EINVAL);
 	ASSERT(strstr(last, "not fs-verity digests"));
 	ASSERT_EQ(set(&cfg, "verity", "off"), 0);
 	ASSERT_EQ(imastream_config_check(&cfg, &log_), 0);
+	/* Without trust, verify could only refuse every signed package: refused here. */
+	ASSERT_EQ(set(&cfg, "trust", ""), 0);
+	n_lines = 0;
+	ASSERT_EQ(imastream_config_check(&cfg, &log_), -EINVAL);
+	ASSERT_EQ(n_lines, 1);
+	ASSERT(strstr(last, "package_sigs = verify needs trust"));
 	imastream_config_release(&cfg);
 
 	/* A chain that cannot do what the configuration asks fails init, before any plugin. */

@@ -304,6 +304,24 @@ static void test_replay(void)
 		snprintf(text, sizeof(text), "imastream-journal 1\npackage x\npid %d\n", (int)child);
 		put(p, text);
 		ASSERT_EQ(imastream_root_interrupted(rootfd), 1);
+		/* No journal, a marker: an install under way (its writer runs, or it is us), or
+		 * one killed before its renames (3); one that is not a regular file is refused. */
+		ASSERT_EQ(unlink(p), 0);
+		snprintf(p, sizeof(p), "%s/var/lib/imastream/running", root);
+		snprintf(text, sizeof(text), "imastream-running 1\npid %d\n", (int)getppid());
+		put(p, text);
+		ASSERT_EQ(imastream_root_interrupted(rootfd), 0);
+		snprintf(text, sizeof(text), "imastream-running 1\npid %d\n", (int)getpid());
+		put(p, text);
+		ASSERT_EQ(imastream_root_interrupted(rootfd), 0);
+		snprintf(text, sizeof(text), "imastream-running 1\npid %d\n", (int)child);
+		put(p, text);
+		ASSERT_EQ(imastream_root_interrupted(rootfd), 3);
+		ASSERT_EQ(unlink(p), 0);
+		ASSERT_EQ(mkfifo(p, 0600), 0);
+		ASSERT_EQ(imastream_root_interrupted(rootfd), -EMEDIUMTYPE);
+		ASSERT_EQ(unlink(p), 0);
+		ASSERT_EQ(imastream_root_interrupted(rootfd), 0);
 	}
 	close(statefd);
 	close(rootfd);

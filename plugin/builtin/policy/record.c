@@ -157,11 +157,11 @@ static int record_init(struct imastream_init_args *args, void **state_ret)
 		err = ims_err(r->log, -EINVAL, "record: no record_log file configured");
 	if (!err) {
 		/* Opened here: file hooks run inside the chroot, the log lives outside it. */
-		r->fd = open(r->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-			     0640);
+		r->fd = ims_open_nonblocking(AT_FDCWD, r->log_path, O_WRONLY | O_APPEND | O_CREAT,
+					     0640);
 		if (r->fd < 0)
-			err = ims_err(r->log, -errno, "record: cannot open %s: %s", r->log_path,
-				      strerror(errno));
+			err = ims_err(r->log, r->fd, "record: cannot open %s: %s", r->log_path,
+				      ims_open_strerror(r->fd));
 	}
 	/* With trust domains configured, the record names the domain that verified. */
 	if (!err)

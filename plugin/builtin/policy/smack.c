@@ -13,10 +13,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmbase64.h>
@@ -177,7 +179,7 @@ static int load_manifest(struct smack *s, const char *dir, const char *file)
 	struct manifest *m, *grown;
 	unsigned int lineno = 0;
 	FILE *f;
-	int err = 0;
+	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	grown = realloc(s->manifests, (s->n + 1) * sizeof(*grown));
@@ -190,9 +192,14 @@ static int load_manifest(struct smack *s, const char *dir, const char *file)
 	if (!m->package)
 		return -ENOMEM;
 	s->n++;
-	f = fopen(path, "re");
-	if (!f)
-		return ims_err(s->log, -errno, "smack: cannot open %s: %s", path, strerror(errno));
+	fd = ims_open_regular(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return ims_err(s->log, err, "smack: cannot open %s: %s", path, ims_open_strerror(err));
+	}
 	while (!err && fgets(line, sizeof(line), f)) {
 		lineno++;
 		snprintf(where, sizeof(where), "smack: %s:%u", path, lineno);
