@@ -1,25 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Checks that the README's benchmark table quotes the runs whose CSV files and plots are
-# committed in bench/results: no benchmark is run.
+# Checks that the benchmark table quotes the runs whose CSV files and plots are committed
+# in bench/results, and that a headline table quotes that table: no benchmark is run.
 #
-# Usage: check-figures.sh README RESULTS_DIR
-# For every RESULTS_DIR/NAME.csv, the README table rows of `bench-NAME` (its row and the
+# Usage: check-figures.sh TABLE RESULTS_DIR [HEADLINE]
+# For every RESULTS_DIR/NAME.csv, the TABLE rows of `bench-NAME` (its row and the
 # "same" rows after it) must quote the CSV's ratios (peer time / imastream time) as
 # xN or Nx: every ratio of a peer series with one or two points, the lowest and the
 # highest of a longer one. A quoted figure matches when it is the CSV's value rounded to
 # the figure's own digits (either may have been rounded once). Prints one line per
 # figure missing and exits 1; prints what it checked and exits 0 otherwise.
+# With HEADLINE (the top README), every CSV's benchmark has a row there too, and each bold
+# figure of a HEADLINE row of `bench-NAME` ("**x32.2**", "**x15 to x17**") is one of
+# TABLE's figures for bench-NAME, within rounding (a row with a CSV needs one).
 set -euo pipefail
 
-readme=$1 results=$2
+readme=$1 results=$2 headline=${3:-}
 [ -r "$readme" ] || { echo "check-figures: cannot read $readme" >&2; exit 2; }
+[ -z "$headline" ] || [ -r "$headline" ] || { echo "check-figures: cannot read $headline" >&2; exit 2; }
 shopt -s nullglob
 csvs=("$results"/*.csv)
 [ ${#csvs[@]} -gt 0 ] || { echo "check-figures: no CSV in $results" >&2; exit 2; }
 
-# The table's rows by target: a row whose command cell names `bench-NAME`, and the rows
-# after it whose command cell is "same ...".
+# A table's rows by target: a row whose command cell names `bench-NAME`, and the rows
+# after it whose command cell is "same ...". $2: the file (TABLE by default).
 rows_of() {
 	awk -v t="bench-$1" '
 		/^\|/ {
@@ -37,7 +41,18 @@ rows_of() {
 			}
 			if (cur) print
 			next }
-		{ cur = 0 }' "$readme"
+		{ cur = 0 }' "${2:-$readme}"
+}
+
+# Whether figure $1 is one of the figures (one a line) in $2, within rounding.
+matches() {
+	awk -v r="$1" -v figs="$2" 'function digits(s) { return index(s, ".") ? length(s) - index(s, ".") : 0 }
+		BEGIN { n = split(figs, f, "\n")
+			for (i = 1; i <= n; i++) {
+				tol = 0.5 * 10 ^ -digits(f[i]) + 0.5 * 10 ^ -digits(r) + 1e-9
+				d = f[i] - r; if (d < 0) d = -d
+				if (f[i] != "" && d <= tol) exit 0 }
+			exit 1 }'
 }
 
 missing=0 checked=0
@@ -45,7 +60,7 @@ for csv in "${csvs[@]}"; do
 	name=$(basename "$csv" .csv)
 	rows=$(rows_of "$name")
 	if [ -z "$rows" ]; then
-		echo "check-figures: README has no table row for bench-$name ($csv)"
+		echo "check-figures: $readme has no table row for bench-$name ($csv)"
 		missing=$((missing + 1))
 		continue
 	fi
@@ -64,17 +79,43 @@ for csv in "${csvs[@]}"; do
 	while IFS=$'\t' read -r what ratio; do
 		[ -n "$ratio" ] || continue
 		checked=$((checked + 1))
-		if ! awk -v r="$ratio" -v figs="$figures" 'function digits(s) { return index(s, ".") ? length(s) - index(s, ".") : 0 }
-			BEGIN { n = split(figs, f, "\n")
-				for (i = 1; i <= n; i++) {
-					tol = 0.5 * 10 ^ -digits(f[i]) + 0.5 * 10 ^ -digits(r) + 1e-9
-					d = f[i] - r; if (d < 0) d = -d
-					if (f[i] != "" && d <= tol) exit 0 }
-				exit 1 }'; then
-			echo "check-figures: bench-$name: $what: the CSV says x$ratio, the README's rows do not ($csv)"
+		if ! matches "$ratio" "$figures"; then
+			echo "check-figures: bench-$name: $what: the CSV says x$ratio, the rows of $readme do not ($csv)"
 			missing=$((missing + 1))
 		fi
 	done <<<"$wanted"
 done
+headlines=0
+if [ -n "$headline" ]; then
+	# The targets the headline rows name, and every CSV's.
+	names=$( (grep -E '^\|' "$headline" | grep -oE 'bench-[a-z0-9-]+' | sed 's/^bench-//'
+		for csv in "${csvs[@]}"; do basename "$csv" .csv; done) | sort -u)
+	for name in $names; do
+		rows=$(rows_of "$name" "$headline")
+		if [ -z "$rows" ]; then
+			[ -e "$results/$name.csv" ] || continue
+			echo "check-figures: $headline has no headline row for bench-$name"
+			missing=$((missing + 1))
+			continue
+		fi
+		bold=$(grep -oE '\*\*[^*]+\*\*' <<<"$rows" |
+			grep -oE '(x[0-9]+(\.[0-9]+)?|[0-9]+(\.[0-9]+)?x)' | tr -d x | sort -u || true)
+		if [ -z "$bold" ]; then
+			[ -e "$results/$name.csv" ] || continue
+			echo "check-figures: $headline: the row of bench-$name has no bold figure"
+			missing=$((missing + 1))
+			continue
+		fi
+		figures=$(rows_of "$name" | grep -oE '(x[0-9]+(\.[0-9]+)?|[0-9]+(\.[0-9]+)?x)' | tr -d x | sort -u)
+		for figure in $bold; do
+			headlines=$((headlines + 1))
+			if ! matches "$figure" "$figures"; then
+				echo "check-figures: bench-$name: $headline quotes x$figure, the rows of $readme do not"
+				missing=$((missing + 1))
+			fi
+		done
+	done
+fi
 [ "$missing" = 0 ] || exit 1
 echo "check-figures: $checked figures of ${#csvs[@]} CSV files quoted in $readme"
+[ -z "$headline" ] || echo "check-figures: $headlines headline figures of $headline quoted in $readme"
