@@ -69,10 +69,13 @@ for src in "--root $rpmroot --rpmdb" "--root $imsroot --record"; do
 				prefix=() names=()
 				[ $((n % 3)) = 0 ] && prefix=(--path-prefix /sys\ root)
 				[ $((n % 5)) = 1 ] && names=(klnames)
+				# Split, never globbed: /tmp/.* would match what other tests leave in /tmp.
+				set -f
 				# shellcheck disable=SC2086
 				"$IMASTREAM" policy keylime $src -a $algo $trust $excl --log-hash-algo $logalg \
 					"${prefix[@]}" --output "$work/p$n.json" "${names[@]}" 2>"$work/err" ||
 					{ cat "$work/err"; fail "policy keylime $src -a $algo $trust $excl ${prefix[*]} ${names[*]} failed"; }
+				set +f
 				echo "p$n: $src -a $algo $trust $excl --log-hash-algo $logalg ${prefix[*]} ${names[*]}" >>"$work/combos"
 			done
 		done
