@@ -11,12 +11,30 @@
 
 int cli_replace_open(struct cli_replace *r, const char *cmd, const char *file)
 {
+	struct stat st;
 	int fd, err;
 
 	r->file = file;
 	r->tmp[0] = '\0';
+	r->owned = false;
 	if (!strcmp(file, "-")) {
 		r->out = stdout;
+		return 0;
+	}
+	/* A device or a pipe (/dev/null, /dev/stdout, a FIFO a reader waits on) is written
+	 * as it is: renaming over it would put a regular file in its place. */
+	if (!stat(file, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			cli_say(cmd, "%s: is a directory", file);
+			return -EISDIR;
+		}
+		r->out = fopen(file, "w");
+		if (!r->out) {
+			err = -errno;
+			cli_say(cmd, "%s: cannot open: %s", file, strerror(-err));
+			return err;
+		}
+		r->owned = true;
 		return 0;
 	}
 	if ((size_t)snprintf(r->tmp, sizeof(r->tmp), "%s.imastream-tmp-XXXXXX", file) >= sizeof(r->tmp)) {
@@ -56,9 +74,11 @@ int cli_replace_close(struct cli_replace *r, const char *cmd, int err)
 			werr = -errno;
 		if (err || werr)
 			unlink(r->tmp);
+	} else if (r->owned && fclose(r->out) && !werr) {
+		werr = -errno;
 	}
 	if (werr && !err)
-		cli_say(cmd, "%s: cannot write: %s", r->tmp[0] ? r->file : "standard output",
+		cli_say(cmd, "%s: cannot write: %s", r->tmp[0] || r->owned ? r->file : "standard output",
 			strerror(-werr));
 	r->out = NULL;
 	return err ? err : werr;

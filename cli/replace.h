@@ -4,16 +4,19 @@
 #define IMASTREAM_CLI_REPLACE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 struct cli_replace {
 	FILE *out;          /* where to write */
 	const char *file;   /* the destination, or "-" for standard output */
-	char tmp[PATH_MAX]; /* the temp file beside it ("" for standard output) */
+	char tmp[PATH_MAX]; /* the temp file beside it ("" for standard output or a device) */
+	bool owned;         /* @out is a device or pipe opened here, written in place */
 };
 
 /*
- * Opens @file for writing through a temp file beside it; "-" is standard output.
+ * Opens @file for writing through a temp file beside it; "-" is standard output, and a
+ * device or a pipe is written in place (never replaced by a regular file).
  * Return: 0, or -errno after one line "imastream CMD: FILE: ...".
  */
 int cli_replace_open(struct cli_replace *r, const char *cmd, const char *file);

@@ -76,6 +76,19 @@ zero=0000000000000000000000000000000000000000
 echo "== the policy from rpm's database has keylime's shape and the packaged digests"
 "$IMASTREAM" policy keylime --root "$rpmroot" --output "$work/rpm.json" 2>"$work/err" ||
 	{ cat "$work/err"; fail "policy keylime --rpmdb failed"; }
+# An --output that is a device or a pipe is written in place, never replaced by a file.
+mknod "$work/null" c 1 3 && mkfifo "$work/fifo" || exit 99
+# The reader gives up in the end, so that a regression fails instead of hanging.
+timeout 300 cat "$work/fifo" >"$work/fifo.out" &
+reader=$!
+for out in null fifo; do
+	"$IMASTREAM" policy keylime --root "$rpmroot" --output "$work/$out" 2>"$work/err" ||
+		{ cat "$work/err"; fail "policy keylime --output $out failed"; }
+done
+wait $reader || fail "nothing was written into the pipe"
+[ -c "$work/null" ] && [ -p "$work/fifo" ] || fail "--output replaced a device or a pipe with a file"
+cmp -s "$work/fifo.out" "$work/rpm.json" || fail "--output to a pipe: not the policy"
+[ -z "$(find "$work" -maxdepth 1 -name '*.imastream-tmp-*')" ] || fail "--output to a device left a temp file"
 grep -q '1 packages, 2 files' "$work/err" || { cat "$work/err"; fail "the summary does not count 1 package, 2 files"; }
 jq -e '.meta.version == 1 and (.digests | type) == "object" and (.excludes | type) == "array"
 	and (.keyrings | type) == "object" and .ima.log_hash_alg == "sha1"
