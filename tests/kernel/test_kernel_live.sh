@@ -10,8 +10,10 @@
 #            before), then "ima-rollout setup" (keys, macros, policy, initramfs hook)
 #   label    ima_appraise=fix evm=fix: "ima-rollout label" (the system labels itself)
 #   live     ima_appraise=enforce: "ima-rollout check", programs run; rpm -U to 2 with
-#            the plugin; the guest's measurement list judged by attest check against
-#            policy keylime from its rpm database
+#            the plugin while version 1 runs; dnf upgrade to 3 from a createrepo_c
+#            repository; the guest's measurement list judged by attest check against
+#            policy keylime from its rpm database; figures: rpm -U and dnf reinstall
+#            with and without the plugin
 #   tamper   the program changed on the disk image while the VM is off; enforce: refused
 #   measure  ima_appraise=log (the same policy measures, appraisal refuses nothing): the
 #            changed program runs, and attest check fails for exactly that file
@@ -48,7 +50,7 @@ echo "test_kernel_live: image $img ready after $(($(date +%s) - t0)) s"
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/kernel-live.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-for v in 1 2; do
+for v in 1 2 3; do
 	rpmbuild -bb --quiet --define "_topdir $tmp/rpmbuild" --define "ver $v" \
 		"$kdir/live.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild failed"; }
 done
@@ -201,18 +203,50 @@ check rollout:runs-program "live 1" live-hello
 check rollout:runs-rpm "imastream-live-1" rpm -q imastream-live
 check rollout:runs-imastream "imastream" imastream --version
 check rollout:runs-dnf "" dnf --version
+# Version 1 keeps running through its upgrade: it prints once /run/go exists, from the
+# library it mapped before.
+live-hello wait /run/go >/run/old.out 2>&1 &
+old=$!
+until grep -q liblive /proc/$old/maps 2>/dev/null || ! kill -0 $old 2>/dev/null; do sleep 0.1; done
 check rpm-upgrade:rpm-U "" rpm -U ./imastream-live-2-1.x86_64.rpm
 check rpm-upgrade:program-and-library "live 2" live-hello
+check running-program-replaced:replaced-while-mapped "" grep -m1 'liblive.so.1 (deleted)' /proc/$old/maps
+touch /run/go
+wait $old
+echo "exit $?" >>/run/old.out
+check running-program-replaced:old-kept-running "live 1" cat /run/old.out
+check running-program-replaced:old-exit "exit 0" cat /run/old.out
+check running-program-replaced:new-runs "live 2" live-hello
 check rpm-upgrade:config "version = 2" cat /etc/live.conf
 check rpm-upgrade:verify-rpmdb "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
 check rpm-upgrade:labels "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello /usr/lib/liblive.so.1 && getfattr -e hex -n security.ima /usr/bin/live-hello | grep -q "=0x03" && echo "type 3"'
+# dnf from a local repository made by createrepo_c, with the plugin.
+mkdir -p /run/repo && cp ./imastream-live-3-1.x86_64.rpm /run/repo/
+check dnf-upgrade:createrepo "" createrepo_c -q /run/repo
+dnf_live() { dnf -y -q --repofrompath=live,/run/repo --repo=live --setopt=live.gpgcheck=0 "$@"; }
+check dnf-upgrade:dnf-upgrade "" dnf_live upgrade imastream-live
+check dnf-upgrade:program-and-library "live 3" live-hello
+check dnf-upgrade:config "version = 3" cat /etc/live.conf
+check dnf-upgrade:verify-rpmdb "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
+# Figures: the same reinstall without and with the plugin (the last one restores labels).
+export HOME=/root
+rpm_n=$(seconds rpm -U --replacepkgs --noplugins ./imastream-live-3-1.x86_64.rpm)
+rpm_p=$(seconds rpm -U --replacepkgs ./imastream-live-3-1.x86_64.rpm)
+echo '%__transaction_imastream %{nil}' >/root/.rpmmacros
+dnf_n=$(seconds dnf_live reinstall imastream-live)
+rm -f /root/.rpmmacros
+getfattr -n security.ima /usr/bin/live-hello >/dev/null 2>&1 && off="NOT off: labels written" || off="off"
+dnf_p=$(seconds dnf_live reinstall imastream-live)
+echo "FIGURE rpm -U: ${rpm_p} s with the plugin, ${rpm_n} s with --noplugins" >&3
+echo "FIGURE dnf reinstall: ${dnf_p} s with the plugin, ${dnf_n} s without (plugin $off)" >&3
+check dnf-upgrade:after-reinstalls "live 3" live-hello
 check attest:policy "" imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
-check attest:program-measured "/usr/bin/live-hello" grep -m1 ' /usr/bin/live-hello ' /sys/kernel/security/ima/ascii_runtime_measurements
+check attest:program-measured "/usr/bin/live-hello" sh -c 'grep -m1 " sha256:$(sha256sum </usr/bin/live-hello | cut -d" " -f1) /usr/bin/live-hello " /sys/kernel/security/ima/ascii_runtime_measurements'
 check attest:check "" imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements
 JOB
 job tamper <<'JOB'
 . ./live-lib.sh
-check tamper-refused:others-run "imastream-live-2" rpm -q imastream-live
+check tamper-refused:others-run "imastream-live-3" rpm -q imastream-live
 live-hello >/dev/null 2>&1
 rc=$?
 cause=$(audit_cause /usr/bin/live-hello)
@@ -224,7 +258,7 @@ fi
 JOB
 job measure <<'JOB'
 . ./live-lib.sh
-check tamper-refused:log-runs "live 2" live-hello
+check tamper-refused:log-runs "live 3" live-hello
 imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
 imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements >/run/attest.out 2>&1
 rc=$?
@@ -266,7 +300,7 @@ for kernel in "${kernels[@]}"; do
 		tamper_disk /usr/bin/live-hello &&
 		boot tamper "ima_appraise=enforce ima_template=ima-sig" &&
 		boot measure "ima_appraise=log ima_template=ima-sig"
-	for s in rollout rpm-upgrade attest tamper-refused; do
+	for s in rollout rpm-upgrade running-program-replaced dnf-upgrade attest tamper-refused; do
 		stage "$s"
 	done
 	rm -f "$disk"
