@@ -4,7 +4,8 @@
 # checkout's imastream installed in it, the system test_kernel_live.sh boots.
 #
 # Usage: live-image.sh
-# Prints the path of the image, CACHE/live-trixie-KEY/root.img, and exits 0; or prints
+# Prints the path of the image, CACHE/live-trixie-KEY/root.img (beside it imastream.so
+# as built and plugin-path, where it is installed), and exits 0; or prints
 # the reason and exits 77 (not root, no mmdebstrap, archive unreachable and nothing
 # cached) or 99 (a build step failed; its log is named).
 #
@@ -13,9 +14,9 @@
 # scripts/matrix's trixie chroot against trixie's librpm and installed into the root with
 # "make install DESTDIR=ROOT" (prefix /usr, sysconfdir /etc): the way a user installs a
 # checkout on a system whose rpm has no package of it, and the plugin then lands in
-# trixie's own %__plugindir. KEY hashes the package list, this script and the source
-# tree (git ls-files with their contents, uncommitted changes included), so any change
-# to imastream makes a new image; older images go. Environment: IMASTREAM_CACHE.
+# trixie's own %__plugindir. KEY hashes the package list, this script, live-rc.sh and
+# the source (uncommitted changes included), so any change to imastream makes a new
+# image; older images go. Environment: IMASTREAM_CACHE.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,11 +30,17 @@ command -v mmdebstrap >/dev/null || skip "mmdebstrap not found (package mmdebstr
 command -v mke2fs >/dev/null || skip "mke2fs not found (package e2fsprogs)"
 
 packages=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/live-packages.txt" | paste -sd, -)
-# The source of what is built and installed (not the tests, benchmarks or docs), its
-# files' contents as they are now, and this builder and the root's rc script.
-srchash=$(cd "$top" && find . \( -path ./build -o -path ./.git -o -path ./tests -o -path ./bench \
-	-o -path ./docs -o -name autom4te.cache \) -prune -o -type f ! -name '*.md' -print0 |
-	LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+# The source of what is built and installed, as it is now: git's tracked and untracked
+# (not ignored) files, or without git every file but build/ (a release tarball), leaving
+# out the tests, benchmarks and docs and what autoreconf and configure generate.
+srcfiles() {
+	if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$top" ls-files -z -co --exclude-standard
+	else
+		find . \( -path ./build -o -name autom4te.cache \) -prune -o -type f -print0
+	fi | grep -zEv '^(\./)?(tests|bench|docs)/|\.md$'
+}
+srchash=$(cd "$top" && srcfiles | LC_ALL=C sort -z | xargs -0 sha256sum 2>/dev/null | sha256sum | cut -c1-16)
 key=$(printf '%s\n%s\n%s\n' "$packages" "$srchash" "$(cat "$0" "$here/live-rc.sh" | sha256sum)" |
 	sha256sum | cut -c1-12)
 dir=$cache/live-trixie-$key
@@ -43,6 +50,12 @@ mkdir -p "$cache" || skip "cannot create $cache"
 exec 9>"$cache/live-trixie.lock"
 flock 9
 [ -f "$dir/.complete" ] && { echo "$img"; exit 0; }
+
+# shellcheck source=scripts/debian-lib.sh
+. "$top/scripts/debian-lib.sh"
+mirror=$(debian_mirror)
+[ -n "$mirror" ] || skip "the host's apt sources name no Debian archive"
+debian_reachable "$mirror" trixie || skip "the Debian archive (trixie) cannot be reached and no image is cached"
 
 # The trixie build chroot of scripts/matrix: a cached one, or one it makes now.
 chroot=""
@@ -76,16 +89,12 @@ mkdir -p /work/build && cd /work/build
 make -j"$(nproc)" >>/work/build.log 2>&1
 make install DESTDIR=/work/dest >>/work/build.log 2>&1
 BUILD
-# shellcheck source=scripts/debian-lib.sh
-. "$top/scripts/debian-lib.sh"
 # shellcheck source=scripts/chroot-lib.sh
 . "$top/scripts/chroot-lib.sh"
 chroot_run "$chroot" "$work" build.sh >"$dir.new/build.out" 2>&1 ||
 	die "the build in $chroot failed; see $work/build.log"
 
 echo "live-image: mmdebstrap trixie ($(echo "$packages" | tr ',' '\n' | wc -l) packages)" >&2
-mirror=$(debian_mirror)
-[ -n "$mirror" ] || skip "the host's apt sources name no Debian archive"
 root=$dir.new/root
 mmdebstrap --variant=apt --components=main --include="$packages" \
 	--aptopt='Acquire::Check-Valid-Until "false"' \
@@ -95,6 +104,10 @@ mmdebstrap --variant=apt --components=main --include="$packages" \
 tar -C "$work/dest" -cf - . | tar -C "$root" -xf - --keep-directory-symlink ||
 	die "cannot install imastream into the root"
 chroot "$root" ldconfig || die "ldconfig in the root failed"
+# The plugin as built, for the test's package that carries it (an upgrade of itself).
+so=$(cd "$work/dest" && find . -name imastream.so -path '*rpm-plugins*' | head -n 1)
+[ -n "$so" ] && cp "$work/dest/$so" "$dir.new/imastream.so" && echo "${so#.}" >"$dir.new/plugin-path" ||
+	die "make install put no imastream.so into an rpm-plugins folder"
 chroot "$root" imastream --version >"$dir.new/version" 2>&1 ||
 	die "imastream does not run in the root: $(cat "$dir.new/version")"
 

@@ -10,10 +10,15 @@
 #            before), then "ima-rollout setup" (keys, macros, policy, initramfs hook)
 #   label    ima_appraise=fix evm=fix: "ima-rollout label" (the system labels itself)
 #   live     ima_appraise=enforce: "ima-rollout check", programs run; rpm -U to 2 with
-#            the plugin while version 1 runs; dnf upgrade to 3 from a createrepo_c
+#            the plugin while version 1 runs, after the package carrying imastream.so
+#            upgraded itself (the new plugin labels that rpm -U); dnf upgrade to 3 from a createrepo_c
 #            repository; the guest's measurement list judged by attest check against
 #            policy keylime from its rpm database; figures: rpm -U and dnf reinstall
 #            with and without the plugin
+#   rotate   ima_appraise=fix evm=fix: a second key enrolled beside the first
+#            (ima-rollout setup), "ima-rollout label --trust NEW" signs again what the
+#            new certificate does not verify, the old certificate is retired
+#   rotated  ima_appraise=enforce: only the new key is loaded, everything verifies, runs
 #   tamper   the program changed on the disk image while the VM is off; enforce: refused
 #   measure  ima_appraise=log (the same policy measures, appraisal refuses nothing): the
 #            changed program runs, and attest check fails for exactly that file
@@ -54,7 +59,15 @@ for v in 1 2 3; do
 	rpmbuild -bb --quiet --define "_topdir $tmp/rpmbuild" --define "ver $v" \
 		"$kdir/live.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild failed"; }
 done
+# The package carrying imastream.so, the plugin the image's make install built.
+plugin_path=$(cat "$(dirname "$img")/plugin-path") || error "no plugin-path beside $img"
+for v in 1 2; do
+	rpmbuild -bb --quiet --define "_topdir $tmp/rpmbuild" --define "ver $v" \
+		--define "plugin $(dirname "$img")/imastream.so" --define "plugin_path $plugin_path" \
+		"$kdir/live-plugin.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild failed"; }
+done
 mkdir -p "$tmp/pkgs" && cp "$tmp"/rpmbuild/RPMS/*/*.rpm "$tmp/pkgs/" || error "no packages built"
+echo "$plugin_path" >"$tmp/pkgs/plugin-path" || exit 99
 
 # ---------- per kernel: its initramfs ----------
 # make_initramfs KERNEL OUT: busybox, live-init.sh as /init, the modules of the disk.
@@ -158,13 +171,16 @@ refusals_since() {
 		sed 's/op=appraise_data //' | sort -u | tr '\n' ' '
 }
 # check NAME WANT CMD...: CMD exits 0 and its output contains WANT (empty: anything);
-# on failure the detail names what the kernel refused meanwhile.
+# on failure the detail names what the kernel refused meanwhile. Sets took to its wall
+# time in seconds.
 check() {
 	name=$1 want=$2
 	shift 2
 	mark=$(dmesg | wc -l)
+	start=$(cut -d' ' -f1 /proc/uptime)
 	out=$("$@" 2>&1)
 	rc=$?
+	took=$(echo "$start $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.2f", $2 - $1 }')
 	echo "--- $name: $*"
 	echo "$out" | tail -n 20
 	if [ $rc = 0 ] && case "$out" in *"$want"*) true ;; *) false ;; esac; then
@@ -172,13 +188,6 @@ check() {
 	else
 		report "$name" FAIL "exit $rc: $(echo "$out" | tail -n 2) refused: $(refusals_since "$mark")"
 	fi
-}
-# seconds CMD...: runs CMD, prints its wall time in seconds (two decimals).
-seconds() {
-	s=$(cut -d' ' -f1 /proc/uptime)
-	"$@" >/dev/null 2>&1
-	e=$(cut -d' ' -f1 /proc/uptime)
-	echo "$s $e" | awk '{ printf "%.2f", $2 - $1 }'
 }
 LIB
 
@@ -203,6 +212,13 @@ check rollout:runs-program "live 1" live-hello
 check rollout:runs-rpm "imastream-live-1" rpm -q imastream-live
 check rollout:runs-imastream "imastream" imastream --version
 check rollout:runs-dnf "" dnf --version
+# The package carrying imastream.so upgrades it while rpm has it loaded; the next
+# transaction (rpm -U below) maps the new one, which the kernel measures.
+plugin=$(cat ./plugin-path)
+check plugin-upgraded:install-1 "" rpm -i ./imastream-plugin-live-1-1.x86_64.rpm
+check plugin-upgraded:upgrade-itself "" rpm -U ./imastream-plugin-live-2-1.x86_64.rpm
+check plugin-upgraded:new-labelled "$plugin: OK" imastream verify --evm require --trust /etc/keys/ima "$plugin"
+check plugin-upgraded:new-is-2 "imastream-plugin-live 2" tail -c 40 "$plugin"
 # Version 1 keeps running through its upgrade: it prints once /run/go exists, from the
 # library it mapped before.
 live-hello wait /run/go >/run/old.out 2>&1 &
@@ -210,6 +226,8 @@ old=$!
 until grep -q liblive /proc/$old/maps 2>/dev/null || ! kill -0 $old 2>/dev/null; do sleep 0.1; done
 check rpm-upgrade:rpm-U "" rpm -U ./imastream-live-2-1.x86_64.rpm
 check rpm-upgrade:program-and-library "live 2" live-hello
+check plugin-upgraded:new-loaded-next "$plugin" sh -c "grep -m1 \" sha256:\$(sha256sum <$plugin | cut -d' ' -f1) $plugin \" /sys/kernel/security/ima/ascii_runtime_measurements"
+check plugin-upgraded:next-labelled "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello && getfattr -e hex -n security.ima /usr/bin/live-hello | grep -q "=0x03" && echo "type 3"'
 check running-program-replaced:replaced-while-mapped "" grep -m1 'liblive.so.1 (deleted)' /proc/$old/maps
 touch /run/go
 wait $old
@@ -230,19 +248,46 @@ check dnf-upgrade:config "version = 3" cat /etc/live.conf
 check dnf-upgrade:verify-rpmdb "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
 # Figures: the same reinstall without and with the plugin (the last one restores labels).
 export HOME=/root
-rpm_n=$(seconds rpm -U --replacepkgs --noplugins ./imastream-live-3-1.x86_64.rpm)
-rpm_p=$(seconds rpm -U --replacepkgs ./imastream-live-3-1.x86_64.rpm)
+check rpm-upgrade:reinstall-noplugins "" rpm -U --replacepkgs --noplugins ./imastream-live-3-1.x86_64.rpm
+rpm_n=$took
+check rpm-upgrade:reinstall-plugin "" rpm -U --replacepkgs ./imastream-live-3-1.x86_64.rpm
+rpm_p=$took
 echo '%__transaction_imastream %{nil}' >/root/.rpmmacros
-dnf_n=$(seconds dnf_live reinstall imastream-live)
+check dnf-upgrade:reinstall-noplugin "" dnf_live reinstall imastream-live
+dnf_n=$took
 rm -f /root/.rpmmacros
-getfattr -n security.ima /usr/bin/live-hello >/dev/null 2>&1 && off="NOT off: labels written" || off="off"
-dnf_p=$(seconds dnf_live reinstall imastream-live)
+check dnf-upgrade:reinstall-noplugin-unlabelled "No such attribute" sh -c '! getfattr -n security.ima /usr/bin/live-hello 2>&1'
+check dnf-upgrade:reinstall-plugin "" dnf_live reinstall imastream-live
+dnf_p=$took
 echo "FIGURE rpm -U: ${rpm_p} s with the plugin, ${rpm_n} s with --noplugins" >&3
-echo "FIGURE dnf reinstall: ${dnf_p} s with the plugin, ${dnf_n} s without (plugin $off)" >&3
+echo "FIGURE dnf reinstall: ${dnf_p} s with the plugin, ${dnf_n} s without" >&3
+check dnf-upgrade:reinstalled-labelled "OK" imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello /usr/lib/liblive.so.1
 check dnf-upgrade:after-reinstalls "live 3" live-hello
 check attest:policy "" imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
 check attest:program-measured "/usr/bin/live-hello" sh -c 'grep -m1 " sha256:$(sha256sum </usr/bin/live-hello | cut -d" " -f1) /usr/bin/live-hello " /sys/kernel/security/ima/ascii_runtime_measurements'
 check attest:check "" imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements
+JOB
+# Key rotation: a new key is enrolled beside the old one, the system signed again in
+# place in a fix boot (only what the new certificate does not verify), the old
+# certificate retired from the next boot's keyrings.
+job rotate <<'JOB'
+. ./live-lib.sh
+check key-rotation:enrol "ima_appraise=fix" sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy
+check key-rotation:both-enrolled "2 certificates" sh -c 'echo "$(ls /etc/keys/ima/*.der | wc -l) certificates"'
+check key-rotation:label "ima_appraise=enforce" sh ./ima-rollout label --trust ./new.crt
+check key-rotation:retire "" sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy --retire ./ima.crt
+check key-rotation:old-retired "only $(imastream keys id --cert ./new.crt).der" sh -c 'echo only $(ls /etc/keys/ima)'
+JOB
+job rotated <<'JOB'
+. ./live-lib.sh
+new=$(imastream keys id --cert ./new.crt)
+old=$(imastream keys id --cert ./ima.crt)
+check key-rotation:only-new-loaded "$new" sh -c "imastream keys list _ima; ! imastream keys list _ima | grep -q $old"
+check key-rotation:check "every file" sh ./ima-rollout check
+check key-rotation:runs-program "live 3" live-hello
+check key-rotation:runs-rpm "imastream-live-3" rpm -q imastream-live
+check key-rotation:runs-dnf "" dnf --version
+check key-rotation:signed-by-new "$new" sh -c 'getfattr -e hex -n security.ima /usr/bin/live-hello /usr/bin/rpm 2>/dev/null | grep -c "=0x030204$0" | grep -qx 2 && echo "$0"' "$new"
 JOB
 job tamper <<'JOB'
 . ./live-lib.sh
@@ -286,10 +331,16 @@ for kernel in "${kernels[@]}"; do
 	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
 		-subj "/CN=live $tag" -addext subjectKeyIdentifier=hash \
 		-keyout "$tmp/ima.key" -out "$tmp/ima.crt" >/dev/null 2>&1) || error "openssl req failed"
-	for j in setup live; do cp "$tmp"/pkgs/*.rpm "$tmp/job-$j/"; done
+	for j in setup live; do cp "$tmp"/pkgs/* "$tmp/job-$j/"; done
 	cp "$tmp/ima.key" "$tmp/ima.crt" "$tmp/job-setup/" &&
 		cp "$srcdir/docs/ima-policy-exec" "$tmp/job-setup/ima-policy" || exit 99
-	for j in setup label live tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
+	for j in setup label live rotate rotated tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
+	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
+		-subj "/CN=live $tag rotated" -addext subjectKeyIdentifier=hash \
+		-keyout "$tmp/job-rotate/new.key" -out "$tmp/job-rotate/new.crt" >/dev/null 2>&1) ||
+		error "openssl req failed"
+	cp "$tmp/ima.crt" "$tmp/job-rotate/" && cp "$tmp/job-setup/ima-policy" "$tmp/job-rotate/" &&
+		cp "$tmp/ima.crt" "$tmp/job-rotate/new.crt" "$tmp/job-rotated/" || exit 99
 	disk=$tmp/disk-$tag.img
 	cp --sparse=always "$img" "$disk" || error "cannot copy $img"
 	echo "test_kernel_live: booting $kernel (${keyopt[*]})"
@@ -297,10 +348,12 @@ for kernel in "${kernels[@]}"; do
 	boot setup "" &&
 		boot label "ima_appraise=fix evm=fix ima_template=ima-sig" &&
 		boot live "ima_appraise=enforce ima_template=ima-sig" &&
+		boot rotate "ima_appraise=fix evm=fix ima_template=ima-sig" &&
+		boot rotated "ima_appraise=enforce ima_template=ima-sig" &&
 		tamper_disk /usr/bin/live-hello &&
 		boot tamper "ima_appraise=enforce ima_template=ima-sig" &&
 		boot measure "ima_appraise=log ima_template=ima-sig"
-	for s in rollout rpm-upgrade running-program-replaced dnf-upgrade attest tamper-refused; do
+	for s in rollout rpm-upgrade running-program-replaced plugin-upgraded dnf-upgrade key-rotation attest tamper-refused; do
 		stage "$s"
 	done
 	rm -f "$disk"
