@@ -59,7 +59,7 @@ debian_reachable "$mirror" trixie || skip "the Debian archive (trixie) cannot be
 
 # The trixie build chroot of scripts/matrix: a cached one, or one it makes now.
 chroot=""
-for d in $(ls -d "$cache"/chroot-trixie-*/ 2>/dev/null); do
+for d in "$cache"/chroot-trixie-*/; do
 	[ -f "$d.imastream-complete" ] && chroot=${d%/} && break
 done
 if [ -z "$chroot" ]; then
