@@ -326,8 +326,11 @@ IMASTREAM_API int imastream_file_set_xattr(struct imastream_file *f, const char 
 
 /**
  * imastream_file_keep_signature - keep the signature the file already holds, when right
- * @f: the file, in file_closed, with IMASTREAM_FILE_RECORD_ONLY, of a chain given a store
- *     by imastream_chain_keep_signatures() (imastream relabel; else this does nothing)
+ * @f: the file, in file_closed: with IMASTREAM_FILE_RECORD_ONLY, of a chain given a store
+ *     by imastream_chain_keep_signatures() (imastream relabel); otherwise (an install)
+ *     the store is the chain's own certificate (cert), so that a file rpm leaves in
+ *     place keeps what it holds: with EVM on, the kernel refuses to replace a valid
+ *     portable signature by a different value. Without either store this does nothing.
  * @name: "security.ima" or "security.evm" (read from "user.X" as set_xattr writes it)
  * @type: the value type a new signature would have (IMASTREAM_XATTR_DIGSIG,
  *        IMASTREAM_XATTR_EVM_PORTABLE)

@@ -94,8 +94,11 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 		return ims_err(st->log, err, "evm: cannot read the metadata of %s: %s", f->dest,
 			       strerror(-err));
 	take_recorded(f, &in);
-	/* A relabel rerun: a portable signature the file holds over these values is kept. */
-	if (f->flags & IMASTREAM_FILE_RECORD_ONLY) {
+	/*
+	 * A portable signature the file holds over these values is kept: a relabel rerun,
+	 * or a file rpm leaves in place, whose signature EVM would not let us replace.
+	 */
+	{
 		uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
 		size_t dlen;
 

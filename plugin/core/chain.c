@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imastream/keys.h"
 #include "plugin/core/private.h"
 #include "plugin/core/resource.h"
 
@@ -237,6 +238,7 @@ void imastream_chain_free(struct imastream_chain *chain)
 	for (unsigned int i = chain->n_resources; i-- > 0;)
 		if (chain->resources[i].state)
 			chain->resources[i].ops->free(chain->resources[i].state);
+	imastream_trust_free(chain->svc.own_trust);
 	free(chain);
 }
 
@@ -275,8 +277,12 @@ int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signe
 	if (!chain || !ret)
 		return -EINVAL;
 	/* A failed load is not retried: its one line has been said. */
-	if (!chain->signer && !chain->signer_err)
+	if (!chain->signer && !chain->signer_err) {
 		chain->signer_err = ims_signer_load(chain->svc.cfg, chain->svc.log, &chain->signer);
+		/* Now, before rpm enters the root: what keeps signatures that verify. */
+		if (!chain->signer_err)
+			ims_file_services_own_trust(&chain->svc);
+	}
 	if (chain->signer_err)
 		return chain->signer_err;
 	*ret = chain->signer;

@@ -234,24 +234,45 @@ remember:
 /* Signatures longer than this (RSA beyond 16384 bits) are not kept: they are signed anew. */
 #define KEEP_VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + 2048)
 
+void ims_file_services_own_trust(struct ims_file_services *svc)
+{
+	if (svc->own_trust || !svc->cfg->cert)
+		return;
+	if (imastream_trust_new(NULL, &svc->own_trust) == 0 &&
+	    imastream_trust_add_path(svc->own_trust, svc->cfg->cert) != 0) {
+		imastream_trust_free(svc->own_trust);
+		svc->own_trust = NULL;
+	}
+}
+
 int imastream_file_keep_signature(struct imastream_file *f, const char *name, int type, int algo,
 				  const uint8_t *digest, size_t len)
 {
 	struct ims_file_state *st = state_of(f);
+	const struct imastream_trust *trust;
 	struct imastream_xattr_info info = { .size = sizeof(info) };
 	uint8_t value[KEEP_VALUE_MAX];
 	char real[256];
 	ssize_t n;
 	int err;
 
-	if (!st || !name || !digest || !(f->flags & IMASTREAM_FILE_RECORD_ONLY) ||
-	    !st->svc->keep_trust || f->fd < 0)
+	if (!st || !name || !digest || (f->fd < 0 && !f->path))
+		return 0;
+	/*
+	 * relabel keeps what its trust store verifies; an install keeps what its own
+	 * certificate verifies on a file rpm leaves in place (a %config file it only
+	 * touches): with EVM on, the kernel refuses to replace a valid portable signature
+	 * by another value, and an ECDSA signature is never made twice the same.
+	 */
+	trust = (f->flags & IMASTREAM_FILE_RECORD_ONLY) ? st->svc->keep_trust : st->svc->own_trust;
+	if (!trust)
 		return 0;
 	effective_name(st->svc->cfg, name, real, sizeof(real));
-	n = fgetxattr(f->fd, real, value, sizeof(value));
+	n = f->fd >= 0 ? fgetxattr(f->fd, real, value, sizeof(value)) :
+			 lgetxattr(f->path, real, value, sizeof(value));
 	if (n <= 0 || imastream_xattr_decode(value, (size_t)n, &info, NULL) ||
 	    (int)info.type != type || info.algo != algo ||
-	    imastream_trust_verify(st->svc->keep_trust, algo, digest, len, info.data,
+	    imastream_trust_verify(trust, algo, digest, len, info.data,
 				   info.data_len, info.keyid))
 		return 0;
 	err = record(st, name, value, (size_t)n, false);

@@ -1,0 +1,362 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# A live Debian 13 system rolls IMA and EVM out with scripts/ima-rollout and lives under
+# enforcement: booted by each kernel of kernels.sh (6.1 with RSA keys, 6.12 with ECDSA
+# P-384) from the cached disk image of live-image.sh, with busybox's init.
+#
+# Boots per kernel, each on the same disk (a copy of the cached image), each running one
+# job (a tar archive on the second disk, unpacked by the system's rc script):
+#   setup    no IMA: rpm -i --noplugins of imastream-live 1 (software that was there
+#            before), then "ima-rollout setup" (keys, macros, policy, initramfs hook)
+#   label    ima_appraise=fix evm=fix: "ima-rollout label" (the system labels itself)
+#   live     ima_appraise=enforce: "ima-rollout check", programs run; rpm -U to 2 with
+#            the plugin while version 1 runs, after the package carrying imastream.so
+#            upgraded itself (the new plugin labels that rpm -U); dnf upgrade to 3 from a createrepo_c
+#            repository; the guest's measurement list judged by attest check against
+#            policy keylime from its rpm database; figures: rpm -U and dnf reinstall
+#            with and without the plugin
+#   rotate   ima_appraise=fix evm=fix: a second key enrolled beside the first
+#            (ima-rollout setup), "ima-rollout label --trust NEW" signs again what the
+#            new certificate does not verify, the old certificate is retired
+#   rotated  ima_appraise=enforce: only the new key is loaded, everything verifies, runs
+#   tamper   the program changed on the disk image while the VM is off; enforce: refused
+#   measure  ima_appraise=log (the same policy measures, appraisal refuses nothing): the
+#            changed program runs, and attest check fails for exactly that file
+# The initramfs (live-init.sh) does what Debian's initramfs-tools does: modules, mount
+# the root, run its local-bottom scripts (ima-rollout's hook loads the keys, switches EVM
+# on, loads /etc/ima/ima-policy), switch_root to /sbin/init.
+# Output: "STAGE NAME (kernel VERSION): ok" per stage, or the stage, the kernel and the
+# failed check with the kernel's refusal; CHECK lines above them. Exit 0, 1, 77, 99.
+set -uo pipefail
+
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+kdir=$srcdir/tests/kernel
+
+skip() { echo "SKIP: $*"; exit 77; }
+error() { echo "ERROR: $*"; exit 99; }
+
+"$kdir/vm-check.sh" --probe >/dev/null || { "$kdir/vm-check.sh" --probe; exit $?; }
+command -v rpmbuild >/dev/null || skip "rpmbuild not found (package rpm)"
+command -v gcc >/dev/null || skip "gcc not found"
+command -v debugfs >/dev/null || skip "debugfs not found (package e2fsprogs)"
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+busybox=$(static_busybox) || skip "no static busybox (package busybox-static)"
+
+t0=$(date +%s)
+img=$("$kdir/live-image.sh")
+case $? in
+0) ;;
+77) skip "no live system image: $img" ;;
+*) error "live-image.sh failed: $img" ;;
+esac
+echo "test_kernel_live: image $img ready after $(($(date +%s) - t0)) s"
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/kernel-live.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+for v in 1 2 3; do
+	rpmbuild -bb --quiet --define "_topdir $tmp/rpmbuild" --define "ver $v" \
+		"$kdir/live.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild failed"; }
+done
+# The package carrying imastream.so, the plugin the image's make install built.
+plugin_path=$(cat "$(dirname "$img")/plugin-path") || error "no plugin-path beside $img"
+for v in 1 2; do
+	rpmbuild -bb --quiet --define "_topdir $tmp/rpmbuild" --define "ver $v" \
+		--define "plugin $(dirname "$img")/imastream.so" --define "plugin_path $plugin_path" \
+		"$kdir/live-plugin.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild failed"; }
+done
+mkdir -p "$tmp/pkgs" && cp "$tmp"/rpmbuild/RPMS/*/*.rpm "$tmp/pkgs/" || error "no packages built"
+echo "$plugin_path" >"$tmp/pkgs/plugin-path" || exit 99
+
+# ---------- per kernel: its initramfs ----------
+# make_initramfs KERNEL OUT: busybox, live-init.sh as /init, the modules of the disk.
+make_initramfs() {
+	local kernel=$1 out=$2 kver modbase ird=$tmp/initramfs verb path base o
+	kver=${kernel##*/vmlinuz-}
+	modbase=$(cd "$(dirname "$kernel")/.." && pwd)
+	[ -d "$modbase/lib/modules/$kver" ] || modbase=/
+	rm -rf "$ird" && mkdir -p "$ird/bin" "$ird/lib/modules" || return 1
+	cp "$busybox" "$ird/bin/busybox" && install -m 0755 "$kdir/live-init.sh" "$ird/init" || return 1
+	{
+		modprobe -d "$modbase" -S "$kver" --show-depends -a virtio_pci virtio_blk ext4 || return 1
+		for m in sha512_generic ecdsa_generic; do
+			modprobe -d "$modbase" -S "$kver" --show-depends "$m" 2>/dev/null
+		done
+	} >"$tmp/deps"
+	: >"$ird/modules.order"
+	while read -r verb path _; do
+		[ "$verb" = insmod ] || continue
+		base=$(basename "$path")
+		case "$base" in
+		*.ko.xz) o=${base%.xz}; xz -dc "$path" >"$ird/lib/modules/$o" ;;
+		*.ko.zst) o=${base%.zst}; zstd -qdc "$path" >"$ird/lib/modules/$o" ;;
+		*) o=$base; cp "$path" "$ird/lib/modules/$o" ;;
+		esac || return 1
+		grep -qx "$o" "$ird/modules.order" || echo "$o" >>"$ird/modules.order"
+	done <"$tmp/deps"
+	(cd "$ird" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$out"
+}
+
+# boot NAME ARGS: boots $kernel on $disk with the job $tmp/job-NAME/job.sh (plus the
+# guest helpers), kernel command line IMA arguments ARGS; the results port goes to
+# $tmp/NAME.results, the console to $tmp/NAME.console. Returns 0 when the job ran to
+# its end (DONE), 1 otherwise. Prints the boot's time and the system's boot time.
+boot() {
+	local name=$1 args=$2 job=$tmp/job-$1 start rc
+	cp "$kdir/guest-lib.sh" "$srcdir/scripts/ima-rollout" "$job/" || return 1
+	tar -C "$job" -cf "$tmp/job.tar" . || return 1
+	start=$(date +%s)
+	timeout --kill-after=10 1200 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
+		-nographic -nodefaults -no-reboot -monitor none \
+		-serial "file:$tmp/$name.console" -serial "file:$tmp/$name.raw" \
+		-kernel "$kernel" -initrd "$tmp/initramfs-$tag" \
+		-append "console=ttyS0 panic=-1 loglevel=4 $args" \
+		-drive "file=$disk,format=raw,if=virtio" \
+		-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" </dev/null >"$tmp/$name.qemu" 2>&1
+	rc=$?
+	tr -d '\r' <"$tmp/$name.raw" >"$tmp/$name.results"
+	grep '^CHECK ' "$tmp/$name.results" | sed "s/^CHECK /CHECK $tag:/"
+	echo "test_kernel_live: $tag $name boot ($args): $(($(date +%s) - start)) s," \
+		"system up at $(sed -n 's/^BOOTED //p' "$tmp/$name.results") s"
+	grep -h '^FIGURE ' "$tmp/$name.results" | sed "s/^FIGURE /test_kernel_live: $tag figure: /"
+	if [ $rc != 0 ] || ! grep -q '^DONE' "$tmp/$name.results"; then
+		echo "test_kernel_live: $tag $name: the job did not finish (qemu exit $rc); console tail:"
+		sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$tmp/$name.console" | tail -n 25
+		cp "$tmp/$name.console" "./test_kernel_live-$tag-$name.console.log" 2>/dev/null
+		return 1
+	fi
+	cat "$tmp/$name.results" >>"$tmp/results-$tag"
+}
+
+# job NAME: a job folder with job.sh from standard input.
+job() {
+	mkdir -p "$tmp/job-$1" && cat >"$tmp/job-$1/job.sh"
+}
+
+# stage NAME: the stage's line from the checks named NAME:... of this kernel's boots.
+stage() {
+	local f
+	f=$(grep "^CHECK $1:[^ ]* FAIL" "$tmp/results-$tag" | head -n 1)
+	if ! grep -q "^CHECK $1:" "$tmp/results-$tag"; then
+		echo "STAGE $1 (kernel $kver): FAIL: no check ran (a boot before it failed)"
+		fails=$((fails + 1))
+	elif [ -n "$f" ]; then
+		echo "STAGE $1 (kernel $kver): FAIL: ${f#CHECK }"
+		fails=$((fails + 1))
+	else
+		echo "STAGE $1 (kernel $kver): ok"
+	fi
+}
+
+# tamper_disk PATH: changes one byte of PATH's first block on the (stopped) disk image,
+# the way an attacker with the disk would: content only, labels and inode untouched.
+tamper_disk() {
+	local blk bs
+	bs=$(dumpe2fs -h "$disk" 2>/dev/null | sed -n 's/^Block size: *//p')
+	blk=$(debugfs -R "blocks $1" "$disk" 2>/dev/null | awk '{ print $1 }')
+	[ -n "$bs" ] && [ -n "$blk" ] || return 1
+	# Byte 10 of an ELF file is padding of e_ident: the program still runs.
+	printf '\x5a' | dd of="$disk" bs=1 seek=$((blk * bs + 10)) conv=notrunc status=none
+}
+
+# ---------- the jobs (the same for every kernel) ----------
+# The guest's helpers: report (guest-lib.sh) and these.
+cat >"$tmp/live-lib.sh" <<'LIB'
+. ./guest-lib.sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# refusals_since MARK: the kernel's integrity refusals logged after dmesg line MARK.
+refusals_since() {
+	dmesg | tail -n +"$(($1 + 1))" | grep -o 'op=appraise_data cause=[^ ]* comm="[^"]*" name="[^"]*"' |
+		sed 's/op=appraise_data //' | sort -u | tr '\n' ' '
+}
+# check NAME WANT CMD...: CMD exits 0 and its output contains WANT (empty: anything);
+# on failure the detail names what the kernel refused meanwhile. Sets took to its wall
+# time in seconds.
+check() {
+	name=$1 want=$2
+	shift 2
+	mark=$(dmesg | wc -l)
+	start=$(cut -d' ' -f1 /proc/uptime)
+	out=$("$@" 2>&1)
+	rc=$?
+	took=$(echo "$start $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.2f", $2 - $1 }')
+	echo "--- $name: $*"
+	echo "$out" | tail -n 20
+	if [ $rc = 0 ] && case "$out" in *"$want"*) true ;; *) false ;; esac; then
+		report "$name" PASS "$(echo "$out" | tail -n 1)"
+	else
+		report "$name" FAIL "exit $rc: $(echo "$out" | tail -n 2) refused: $(refusals_since "$mark")"
+	fi
+}
+LIB
+
+job setup <<'JOB'
+. ./live-lib.sh
+check rollout:rpm-install-before "" rpm -i --noplugins ./imastream-live-1-1.x86_64.rpm
+check rollout:runs-before "live 1" live-hello
+check rollout:setup "ima_appraise=fix" sh ./ima-rollout setup --key ./ima.key --cert ./ima.crt --policy ./ima-policy
+JOB
+job label <<'JOB'
+. ./live-lib.sh
+check rollout:evm-on-fix 2 cat /sys/kernel/security/evm
+s=$(cut -d' ' -f1 /proc/uptime)
+check rollout:label "ima_appraise=enforce" sh ./ima-rollout label
+echo "FIGURE label $(echo "$s $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.0f", $2 - $1 }') s" >&3
+JOB
+job live <<'JOB'
+. ./live-lib.sh
+check rollout:evm-on 2 cat /sys/kernel/security/evm
+check rollout:check "every file" sh ./ima-rollout check
+check rollout:runs-program "live 1" live-hello
+check rollout:runs-rpm "imastream-live-1" rpm -q imastream-live
+check rollout:runs-imastream "imastream" imastream --version
+check rollout:runs-dnf "" dnf --version
+# The package carrying imastream.so upgrades it while rpm has it loaded; the next
+# transaction (rpm -U below) maps the new one, which the kernel measures.
+plugin=$(cat ./plugin-path)
+check plugin-upgraded:install-1 "" rpm -i ./imastream-plugin-live-1-1.x86_64.rpm
+check plugin-upgraded:upgrade-itself "" rpm -U ./imastream-plugin-live-2-1.x86_64.rpm
+check plugin-upgraded:new-labelled "$plugin: OK" imastream verify --evm require --trust /etc/keys/ima "$plugin"
+check plugin-upgraded:new-is-2 "imastream-plugin-live 2" tail -c 40 "$plugin"
+# Version 1 keeps running through its upgrade: it prints once /run/go exists, from the
+# library it mapped before.
+live-hello wait /run/go >/run/old.out 2>&1 &
+old=$!
+until grep -q liblive /proc/$old/maps 2>/dev/null || ! kill -0 $old 2>/dev/null; do sleep 0.1; done
+check rpm-upgrade:rpm-U "" rpm -U ./imastream-live-2-1.x86_64.rpm
+check rpm-upgrade:program-and-library "live 2" live-hello
+check plugin-upgraded:new-loaded-next "$plugin" sh -c "grep -m1 \" sha256:\$(sha256sum <$plugin | cut -d' ' -f1) $plugin \" /sys/kernel/security/ima/ascii_runtime_measurements"
+check plugin-upgraded:next-labelled "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello && getfattr -e hex -n security.ima /usr/bin/live-hello | grep -q "=0x03" && echo "type 3"'
+check running-program-replaced:replaced-while-mapped "" grep -m1 'liblive.so.1 (deleted)' /proc/$old/maps
+touch /run/go
+wait $old
+echo "exit $?" >>/run/old.out
+check running-program-replaced:old-kept-running "live 1" cat /run/old.out
+check running-program-replaced:old-exit "exit 0" cat /run/old.out
+check running-program-replaced:new-runs "live 2" live-hello
+check rpm-upgrade:config "version = 2" cat /etc/live.conf
+check rpm-upgrade:verify-rpmdb "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
+check rpm-upgrade:labels "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello /usr/lib/liblive.so.1 && getfattr -e hex -n security.ima /usr/bin/live-hello | grep -q "=0x03" && echo "type 3"'
+# dnf from a local repository made by createrepo_c, with the plugin.
+mkdir -p /run/repo && cp ./imastream-live-3-1.x86_64.rpm /run/repo/
+check dnf-upgrade:createrepo "" createrepo_c -q /run/repo
+dnf_live() { dnf -y -q --repofrompath=live,/run/repo --repo=live --setopt=live.gpgcheck=0 "$@"; }
+check dnf-upgrade:dnf-upgrade "" dnf_live upgrade imastream-live
+check dnf-upgrade:program-and-library "live 3" live-hello
+check dnf-upgrade:config "version = 3" cat /etc/live.conf
+check dnf-upgrade:verify-rpmdb "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
+# Figures: the same reinstall without and with the plugin (the last one restores labels).
+export HOME=/root
+check rpm-upgrade:reinstall-noplugins "" rpm -U --replacepkgs --noplugins ./imastream-live-3-1.x86_64.rpm
+rpm_n=$took
+check rpm-upgrade:reinstall-plugin "" rpm -U --replacepkgs ./imastream-live-3-1.x86_64.rpm
+rpm_p=$took
+echo '%__transaction_imastream %{nil}' >/root/.rpmmacros
+check dnf-upgrade:reinstall-noplugin "" dnf_live reinstall imastream-live
+dnf_n=$took
+rm -f /root/.rpmmacros
+check dnf-upgrade:reinstall-noplugin-unlabelled "No such attribute" sh -c '! getfattr -n security.ima /usr/bin/live-hello 2>&1'
+check dnf-upgrade:reinstall-plugin "" dnf_live reinstall imastream-live
+dnf_p=$took
+echo "FIGURE rpm -U: ${rpm_p} s with the plugin, ${rpm_n} s with --noplugins" >&3
+echo "FIGURE dnf reinstall: ${dnf_p} s with the plugin, ${dnf_n} s without" >&3
+check dnf-upgrade:reinstalled-labelled "OK" imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello /usr/lib/liblive.so.1
+check dnf-upgrade:after-reinstalls "live 3" live-hello
+check attest:policy "" imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
+check attest:program-measured "/usr/bin/live-hello" sh -c 'grep -m1 " sha256:$(sha256sum </usr/bin/live-hello | cut -d" " -f1) /usr/bin/live-hello " /sys/kernel/security/ima/ascii_runtime_measurements'
+check attest:check "" imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements
+JOB
+# Key rotation: a new key is enrolled beside the old one, the system signed again in
+# place in a fix boot (only what the new certificate does not verify), the old
+# certificate retired from the next boot's keyrings.
+job rotate <<'JOB'
+. ./live-lib.sh
+check key-rotation:enrol "ima_appraise=fix" sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy
+check key-rotation:both-enrolled "2 certificates" sh -c 'echo "$(ls /etc/keys/ima/*.der | wc -l) certificates"'
+check key-rotation:label "ima_appraise=enforce" sh ./ima-rollout label --trust ./new.crt
+check key-rotation:retire "" sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy --retire ./ima.crt
+check key-rotation:old-retired "only $(imastream keys id --cert ./new.crt).der" sh -c 'echo only $(ls /etc/keys/ima)'
+JOB
+job rotated <<'JOB'
+. ./live-lib.sh
+new=$(imastream keys id --cert ./new.crt)
+old=$(imastream keys id --cert ./ima.crt)
+check key-rotation:only-new-loaded "$new" sh -c "imastream keys list _ima; ! imastream keys list _ima | grep -q $old"
+check key-rotation:check "every file" sh ./ima-rollout check
+check key-rotation:runs-program "live 3" live-hello
+check key-rotation:runs-rpm "imastream-live-3" rpm -q imastream-live
+check key-rotation:runs-dnf "" dnf --version
+check key-rotation:signed-by-new "$new" sh -c 'getfattr -e hex -n security.ima /usr/bin/live-hello /usr/bin/rpm 2>/dev/null | grep -c "=0x030204$0" | grep -qx 2 && echo "$0"' "$new"
+JOB
+job tamper <<'JOB'
+. ./live-lib.sh
+check tamper-refused:others-run "imastream-live-3" rpm -q imastream-live
+live-hello >/dev/null 2>&1
+rc=$?
+cause=$(audit_cause /usr/bin/live-hello)
+if [ $rc = 126 ] && [ "$cause" = invalid-signature ]; then
+	report tamper-refused:refused PASS "exit 126, cause=$cause"
+else
+	report tamper-refused:refused FAIL "live-hello: exit $rc, cause=${cause:-none} (wanted 126, invalid-signature)"
+fi
+JOB
+job measure <<'JOB'
+. ./live-lib.sh
+check tamper-refused:log-runs "live 3" live-hello
+imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
+imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements >/run/attest.out 2>&1
+rc=$?
+cat /run/attest.out
+fails=$(grep -c ': FAIL: ' /run/attest.out)
+if [ $rc = 1 ] && [ "$fails" = 1 ] && grep -q '^/usr/bin/live-hello: FAIL: ' /run/attest.out; then
+	report tamper-refused:attest-fails PASS "$(grep ': FAIL: ' /run/attest.out)"
+else
+	report tamper-refused:attest-fails FAIL "exit $rc, $fails failures: $(grep ': FAIL: ' /run/attest.out | head -n 2)"
+fi
+JOB
+
+# ---------- per kernel ----------
+mapfile -t kernels < <(kernel_list)
+[ ${#kernels[@]} -gt 0 ] || skip "no kernel to boot"
+fails=0 booted=0
+for kernel in "${kernels[@]}"; do
+	tag=$(kernel_tag "$kernel")
+	kver=${kernel##*/vmlinuz-}
+	: >"$tmp/results-$tag"
+	make_initramfs "$kernel" "$tmp/initramfs-$tag" || error "cannot make the initramfs for $kernel"
+	# Keys: RSA where the kernel has no ECDSA (Debian's 6.1), else ECDSA P-384.
+	keyopt=(-newkey rsa:2048)
+	kernel_has "$kernel" CONFIG_CRYPTO_ECDSA && keyopt=(-newkey ec -pkeyopt ec_paramgen_curve:P-384)
+	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
+		-subj "/CN=live $tag" -addext subjectKeyIdentifier=hash \
+		-keyout "$tmp/ima.key" -out "$tmp/ima.crt" >/dev/null 2>&1) || error "openssl req failed"
+	for j in setup live; do cp "$tmp"/pkgs/* "$tmp/job-$j/"; done
+	cp "$tmp/ima.key" "$tmp/ima.crt" "$tmp/job-setup/" &&
+		cp "$srcdir/docs/ima-policy-exec" "$tmp/job-setup/ima-policy" || exit 99
+	for j in setup label live rotate rotated tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
+	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
+		-subj "/CN=live $tag rotated" -addext subjectKeyIdentifier=hash \
+		-keyout "$tmp/job-rotate/new.key" -out "$tmp/job-rotate/new.crt" >/dev/null 2>&1) ||
+		error "openssl req failed"
+	cp "$tmp/ima.crt" "$tmp/job-rotate/" && cp "$tmp/job-setup/ima-policy" "$tmp/job-rotate/" &&
+		cp "$tmp/ima.crt" "$tmp/job-rotate/new.crt" "$tmp/job-rotated/" || exit 99
+	disk=$tmp/disk-$tag.img
+	cp --sparse=always "$img" "$disk" || error "cannot copy $img"
+	echo "test_kernel_live: booting $kernel (${keyopt[*]})"
+	booted=$((booted + 1))
+	boot setup "" &&
+		boot label "ima_appraise=fix evm=fix ima_template=ima-sig" &&
+		boot live "ima_appraise=enforce ima_template=ima-sig" &&
+		boot rotate "ima_appraise=fix evm=fix ima_template=ima-sig" &&
+		boot rotated "ima_appraise=enforce ima_template=ima-sig" &&
+		tamper_disk /usr/bin/live-hello &&
+		boot tamper "ima_appraise=enforce ima_template=ima-sig" &&
+		boot measure "ima_appraise=log ima_template=ima-sig"
+	for s in rollout rpm-upgrade running-program-replaced plugin-upgraded dnf-upgrade key-rotation attest tamper-refused; do
+		stage "$s"
+	done
+	rm -f "$disk"
+done
+echo "test_kernel_live: $booted kernel(s), $fails failed stage(s), $(($(date +%s) - t0)) s"
+[ $fails = 0 ]
