@@ -18,9 +18,11 @@
 # ima-sig tree (a signed script, executed; its security.ima stays).
 # Both trees also hold data files whose names have a blank, UTF-8 and a backslash: the
 # list must name them as the kernel records names (a blank as '_'), and they must pass.
-# Both roots are merged /usr (/bin, /sbin, /lib root's symlinks into usr/), with a second
-# package that lists /bin/kbox-merged: the kernel measures it as /usr/bin/kbox-merged,
-# and that is the path both policies give it.
+# A third root, installed by rpm --noplugins and relabelled, gives a policy that must
+# judge the ima-ng list exactly as the rpm root's does.
+# All three roots are merged /usr (/bin, /sbin, /lib root's symlinks into usr/), with a
+# second package that lists /bin/kbox-merged: the kernel measures it as
+# /usr/bin/kbox-merged, and that is the path every policy gives it.
 # No appraisal: no ima_appraise=enforce, no policy file loaded, no keys in the guest.
 # Output: CHECK lines as the other kernel tests; exit 0, 1, 77 or 99.
 set -uo pipefail
@@ -124,6 +126,21 @@ rpm --root "$ng" --nodeps -i "$pkg" "$npkg" "$mpkg" >"$tmp/rpm.log" 2>&1 || { ca
 	{ cat "$tmp/install.log"; error "imastream install failed"; }
 "$imastream" policy keylime --root "$sig" --record --trust "$cert" --path-prefix "$prefix" \
 	--output "$tmp/sig.json" 2>"$tmp/policy.log" || { cat "$tmp/policy.log"; error "policy keylime --record failed"; }
+
+# A third merged-/usr root: a plain install (no plugin), then relabelled. Its policy is
+# judged against the list of the ima-ng boot, which measured the same packages' files.
+rl=$tmp/relabelled
+for d in bin sbin lib; do
+	mkdir -p "$rl/usr/$d" && ln -s "usr/$d" "$rl/$d" || exit 99
+done
+rpm --root "$rl" --noplugins --nodeps -i "$pkg" "$npkg" "$mpkg" >"$tmp/rpm.log" 2>&1 ||
+	{ cat "$tmp/rpm.log"; error "rpm --noplugins -i failed"; }
+"$imastream" relabel --root "$rl" --quiet --mode hash >"$tmp/relabel.log" 2>&1 ||
+	{ cat "$tmp/relabel.log"; error "relabel of a plain merged-/usr install failed"; }
+getfattr -n security.ima "$rl/usr/bin/kbox-merged" >/dev/null 2>&1 ||
+	error "relabel left /usr/bin/kbox-merged (listed as /bin/kbox-merged) unlabelled"
+"$imastream" policy keylime --root "$rl" --rpmdb --path-prefix "$prefix" \
+	--output "$tmp/rl.json" 2>"$tmp/policy.log" || { cat "$tmp/policy.log"; error "policy keylime of the relabelled root failed"; }
 
 echo "# changed after the install" >>"$ng/etc/kbox.conf" || exit 99
 echo "# changed after the install" >>"$sig/usr/libexec/kbox/hello.sh" || exit 99
@@ -259,6 +276,17 @@ while read -r t root policy changed; do
 	esac
 	[ "$krc" = 0 ] || fails=$((fails + 1))
 	judge "$t" "$root" "$policy" "$changed" "$tmp/out-$t/ima-log"
+	# The relabelled root's policy passes and fails exactly what the rpm root's does
+	# (the same packages; kbox.conf, changed on the booted disk, fails in both).
+	if [ "$t" = ima-ng ]; then
+		"$imastream" attest check -v --policy "$tmp/rl.json" --log "$tmp/out-$t/ima-log" \
+			>"$tmp/rl.out" 2>"$tmp/rl.err"
+		if [ -s "$tmp/rl.out" ] && diff "$tmp/$t.out" "$tmp/rl.out" >"$tmp/rl.diff"; then
+			report "relabelled:same-verdicts" PASS "$(grep -c ': OK' "$tmp/rl.out") files OK, as for the rpm root"
+		else
+			report "relabelled:same-verdicts" FAIL "$(head -n 5 "$tmp/rl.diff")"
+		fi
+	fi
 done <<BOOTS
 ima-ng $ng $tmp/ng.json etc/kbox.conf
 ima-sig $sig $tmp/sig.json usr/libexec/kbox/hello.sh
