@@ -227,7 +227,7 @@ until grep -q liblive /proc/$old/maps 2>/dev/null || ! kill -0 $old 2>/dev/null;
 check rpm-upgrade:rpm-U "" rpm -U ./imastream-live-2-1.x86_64.rpm
 check rpm-upgrade:program-and-library "live 2" live-hello
 check plugin-upgraded:new-loaded-next "$plugin" sh -c "grep -m1 \" sha256:\$(sha256sum <$plugin | cut -d' ' -f1) $plugin \" /sys/kernel/security/ima/ascii_runtime_measurements"
-check plugin-upgraded:next-labelled "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello && getfattr -e hex -n security.ima /usr/bin/live-hello | grep -q "=0x03" && echo "type 3"'
+check plugin-upgraded:next-labelled "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello && getfattr -e hex -n security.ima /usr/bin/live-hello | grep "=0x03" >/dev/null && echo "type 3"'
 check running-program-replaced:replaced-while-mapped "" grep -m1 'liblive.so.1 (deleted)' /proc/$old/maps
 touch /run/go
 wait $old
@@ -237,7 +237,7 @@ check running-program-replaced:old-exit "exit 0" cat /run/old.out
 check running-program-replaced:new-runs "live 2" live-hello
 check rpm-upgrade:config "version = 2" cat /etc/live.conf
 check rpm-upgrade:verify-rpmdb "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
-check rpm-upgrade:labels "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello /usr/lib/liblive.so.1 && getfattr -e hex -n security.ima /usr/bin/live-hello | grep -q "=0x03" && echo "type 3"'
+check rpm-upgrade:labels "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello /usr/lib/liblive.so.1 && getfattr -e hex -n security.ima /usr/bin/live-hello | grep "=0x03" >/dev/null && echo "type 3"'
 # dnf from a local repository made by createrepo_c, with the plugin.
 mkdir -p /run/repo && cp ./imastream-live-3-1.x86_64.rpm /run/repo/
 check dnf-upgrade:createrepo "" createrepo_c -q /run/repo
@@ -282,12 +282,12 @@ job rotated <<'JOB'
 . ./live-lib.sh
 new=$(imastream keys id --cert ./new.crt)
 old=$(imastream keys id --cert ./ima.crt)
-check key-rotation:only-new-loaded "$new" sh -c "imastream keys list _ima; ! imastream keys list _ima | grep -q $old"
+check key-rotation:only-new-loaded "$new" sh -c "imastream keys list _ima; ! imastream keys list _ima | grep $old >/dev/null"
 check key-rotation:check "every file" sh ./ima-rollout check
 check key-rotation:runs-program "live 3" live-hello
 check key-rotation:runs-rpm "imastream-live-3" rpm -q imastream-live
 check key-rotation:runs-dnf "" dnf --version
-check key-rotation:signed-by-new "$new" sh -c 'getfattr -e hex -n security.ima /usr/bin/live-hello /usr/bin/rpm 2>/dev/null | grep -c "=0x030204$0" | grep -qx 2 && echo "$0"' "$new"
+check key-rotation:signed-by-new "$new" sh -c 'getfattr -e hex -n security.ima /usr/bin/live-hello /usr/bin/rpm 2>/dev/null | grep -c "=0x030204$0" | grep -x 2 >/dev/null && echo "$0"' "$new"
 JOB
 job tamper <<'JOB'
 . ./live-lib.sh
