@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -19,6 +20,8 @@ static const struct cli_use keys_options[] = {
 	{ CLI_OPT_PASS },
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
+	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per key on\n"
+	  "standard output, then a summary object" },
 	{ CLI_OPT_VERBOSE, "say more (import: the new key's key id)" },
 	{ CLI_OPT_HELP },
 	{ 0 },
@@ -61,7 +64,7 @@ static const struct cli_spec keys_spec = {
 };
 
 static const struct cli_use ring_options[] = {
-	{ CLI_OPT_KEYRING }, { CLI_OPT_VERBOSE }, { CLI_OPT_HELP }, { 0 },
+	{ CLI_OPT_KEYRING }, { CLI_OPT_FORMAT }, { CLI_OPT_VERBOSE }, { CLI_OPT_HELP }, { 0 },
 };
 
 static const struct cli_spec import_spec = {
@@ -76,12 +79,44 @@ static const struct cli_spec list_spec = {
 
 static const struct cli_use id_options[] = {
 	{ CLI_OPT_KEY }, { CLI_OPT_CERT }, { CLI_OPT_PASS }, { CLI_OPT_PASS_FILE },
-	{ CLI_OPT_PASS_ENV }, { CLI_OPT_VERBOSE }, { CLI_OPT_HELP }, { 0 },
+	{ CLI_OPT_PASS_ENV }, { CLI_OPT_FORMAT }, { CLI_OPT_VERBOSE }, { CLI_OPT_HELP }, { 0 },
 };
 
 static const struct cli_spec id_spec = {
 	.cmd = "keys id", .help_spec = &keys_spec, .uses = id_options,
 };
+
+/* --format json: where the records go, and when the command started (for the summary). */
+struct keys_json {
+	struct cli_json out;
+	struct timespec start;
+};
+
+/* The last record: how many keys were reported and how many operations failed. */
+static int put_summary(struct keys_json *j, const char *cmd, const char *ring, unsigned long keys,
+		       int ret)
+{
+	cli_json_begin(&j->out, "summary");
+	cli_json_str(&j->out, "command", cmd);
+	if (ring)
+		cli_json_str(&j->out, "keyring", ring);
+	cli_json_uint(&j->out, "keys", keys);
+	cli_json_uint(&j->out, "failed", ret == CLI_OK ? 0 : 1);
+	cli_json_seconds(&j->out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &j->start));
+	if (cli_json_put(&j->out, stdout) && ret == CLI_OK)
+		ret = CLI_FAILED;
+	cli_json_free(&j->out);
+	return ret;
+}
+
+/* A key id as the text form prints it, or null. */
+static void put_keyid(struct cli_json *out, bool known, uint32_t keyid)
+{
+	char id[16];
+
+	snprintf(id, sizeof(id), "%08x", keyid);
+	cli_json_str(out, "keyid", known ? id : NULL);
+}
 
 static int read_file(const char *path, unsigned char **buf_ret, size_t *len_ret)
 {
@@ -126,38 +161,67 @@ static int read_file(const char *path, unsigned char **buf_ret, size_t *len_ret)
 	return 0;
 }
 
-static int keys_import(const char *ring, const char *cert_path, int verbose)
+static int keys_import(const char *ring, const char *cert_path, int verbose, struct keys_json *json)
 {
 	unsigned char *cert;
 	size_t len;
 	int32_t serial;
-	uint32_t keyid;
-	bool skid;
+	uint32_t keyid = 0;
+	bool skid = false, have_id = false;
 	int err;
 
 	/* The file's own name in every message, the missing kernel algorithm's too. */
 	err = imastream_keyring_import_file(ring, cert_path, &cli_log, &serial);
-	if (err)
+	if (err && !json)
 		return CLI_FAILED;
-	/* Only the serial on stdout, as evmctl import and keyctl padd print it. */
-	printf("%d\n", serial);
-	if (verbose && read_file(cert_path, &cert, &len) == 0) {
-		if (imastream_keyid_from_cert(cert, len, &cli_log, &keyid, &skid) == 0)
-			cli_error("key %d, key id %08x%s, added to keyring %s", serial, keyid,
-				  skid ? "" : " (no subjectKeyIdentifier)", ring);
+	if ((verbose || json) && !err && read_file(cert_path, &cert, &len) == 0) {
+		have_id = imastream_keyid_from_cert(cert, len, &cli_log, &keyid, &skid) == 0;
 		free(cert);
 	}
+	if (json) {
+		cli_json_begin(&json->out, "key");
+		cli_json_str(&json->out, "path", cert_path);
+		cli_json_str(&json->out, "result", err ? "fail" : "ok");
+		if (!err) {
+			cli_json_uint(&json->out, "serial", (uint64_t)serial);
+			put_keyid(&json->out, have_id, keyid);
+			if (have_id)
+				cli_json_bool(&json->out, "subject_key_identifier", skid);
+		}
+		if (cli_json_put(&json->out, stdout))
+			err = -EIO;
+		return put_summary(json, "keys import", ring, err ? 0 : 1, err ? CLI_FAILED : CLI_OK);
+	}
+	/* Only the serial on stdout, as evmctl import and keyctl padd print it. */
+	printf("%d\n", serial);
+	if (verbose && have_id)
+		cli_error("key %d, key id %08x%s, added to keyring %s", serial, keyid,
+			  skid ? "" : " (no subjectKeyIdentifier)", ring);
 	return CLI_OK;
 }
 
-static int keys_list(const char *ring)
+static int keys_list(const char *ring, struct keys_json *json)
 {
 	struct imastream_keyring_entry *e = NULL;
 	struct cli_line line = { 0 };
+	int ret = CLI_OK;
 	size_t n = 0;
 
 	if (imastream_keyring_list(ring, &cli_log, &e, &n))
-		return CLI_FAILED;
+		return json ? put_summary(json, "keys list", ring, 0, CLI_FAILED) : CLI_FAILED;
+	for (size_t i = 0; json && i < n; i++) {
+		cli_json_begin(&json->out, "key");
+		cli_json_uint(&json->out, "serial", (uint64_t)e[i].serial);
+		cli_json_str(&json->out, "type", e[i].type);
+		put_keyid(&json->out, e[i].has_keyid, e[i].keyid);
+		cli_json_str(&json->out, "description", e[i].description);
+		if (cli_json_put(&json->out, stdout))
+			ret = CLI_FAILED;
+	}
+	if (json) {
+		free(e);
+		return put_summary(json, "keys list", ring, n, ret);
+	}
 	for (size_t i = 0; i < n; i++) {
 		char id[16] = "-", head[96];
 
@@ -187,13 +251,12 @@ static int cert_named(const void *buf, size_t len, const char *name)
 	return err;
 }
 
-static int keys_id(const struct imastream_key_opts *opts)
+/* The key id of --cert alone, or of --key (matched against --cert if given). */
+static int key_id_of(const struct imastream_key_opts *opts, uint32_t *keyid, bool *skid)
 {
 	struct imastream_signer *s;
 	unsigned char *cert;
-	uint32_t keyid;
 	size_t len;
-	bool skid;
 	int err;
 
 	if (!opts->key) {
@@ -202,26 +265,53 @@ static int keys_id(const struct imastream_key_opts *opts)
 		/* Parsed as a trust store first for messages that name the file. */
 		err = cert_named(cert, len, opts->cert);
 		if (!err)
-			err = imastream_keyid_from_cert(cert, len, &cli_log, &keyid, &skid);
+			err = imastream_keyid_from_cert(cert, len, &cli_log, keyid, skid);
 		free(cert);
 		if (err)
 			return CLI_FAILED;
-		if (!skid)
+		if (!*skid)
 			cli_error("warning: %s has no subjectKeyIdentifier; the kernel cannot match this key id",
 				  opts->cert);
-		printf("%08x\n", keyid);
 		return CLI_OK;
 	}
 	if (imastream_signer_new(opts, &cli_log, &s))
 		return CLI_FAILED;
-	printf("%08x\n", imastream_signer_keyid(s));
+	*keyid = imastream_signer_keyid(s);
 	imastream_signer_free(s);
 	return CLI_OK;
+}
+
+static int keys_id(const struct imastream_key_opts *opts, struct keys_json *json)
+{
+	uint32_t keyid = 0;
+	bool skid = true;
+	int ret = key_id_of(opts, &keyid, &skid);
+
+	if (!json) {
+		if (ret == CLI_OK)
+			printf("%08x\n", keyid);
+		return ret;
+	}
+	cli_json_begin(&json->out, "key");
+	cli_json_str(&json->out, "key", opts->key);
+	cli_json_str(&json->out, "cert", opts->cert);
+	cli_json_str(&json->out, "result", ret == CLI_OK ? "ok" : "fail");
+	if (ret == CLI_OK) {
+		put_keyid(&json->out, true, keyid);
+		if (!opts->key)
+			cli_json_bool(&json->out, "subject_key_identifier", skid);
+	}
+	if (cli_json_put(&json->out, stdout) && ret == CLI_OK)
+		ret = CLI_FAILED;
+	return put_summary(json, "keys id", NULL, ret == CLI_OK ? 1 : 0, ret);
 }
 
 int cmd_keys(int argc, char **argv)
 {
 	struct cli_key key = CLI_KEY_INIT;
+	struct keys_json json_out = { 0 };
+	struct keys_json *json = NULL;
+	bool want_json = false;
 	const struct cli_spec *spec;
 	const char *ring = NULL, *sub;
 	struct cli_parser p;
@@ -251,6 +341,10 @@ int cmd_keys(int argc, char **argv)
 		case CLI_OPT_VERBOSE:
 			verbose++;
 			break;
+		case CLI_OPT_FORMAT:
+			if (cli_format_option(spec->cmd, p.spelled, p.arg, &want_json) != CLI_OK)
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -259,6 +353,10 @@ int cmd_keys(int argc, char **argv)
 		}
 	}
 	cli_set_verbose(verbose);
+	if (want_json) {
+		json = &json_out;
+		clock_gettime(CLOCK_MONOTONIC, &json->start);
+	}
 	first = cli_parse_operands(&p) + 1; /* in argv, past the subcommand */
 	n = argc - first;
 	if (spec == &import_spec) {
@@ -266,12 +364,12 @@ int cmd_keys(int argc, char **argv)
 		if (n < 1 || n > 2 || (n == 2 && ring))
 			return cli_usage_error(spec->cmd, "wants CERT [RING], or --keyring RING CERT");
 		return keys_import(n == 2 ? argv[first + 1] : ring ? ring : DEFAULT_RING,
-				   argv[first], verbose);
+				   argv[first], verbose, json);
 	}
 	if (spec == &list_spec) {
 		if (n > 1 || (ring && n))
 			return cli_usage_error(spec->cmd, "wants at most one keyring");
-		return keys_list(n ? argv[first] : ring ? ring : DEFAULT_RING);
+		return keys_list(n ? argv[first] : ring ? ring : DEFAULT_RING, json);
 	}
 	if (n || (!key.opts.key && !key.opts.cert) ||
 	    (!key.opts.key && (key.prompt || key.opts.pass_file || key.opts.pass_env)))
@@ -281,5 +379,5 @@ int cmd_keys(int argc, char **argv)
 	err = cli_key_prompt(spec->cmd, &key);
 	if (err)
 		return err;
-	return keys_id(&key.opts);
+	return keys_id(&key.opts, json);
 }

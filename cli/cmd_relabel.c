@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <rpm/rpmfi.h>
+#include <rpm/rpmtag.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -40,7 +44,8 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
 	  "standard output, labelled or not, then a summary object" },
-	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
+	{ CLI_OPT_PROGRESS, "a progress line on stderr, with the percentage and time\n"
+	  "left (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line and no summary" },
 	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled and\n"
 	  "counts the files hashed on worker threads" },
@@ -82,6 +87,7 @@ struct relabel_run {
 	bool progress;
 	struct cli_settings *settings;
 	const struct imastream_relabel_counts *counts;
+	unsigned long total_files; /* what the packages' headers list, for the percentage */
 	struct timespec start, last;
 	struct cli_json *json; /* --format json: a record per file here */
 };
@@ -99,23 +105,46 @@ static void relabel_log_fn(void *arg, int level, const char *msg)
 	free(named);
 }
 
-static void show_progress(struct relabel_run *run, const char *package)
+static void show_progress(struct relabel_run *run, const char *package, bool force)
 {
 	const struct imastream_relabel_counts *c = run->counts;
+	unsigned long done;
 	struct timespec now;
-	char line[512];
+	double elapsed;
+	char line[512], eta[48];
 
 	if (!run->progress || !c)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	/* Ten updates a second are plenty, and keep the terminal out of the hot path. */
-	if ((double)(now.tv_sec - run->last.tv_sec) + (double)(now.tv_nsec - run->last.tv_nsec) / 1e9 < 0.1)
+	if (!force &&
+	    (double)(now.tv_sec - run->last.tv_sec) + (double)(now.tv_nsec - run->last.tv_nsec) / 1e9 < 0.1)
 		return;
 	run->last = now;
-	snprintf(line, sizeof(line), "imastream relabel: %lu files, %.1f MiB, %lu packages done; now %s",
-		 c->labelled + c->correct + c->modified + c->missing + c->failed,
-		 (double)c->bytes / (1024.0 * 1024.0), c->packages, package);
+	done = c->labelled + c->correct + c->modified + c->missing + c->failed;
+	elapsed = cli_seconds_since(CLOCK_MONOTONIC, &run->start);
+	cli_eta((double)done, (double)run->total_files, elapsed, eta, sizeof(eta));
+	snprintf(line, sizeof(line), "imastream relabel: %lu of %lu files%s%s, %.1f MiB, %lu packages done%s%s",
+		 done, run->total_files, eta[0] ? ", " : "", eta, (double)c->bytes / (1024.0 * 1024.0),
+		 c->packages, package ? "; now " : "", package ? package : "");
 	cli_progress_draw(line);
+}
+
+/* The files relabel will report: those of each header it walks that are not ghosts. */
+static int count_files(void *arg, void *rpm_header)
+{
+	struct relabel_run *run = arg;
+	rpmfi fi = rpmfiNew(NULL, rpm_header, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+
+	/* The same filter as imastream_relabel_header(): a count that cannot match says nothing. */
+	while (fi && rpmfiNext(fi) >= 0) {
+		mode_t mode = (mode_t)rpmfiFMode(fi);
+
+		if ((S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)) && !(rpmfiFFlags(fi) & RPMFILE_GHOST))
+			run->total_files++;
+	}
+	rpmfiFree(fi);
+	return 0;
 }
 
 /* --format json: every file, whatever its status. */
@@ -152,17 +181,17 @@ static void print_file(void *arg, const struct imastream_relabel_file *f)
 
 	if (run->json) {
 		file_record(run, f);
-		show_progress(run, f->package);
+		show_progress(run, f->package, false);
 		return;
 	}
 
 	switch (f->status) {
 	case IMASTREAM_RELABEL_CORRECT:
-		show_progress(run, f->package);
+		show_progress(run, f->package, false);
 		return;
 	case IMASTREAM_RELABEL_LABELLED:
 		if (!run->dry_run && run->verbose < 1) {
-			show_progress(run, f->package);
+			show_progress(run, f->package, false);
 			return;
 		}
 		cli_line_text(&l, run->dry_run ? "would label " : "labelled ");
@@ -315,9 +344,16 @@ int cmd_relabel(int argc, char **argv)
 		goto out;
 	run.counts = imastream_relabel_counts(rl);
 	run.progress = cli_progress_wanted(show);
+	/* The total from the headers first, so that the line can say how far and how long. */
+	if (run.progress)
+		err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
+					      argc - cli_parse_operands(&p), count_files, &run, &log);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
-				      argc - cli_parse_operands(&p), relabel_one, rl, &log);
+	if (!err)
+		err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
+					      argc - cli_parse_operands(&p), relabel_one, rl, &log);
+	if (!err)
+		show_progress(&run, NULL, true);
 	cli_progress_clear();
 	c = run.counts;
 	if (run.json) {

@@ -110,8 +110,41 @@ check_json sign-package package 2 <spk.json
 grep -q '"result":"ok","files":[1-9][0-9]*,"signed":[1-9]' spk.json || fail "sign-package --format json: $(cat spk.json)"
 grep -q '"path":"spk/bogus.rpm","result":"fail","error":"' spk.json || fail "sign-package --format json: no error: $(cat spk.json)"
 
+# keys id: one key record with the key id the text form prints, then the summary.
+for c in ec-p256 rsa2048-noskid; do
+	"$IMS" keys id --cert "$KEYS/$c.crt" --format json >id.json 2>id.err || fail "keys id $c: $(cat id.err)"
+	check_json "keys id" key 1 <id.json
+	want=$("$IMS" keys id --cert "$KEYS/$c.crt" 2>/dev/null)
+	skid=true
+	[ "$c" = ec-p256 ] || skid=false
+	python3 -c '
+import json, sys
+key = json.loads(open("id.json").readline())
+assert key["keyid"] == sys.argv[1] and key["cert"] == sys.argv[2] and key["key"] is None, key
+assert key["result"] == "ok" and key["subject_key_identifier"] == (sys.argv[3] == "true"), key
+' "$want" "$KEYS/$c.crt" "$skid" || fail "keys id $c --format json: $(cat id.json)"
+done
+"$IMS" keys id --key key.pem --cert "$KEYS/ec-p256.crt" --format json >id.json 2>id.err || fail "keys id --key: $(cat id.err)"
+check_json "keys id" key 1 <id.json
+grep -F '"key":"key.pem","cert":"'"$KEYS"'/ec-p256.crt","result":"ok","keyid":"205aa15d"}' id.json >/dev/null ||
+	fail "keys id --key --format json: $(cat id.json)"
+# A failure is a record too, and the summary counts it; the exit status stays 1.
+"$IMS" keys id --cert nosuch.crt --format json >id.json 2>id.err && fail "keys id of a missing file succeeded"
+check_json "keys id" key 1 <id.json
+grep -F '{"record":"key","key":null,"cert":"nosuch.crt","result":"fail"}' id.json >/dev/null ||
+	fail "keys id of a missing file: $(cat id.json)"
+# keys list of a ring that is not there: the summary alone, failed.
+"$IMS" keys list "_imastream_json_no_such_ring_$$" --format json >list.json 2>list.err &&
+	fail "keys list of a missing ring succeeded"
+python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open("list.json")]
+assert len(recs) == 1 and recs[0]["record"] == "summary" and recs[0]["command"] == "keys list", recs
+assert recs[0]["failed"] == 1 and recs[0]["keys"] == 0 and recs[0]["keyring"] == sys.argv[1], recs
+' "_imastream_json_no_such_ring_$$" || fail "keys list of a missing ring: $(cat list.json)"
+
 # --format takes text or json, and says so.
 "$IMS" install --root "$T/inst" --format yaml "$pkg" 2>err && fail "install --format yaml accepted"
 grep -qx "imastream install: --format takes 'text' or 'json', not 'yaml' (see imastream install --help)" err ||
 	fail "install --format yaml: $(cat err)"
-echo "ok: hash, sign, verify (files, --root, --rpmdb), install, relabel, recover and sign-package write JSON Lines with a summary"
+echo "ok: hash, sign, verify (files, --root, --rpmdb), install, relabel, recover, sign-package and keys id and list write JSON Lines with a summary"

@@ -55,6 +55,33 @@ grep -qF "$serial asymmetric $keyid $desc" list.txt || fail "description differs
 serial4=$("$imastream" keys import "$keys/rsa2048-noskid.crt" "$ring") || fail "keys import CERT RING"
 keyctl rlist "$ring_id" | tr ' ' '\n' | grep -x "$serial4" >/dev/null || fail "import CERT RING: $serial4 is not in $ring"
 
+# --format json: import gives a key record with its serial and key id, list one record
+# per key that keyctl agrees with, each then a summary; python3 parses them.
+if command -v python3 >/dev/null; then
+	"$imastream" keys import --keyring "$ring" --format json "$keys/rsa2048-forced.crt" >import.json 2>err.txt ||
+		fail "import --format json: $(cat err.txt)"
+	"$imastream" keys list "$ring" --format json >list.json 2>err.txt || fail "list --format json: $(cat err.txt)"
+	keyctl rlist "$ring_id" | tr ' ' '\n' | sort >rlist.txt
+	python3 -c '
+import json, sys
+ring, keyid = sys.argv[1], sys.argv[2]
+imp = [json.loads(l) for l in open("import.json")]
+assert [r["record"] for r in imp] == ["key", "summary"], imp
+assert imp[0]["result"] == "ok" and imp[0]["keyid"] == "12345678" and imp[0]["path"].endswith("rsa2048-forced.crt"), imp
+assert imp[1]["command"] == "keys import" and imp[1]["keyring"] == ring and imp[1]["keys"] == 1, imp
+assert imp[1]["failed"] == 0 and isinstance(imp[1]["elapsed_s"], (int, float)), imp
+lst = [json.loads(l) for l in open("list.json")]
+*keys, summary = lst
+assert summary["record"] == "summary" and summary["command"] == "keys list", summary
+assert summary["keys"] == len(keys) and summary["failed"] == 0 and summary["keyring"] == ring, summary
+assert all(k["record"] == "key" and k["type"] == "asymmetric" for k in keys), keys
+assert sorted(str(k["serial"]) for k in keys) == open("rlist.txt").read().split(), (keys, "keyctl rlist")
+assert imp[0]["serial"] in [k["serial"] for k in keys], "the imported key is not listed"
+assert keyid in [k["keyid"] for k in keys], "no key with id " + keyid
+assert None in [k["keyid"] for k in keys], "the key without subjectKeyIdentifier has a key id"
+' "$ring" "$keyid" || fail "keys import/list --format json: $(cat import.json list.json)"
+fi
+
 # Errors, one line each.
 expect_error() { # expect_error NEEDLE ARGS...
 	local needle=$1; shift

@@ -54,6 +54,27 @@ grep -q "0 files labelled, 17 already correct" "$T/err" || { cat "$T/err"; fail 
 dump "$R" >"$T/after"
 cmp -s "$T/before" "$T/after" || fail "rerun changed xattrs"
 
+# --- --progress: the total comes from the headers first, so the line says how far ----------
+# progress_lines ARGS: the progress lines of a dry run, one a line.
+progress_lines() {
+	"$IMS" relabel --root "$R" --dry-run --progress "$@" >/dev/null 2>"$T/err" ||
+		{ cat "$T/err"; fail "relabel --progress $*"; }
+	tr '\r' '\n' <"$T/err" | sed 's/\x1b\[K//g' | grep '^imastream relabel: [0-9]* of '
+}
+progress_lines >"$T/progress"
+# The first file always draws (no line before it to rate-limit against); the last, 100%.
+grep '^imastream relabel: 1 of 17 files, 6%' "$T/progress" >/dev/null ||
+	{ cat "$T/progress"; fail "no percentage after the first file"; }
+[ "$(tail -n 1 "$T/progress" | cut -d, -f1-2)" = "imastream relabel: 17 of 17 files, 100%" ] ||
+	{ cat "$T/progress"; fail "the last progress line is not 17 of 17, 100%"; }
+# Named packages: their files only, not the whole database's.
+progress_lines imsextra >"$T/progress"
+n=$(tail -n 1 "$T/progress" | sed -n 's/^imastream relabel: \([0-9]*\) of \1 files, 100%.*/\1/p')
+[ -n "$n" ] && [ "$n" -lt 17 ] || { cat "$T/progress"; fail "imsextra alone: not its own total at 100%"; }
+# Without --progress (not a terminal), no line at all.
+"$IMS" relabel --root "$R" --dry-run >/dev/null 2>"$T/err" || fail "dry run without --progress"
+if grep ' of 17 files' "$T/err" >/dev/null; then cat "$T/err"; fail "a progress line on a pipe"; fi
+
 # --- where the content is hashed: on worker threads when the header's digest is all the
 # chain wants, else streamed through the chain (another algorithm, verity = on) ----------
 workers() {
