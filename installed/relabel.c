@@ -21,7 +21,7 @@
 #include "imastream/installer.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
-#include "installer/ordered_pool.h"
+#include "installed/ordered_pool.h"
 #include "installer/private.h"
 #include "plugin/core/driver.h"
 

@@ -16,7 +16,7 @@
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
 #include "imastream/installer.h"
-#include "installer/ordered_pool.h"
+#include "installed/ordered_pool.h"
 #include "installer/private.h"
 
 /* Enough threads for the cores of most machines; each file in flight holds two descriptors. */
