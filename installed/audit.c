@@ -17,7 +17,7 @@
 #include "imastream/hash.h"
 #include "imastream/installer.h"
 #include "installed/ordered_pool.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 /* Enough threads for the cores of most machines; each file in flight holds two descriptors. */
 #define MAX_WORKERS 8

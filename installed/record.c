@@ -13,7 +13,7 @@
 
 #include "common/private.h"
 #include "imastream/hash.h"
-#include "installer/private.h"
+#include "installed/private.h"
 #include "installed/record_owner.h"
 
 /*

@@ -22,7 +22,7 @@
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
 #include "installed/ordered_pool.h"
-#include "installer/private.h"
+#include "installed/private.h"
 #include "plugin/core/driver.h"
 
 #define CHUNK_SIZE (256 * 1024)
