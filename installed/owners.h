@@ -78,7 +78,8 @@ int ims_rpmdb_refuse_owned(void *ts, const char *root, const char *pkg, const ch
 			   const struct imastream_log *log);
 /* A take-over: removes every entry of @name from rpm's database, as rpm -e --justdb (the
  * root's lock held).  0, or -EIO said in one line. */
-int ims_rpmdb_forget(int rootfd, const char *root, const char *name, const struct imastream_log *log);
+int ims_rpmdb_forget(int rootfd, const char *root, const char *name,
+		     const struct imastream_log *log);
 
 /*
  * The root's rpm database as the conflict check asks it (rpmdb_owner.c): opened once,

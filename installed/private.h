@@ -22,7 +22,7 @@
  * @fd is -1, @path names it).
  */
 enum ims_installed_state {
-	IMS_INSTALLED_OPEN,     /* open, metadata as the header says */
+	IMS_INSTALLED_OPEN,	/* open, metadata as the header says */
 	IMS_INSTALLED_MODIFIED, /* @letters (and @why) say what differs; @fd open if regular */
 	IMS_INSTALLED_MISSING,
 };
@@ -30,8 +30,8 @@ struct ims_installed {
 	int state;
 	int dirfd, fd;
 	struct stat st;
-	char letters[10];  /* rpm -V's "SM5DLUGTP": S, M, L, U, G, P filled here */
-	const char *why;   /* what the letters cannot say, or NULL */
+	char letters[10]; /* rpm -V's "SM5DLUGTP": S, M, L, U, G, P filled here */
+	const char *why;  /* what the letters cannot say, or NULL */
 	bool config;
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
 };
