@@ -115,7 +115,7 @@ struct cli_walk {
 	 * walk order.  Sequence numbers count up for ever; slot seq is ring[seq %
 	 * CLI_WALK_RING], so print_seq <= claim_seq <= next_seq <= print_seq + CLI_WALK_RING.
 	 *
-	 * installer/ordered_pool.c does the same "any worker, hand back in order" job for
+	 * installed/ordered_pool.c does the same "any worker, hand back in order" job for
 	 * relabel and the audit, one item a claim; the walk keeps its own ring because it
 	 * claims runs: up to run small files a claim, opened with one io_uring_enter(2) and
 	 * closed with one close_range(2) (a system call is most of a small file's cost), a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What filesig/ offers the installed-system audit (installer/audit.c) beyond
+ * What filesig/ offers the installed-system audit (installed/audit.c) beyond
  * imastream/filesig.h: a verifier per worker thread, and a verification that reuses the
  * security.ima value the caller has already read.
  */

@@ -48,37 +48,6 @@
 
 #define CHUNK_SIZE (256 * 1024)
 
-/* librpm's configuration is process-wide; read it once. */
-static pthread_once_t rpm_config_once = PTHREAD_ONCE_INIT;
-static int rpm_config_rc;
-
-/*
- * %_dbpath expanded once and kept as a plain value: Debian's runs a shell
- * (%(bash -c 'echo ~/.rpmdb')) at every expansion, and a command expands it two to four
- * times (ims_rpmdb_exists, rpm's own database open), each a fork and two execs.
- */
-static void freeze_dbpath(void)
-{
-	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
-
-	if (dbpath && dbpath[0] == '/' && !strchr(dbpath, '%'))
-		rpmPushMacro(NULL, "_dbpath", NULL, dbpath, RMIL_CMDLINE);
-	free(dbpath);
-}
-
-static void read_rpm_config(void)
-{
-	rpm_config_rc = rpmReadConfigFiles(NULL, NULL);
-	if (!rpm_config_rc)
-		freeze_dbpath();
-}
-
-int ims_rpm_config(void)
-{
-	pthread_once(&rpm_config_once, read_rpm_config);
-	return rpm_config_rc ? -EIO : 0;
-}
-
 /* What one package read needs: the package, its header data and owner lookups. */
 struct pkgread {
 	struct imastream_extract *x;
@@ -750,8 +719,7 @@ int ims_rpm_check_header(int rootfd, int fd, const char *name, unsigned int flag
 	if (flags & ~(IMASTREAM_INSTALL_NO_HEADER_DIGEST | IMASTREAM_INSTALL_NO_FILE_DIGEST |
 		      IMASTREAM_INSTALL_ONE_THREAD))
 		return ims_err(log, -EINVAL, "%s: unknown install flags 0x%x", r.name, flags);
-	pthread_once(&rpm_config_once, read_rpm_config);
-	if (rpm_config_rc)
+	if (ims_rpm_config())
 		return ims_err(log, -EIO, "cannot read rpm's configuration");
 	prev_log = rpmlogSetCallback(rpmlog_to_ours, &r);
 	rfd = fdDup(fd);
@@ -793,8 +761,7 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 	if (flags & ~(IMASTREAM_INSTALL_NO_HEADER_DIGEST | IMASTREAM_INSTALL_NO_FILE_DIGEST |
 		      IMASTREAM_INSTALL_ONE_THREAD))
 		return ims_err(r.log, -EINVAL, "%s: unknown install flags 0x%x", r.name, flags);
-	pthread_once(&rpm_config_once, read_rpm_config);
-	if (rpm_config_rc)
+	if (ims_rpm_config())
 		return ims_err(r.log, -EIO, "cannot read rpm's configuration");
 
 	prev_log = rpmlogSetCallback(rpmlog_to_ours, &r);

@@ -648,7 +648,7 @@ IMASTREAM_API int imastream_rpmdb_foreach(const char *root, char *const *names, 
 					  const struct imastream_log *log);
 
 /*
- * Relabelling an installed root (installer/relabel.c): every regular file of a package,
+ * Relabelling an installed root (installed/relabel.c): every regular file of a package,
  * as its header in the root's rpm database describes it, checked on disk and passed
  * through the same hook chain as an install, without reinstalling anything.
  */
@@ -759,7 +759,7 @@ imastream_relabel_counts(const struct imastream_relabel *r);
 IMASTREAM_API void imastream_relabel_free(struct imastream_relabel *r, int res);
 
 /*
- * The audit of an installed root (installer/audit.c): what imastream verify --rpmdb
+ * The audit of an installed root (installed/audit.c): what imastream verify --rpmdb
  * reports for every regular file of every package of the root's rpm database.
  */
 
@@ -824,7 +824,7 @@ IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, in
 					void *arg, const struct imastream_log *log);
 
 /*
- * Orphans (installer/orphans.c): labelled files that no installed package owns.  A kill
+ * Orphans (installed/orphans.c): labelled files that no installed package owns.  A kill
  * of rpm in a transaction leaves its temp files (NAME;XXXXXXXX) beside their final names,
  * already carrying the security.ima and security.evm the plugin wrote: the kernel would
  * appraise and run them, and nobody owns them.

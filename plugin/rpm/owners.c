@@ -9,7 +9,7 @@
 #include <rpm/rpmmacro.h>
 
 #include "common/private.h"
-#include "installer/record_owner.h"
+#include "installed/record_owner.h"
 #include "plugin/rpm/owners.h"
 
 bool ims_rpm_take_over_wanted(void)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "installer/ordered_pool.h"
+#include "installed/ordered_pool.h"
 #include "tests/unit/test.h"
 
 #define N_ITEMS 2000

@@ -18,7 +18,7 @@
 #include "common/private.h"
 #include "imastream/installer.h"
 #include "imastream/xattr.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 struct orphans {
 	int rootfd;

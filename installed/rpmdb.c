@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -17,7 +18,38 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
-#include "installer/private.h"
+#include "installed/private.h"
+
+/* librpm's configuration is process-wide; read it once. */
+static pthread_once_t rpm_config_once = PTHREAD_ONCE_INIT;
+static int rpm_config_rc;
+
+/*
+ * %_dbpath expanded once and kept as a plain value: Debian's runs a shell
+ * (%(bash -c 'echo ~/.rpmdb')) at every expansion, and a command expands it two to four
+ * times (ims_rpmdb_exists, rpm's own database open), each a fork and two execs.
+ */
+static void freeze_dbpath(void)
+{
+	char *dbpath = rpmExpand("%{?_dbpath}", NULL);
+
+	if (dbpath && dbpath[0] == '/' && !strchr(dbpath, '%'))
+		rpmPushMacro(NULL, "_dbpath", NULL, dbpath, RMIL_CMDLINE);
+	free(dbpath);
+}
+
+static void read_rpm_config(void)
+{
+	rpm_config_rc = rpmReadConfigFiles(NULL, NULL);
+	if (!rpm_config_rc)
+		freeze_dbpath();
+}
+
+int ims_rpm_config(void)
+{
+	pthread_once(&rpm_config_once, read_rpm_config);
+	return rpm_config_rc ? -EIO : 0;
+}
 
 int imastream_open_beneath(int rootfd, const char *path, int flags)
 {

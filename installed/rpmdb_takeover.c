@@ -14,7 +14,7 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 int ims_rpmdb_installed(void *ts_arg, const char *name, char *nevra, size_t size)
 {

@@ -14,7 +14,7 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 struct ims_rpmdb_links {
 	struct ims_strmap inodes; /* "DEV:INO" of a linked file → how many database paths reach it */

@@ -16,8 +16,8 @@
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
 #include "imastream/installer.h"
-#include "installer/ordered_pool.h"
-#include "installer/private.h"
+#include "installed/ordered_pool.h"
+#include "installed/private.h"
 
 /* Enough threads for the cores of most machines; each file in flight holds two descriptors. */
 #define MAX_WORKERS 8

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "installer/private.h"
+#include "installed/private.h"
 
 int ims_path_relative(const char *path, const char **rel_ret, const char **why_ret)
 {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "common/private.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 /*
  * Reads the root's etc/passwd or etc/group into @map; a missing one is an empty one, one

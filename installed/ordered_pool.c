@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "installer/ordered_pool.h"
+#include "installed/ordered_pool.h"
 
 struct slot {
 	void *item;

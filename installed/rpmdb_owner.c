@@ -13,7 +13,7 @@
 #include <rpm/rpmts.h>
 
 #include "imastream/hash.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 struct ims_rpmdb_owner {
 	rpmts ts;

@@ -13,7 +13,7 @@
 
 #include "common/private.h"
 #include "imastream/installer.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 /* The host path of @fd, through /proc (which is how rpm's chroot would see it, minus the root). */
 static int fd_host_path(int fd, char *buf, size_t size)

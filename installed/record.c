@@ -13,8 +13,8 @@
 
 #include "common/private.h"
 #include "imastream/hash.h"
-#include "installer/private.h"
-#include "installer/record_owner.h"
+#include "installed/private.h"
+#include "installed/record_owner.h"
 
 /*
  * ROOT/var/lib/imastream/packages/NAME.record, one per package name, in lines of

@@ -12,7 +12,7 @@
 #include <rpm/rpmfi.h>
 
 #include "common/private.h"
-#include "installer/private.h"
+#include "installed/private.h"
 
 /*
  * Whether the file's capabilities are the header's (rpm -V's P): both as libcap reads

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "installer/private.h"
+#include "installed/private.h"
 
 static uint64_t hash_str(const char *s)
 {

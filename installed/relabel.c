@@ -21,8 +21,8 @@
 #include "imastream/installer.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
-#include "installer/ordered_pool.h"
-#include "installer/private.h"
+#include "installed/ordered_pool.h"
+#include "installed/private.h"
 #include "plugin/core/driver.h"
 
 #define CHUNK_SIZE (256 * 1024)
