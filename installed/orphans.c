@@ -27,6 +27,7 @@ struct orphans {
 	struct ims_strmap dir_of;  /* a package directory ("/bin/") -> index in dirs, -1 */
 	struct ims_strmap dir_set; /* a real directory -> index in dirs */
 	char **dirs;               /* real directories to look into, "" for the root */
+	bool *dir_owned;           /* per dirs: a package lists it (a %dir), not only its files */
 	size_t ndirs, adirs;
 	const struct imastream_log *log;
 };
@@ -40,12 +41,18 @@ static int add_dir(struct orphans *o, const char *real)
 	if (o->ndirs == o->adirs) {
 		size_t n = o->adirs ? 2 * o->adirs : 64;
 		char **d = realloc(o->dirs, n * sizeof(*d));
+		bool *owned;
 
 		if (!d)
 			return -ENOMEM;
 		o->dirs = d;
+		owned = realloc(o->dir_owned, n * sizeof(*owned));
+		if (!owned)
+			return -ENOMEM;
+		o->dir_owned = owned;
 		o->adirs = n;
 	}
+	o->dir_owned[o->ndirs] = false;
 	o->dirs[o->ndirs] = strdup(real);
 	if (!o->dirs[o->ndirs])
 		return -ENOMEM;
@@ -102,6 +109,8 @@ static int own(struct orphans *o, const char *dir, const char *base, bool is_dir
 		err = real_dir(o, full);
 		if (err == -ENOMEM)
 			return err;
+		if (err >= 0)
+			o->dir_owned[err] = true;
 	}
 	return 0;
 }
@@ -179,9 +188,10 @@ static int by_name(const void *a, const void *b)
 }
 
 /* One directory: its labelled regular files nobody owns, in name order. */
-static int look_into(struct orphans *o, const char *dir,
+static int look_into(struct orphans *o, size_t idx,
 		     void (*fn)(void *arg, const struct imastream_orphan *f), void *arg)
 {
+	const char *dir = o->dirs[idx];
 	bool user = o->flags & IMASTREAM_ORPHANS_XATTR_USER;
 	const char *ima_name = imastream_xattr_name(IMASTREAM_ATTR_IMA, user);
 	const char *evm_name = imastream_xattr_name(IMASTREAM_ATTR_EVM, user);
@@ -247,6 +257,13 @@ static int look_into(struct orphans *o, const char *dir,
 		if (!f.sig && f.kind != IMASTREAM_ORPHAN_RPM_TEMP &&
 		    !(o->flags & IMASTREAM_ORPHANS_UNSIGNED))
 			continue;
+		/*
+		 * A file of no special name is an orphan only where a package owns the
+		 * directory itself: one that merely holds a package's files may be shared
+		 * with another owner (dpkg, a local rule that signs what it installs).
+		 */
+		if (f.kind == IMASTREAM_ORPHAN_UNOWNED && !o->dir_owned[idx])
+			continue;
 		if (o->flags & IMASTREAM_ORPHANS_FIX) {
 			if (f.kind == IMASTREAM_ORPHAN_RPM_TEMP) {
 				f.fixed = unlinkat(dfd, names[i], 0) ? -errno : 1;
@@ -290,7 +307,7 @@ int imastream_orphans_rpmdb(const char *root, unsigned int flags,
 	if (err == -ENOMEM)
 		ims_err(log, err, "orphans: out of memory");
 	for (size_t i = 0; !err && i < o.ndirs; i++) {
-		err = look_into(&o, o.dirs[i], fn, arg);
+		err = look_into(&o, i, fn, arg);
 		if (err)
 			ims_err(log, err, "%s/%s: %s", strcmp(root, "/") ? root : "", o.dirs[i],
 				strerror(-err));
@@ -298,6 +315,7 @@ int imastream_orphans_rpmdb(const char *root, unsigned int flags,
 	for (size_t i = 0; i < o.ndirs; i++)
 		free(o.dirs[i]);
 	free(o.dirs);
+	free(o.dir_owned);
 	ims_strmap_clear(&o.owned);
 	ims_strmap_clear(&o.dir_of);
 	ims_strmap_clear(&o.dir_set);

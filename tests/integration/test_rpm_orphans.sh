@@ -58,11 +58,16 @@ for t in $temps; do
 	"$IMS" verify -t "$KEYS/ec-p256.crt" --evm require "$R/$t" >/dev/null 2>&1 ||
 		fail "$t: the killed rpm's temp file does not carry a valid signature (the test proves nothing)"
 done
-# And one more orphan of another kind: a signed program copied under a name nobody owns.
-cp -p "$R/usr/bin/imsusr-real" "$R/usr/bin/old-tool"
-for a in security.ima security.evm; do
-	v=$(getfattr -h -e hex -n $a "$R/usr/bin/imsusr-real" 2>/dev/null | sed -n "s/^$a=//p")
-	[ -n "$v" ] && setfattr -h -n $a -v "$v" "$R/usr/bin/old-tool" || fail "cannot copy $a"
+# And one more orphan of another kind: a signed program copied under a name nobody owns,
+# in a directory the package owns (%dir /lib/imsusr). The same copy in /usr/bin, where
+# the package only has files (a directory it may share with dpkg or a local rule that
+# signs what it installs), is not one.
+for copy in usr/lib/imsusr/old-tool usr/bin/shared-tool; do
+	cp -p "$R/usr/bin/imsusr-real" "$R/$copy"
+	for a in security.ima security.evm; do
+		v=$(getfattr -h -e hex -n $a "$R/usr/bin/imsusr-real" 2>/dev/null | sed -n "s/^$a=//p")
+		[ -n "$v" ] && setfattr -h -n $a -v "$v" "$R/$copy" || fail "cannot copy $a"
+	done
 done
 echo unlabelled >"$R/usr/bin/plain"
 # An rpm temp file as the plugin leaves it in hash mode (a digest, no signature), named as
@@ -74,9 +79,9 @@ for f in 'imsusr-real;0badf00d' kernel-made; do
 	setfattr -h -n security.ima -v "$digest" "$R/usr/bin/$f" || fail "setfattr on $f"
 done
 # And a copy of a %config file as rpm names one (it would carry the old file's labels).
-cp -p "$R/usr/bin/old-tool" "$R/usr/bin/imsusr.rpmsave"
+cp -p "$R/usr/lib/imsusr/old-tool" "$R/usr/bin/imsusr.rpmsave"
 for a in security.ima security.evm; do
-	setfattr -h -n $a -v "$(getfattr -h -e hex -n $a "$R/usr/bin/old-tool" | sed -n "s/^$a=//p")" \
+	setfattr -h -n $a -v "$(getfattr -h -e hex -n $a "$R/usr/lib/imsusr/old-tool" | sed -n "s/^$a=//p")" \
 		"$R/usr/bin/imsusr.rpmsave" || fail "cannot copy $a"
 done
 
@@ -89,11 +94,11 @@ for t in $temps; do
 done
 grep -qxF "$R/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the digest-only rpm temp file"; }
-grep -qxF "$R/usr/bin/old-tool: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
+grep -qxF "$R/usr/lib/imsusr/old-tool: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the unowned signed file"; }
 grep -qxF "$R/usr/bin/imsusr.rpmsave: FAIL: an rpm copy of a %config file that no package owns, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the .rpmsave copy"; }
-[ "$(wc -l <"$T/out")" = 7 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 7 orphans (kernel-made is none)"; }
+[ "$(wc -l <"$T/out")" = 7 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 7 orphans (kernel-made and shared-tool are none)"; }
 grep -q "verify: 4 files, 0 failed; 7 labelled files no package owns" "$T/err" || { cat "$T/err"; fail "verify total"; }
 "$IMS" verify --root "$R" --rpmdb --format json >"$T/json" 2>/dev/null && fail "json: exit 0 with orphans"
 [ "$(grep -c '"orphan":"rpm-temp","ima":true,"evm":true}$' "$T/json")" = 4 ] || { cat "$T/json"; fail "json: rpm-temp records"; }
@@ -102,7 +107,7 @@ echo "== recover --rpmdb -n names them and changes nothing"
 (cd "$R" && getfattr -R -h -d -m - -e hex . 2>/dev/null; find . | sort) >"$T/before"
 "$IMS" recover --root "$R" --rpmdb -n >"$T/out" 2>"$T/err" && fail "recover -n exited 0 with orphans"
 [ "$(grep -c ': an rpm temp file of a transaction that did not end: would be removed$' "$T/out")" = 5 ] &&
-	grep -qxF "$R/usr/bin/old-tool: a file no installed package owns: would be unlabelled" "$T/out" ||
+	grep -qxF "$R/usr/lib/imsusr/old-tool: a file no installed package owns: would be unlabelled" "$T/out" ||
 	{ cat "$T/out"; fail "recover -n: the orphans are not named"; }
 (cd "$R" && getfattr -R -h -d -m - -e hex . 2>/dev/null; find . | sort) >"$T/after"
 cmp -s "$T/before" "$T/after" || fail "recover -n changed the root"
@@ -113,9 +118,11 @@ grep -q "5 rpm temp files removed, 2 unowned files unlabelled" "$T/err" || { cat
 [ "$(getfattr -h -e hex -n security.ima "$R/usr/bin/kernel-made" 2>/dev/null | sed -n 's/^security.ima=//p')" = "$digest" ] ||
 	fail "recover took the digest off a file the kernel would have labelled itself"
 [ -z "$(cd "$R" && find . -name '*;*')" ] || fail "rpm temp files are left"
-[ -f "$R/usr/bin/old-tool" ] || fail "the unowned file was removed (only its labels should go)"
-[ -z "$(getfattr -h -d -m '^security\.(ima|evm)$' "$R/usr/bin/old-tool" "$R/usr/bin/imsusr.rpmsave" 2>/dev/null)" ] ||
+[ -f "$R/usr/lib/imsusr/old-tool" ] || fail "the unowned file was removed (only its labels should go)"
+[ -z "$(getfattr -h -d -m '^security\.(ima|evm)$' "$R/usr/lib/imsusr/old-tool" "$R/usr/bin/imsusr.rpmsave" 2>/dev/null)" ] ||
 	fail "an unowned file kept its security.ima or security.evm"
+[ -n "$(getfattr -h -d -m '^security\.evm$' "$R/usr/bin/shared-tool" 2>/dev/null)" ] ||
+	fail "recover unlabelled a file in a directory the packages do not own"
 [ "$(cat "$R/usr/bin/plain")" = unlabelled ] || fail "an unlabelled unowned file was touched"
 "$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" --evm require >"$T/out" 2>"$T/err" ||
 	{ cat "$T/out" "$T/err"; fail "verify --rpmdb after recover"; }
