@@ -27,7 +27,7 @@ struct orphans {
 	struct ims_strmap dir_of;  /* a package directory ("/bin/") -> index in dirs, -1 */
 	struct ims_strmap dir_set; /* a real directory -> index in dirs */
 	char **dirs;               /* real directories to look into, "" for the root */
-	bool *dir_owned;           /* per dirs: a package lists it (a %dir), not only its files */
+	bool *dir_owned;	   /* per dirs: a package lists it (a %dir), not only its files */
 	size_t ndirs, adirs;
 	const struct imastream_log *log;
 };
