@@ -14,12 +14,13 @@
 #            upgraded itself (the new plugin labels that rpm -U); dnf upgrade to 3 from a createrepo_c
 #            repository; the guest's measurement list judged by attest check against
 #            policy keylime from its rpm database; figures: rpm -U and dnf reinstall
-#            with and without the plugin; rpm -U to 4 stopped with its files under
-#            temp names beside their final names, and killed (kill -9)
-#   killed   ima_appraise=enforce: version 3 runs, verify --rpmdb names the temp files,
-#            imastream recover --rpmdb removes them, rpm -U to 4 again; then rpm -U to 5
-#            stopped the same way, one temp file written to the disk (fsync), the
-#            machine powered off without a sync (busybox poweroff -n -f)
+#            with and without the plugin; rpm -U to 4 stopped after two of its three
+#            renames (one file still under its temp name) and killed (kill -9)
+#   killed   ima_appraise=enforce: the new program runs with the old library, verify
+#            --rpmdb names the temp file and the two half-installed files, imastream
+#            recover --rpmdb removes the temp file, rpm -U to 4 again; then rpm -U to 5
+#            stopped before its first rename, one temp file written to the disk
+#            (fsync), the machine powered off without a sync (busybox poweroff -n -f)
 #   cut      ima_appraise=enforce: version 4 runs, what reached the disk is named and
 #            recovered the same way, rpm -U to 5 again
 #   rotate   ima_appraise=fix evm=fix: a second key enrolled beside the first
@@ -75,7 +76,7 @@ for v in 1 2; do
 done
 mkdir -p "$tmp/pkgs" && cp "$tmp"/rpmbuild/RPMS/*/*.rpm "$tmp/pkgs/" || error "no packages built"
 # rpm stopped between writing its temp files and renaming them (kill-reboot-recover).
-gcc -shared -fPIC -O2 -o "$tmp/rpm-stop.so" "$srcdir/tests/integration/rpm_stop_at_commit.c" -ldl ||
+gcc -shared -fPIC -O2 -o "$tmp/rpm-stop.so" "$kdir/rpm-stop-after.c" -ldl ||
 	error "cannot build the rpm stop preload"
 # IMASTREAM_LIVE_BREAK=plugin-off: the first rpm -U runs with --noplugins, so that the
 # test fails and says which file the kernel refused.
@@ -205,14 +206,15 @@ check() {
 		report "$name" FAIL "exit $rc: $(echo "$out" | tail -n 2) refused: $(refusals_since "$mark")"
 	fi
 }
-# rpm_stop NAME RPM: rpm -U RPM in the background with rpm_stop_at_commit.c preloaded:
+# rpm_stop NAME N RPM: rpm -U RPM in the background with rpm-stop-after.c preloaded:
 # rpm writes and labels every file of the package under its temp name NAME;XXXXXXXX,
-# then stops at its first rename into place and says so on the FIFO. Sets stopped_pid
-# (empty when rpm did not stop).
+# renames N of them into place, then stops before the next rename and says so on the
+# FIFO. Sets stopped_pid (empty when rpm did not stop).
 rpm_stop() {
 	rm -f /run/stop.fifo && mkfifo /run/stop.fifo
 	(
-		LD_PRELOAD=/run/job/rpm-stop.so RPM_STOP_FIFO=/run/stop.fifo rpm -U "$2" >/run/stop.out 2>&1
+		LD_PRELOAD=/run/job/rpm-stop.so RPM_STOP_FIFO=/run/stop.fifo RPM_STOP_AFTER=$2 \
+			rpm -U "$3" >/run/stop.out 2>&1
 		echo "exited $?" >/run/stop.fifo
 	) &
 	read -r what stopped_pid stopped_at </run/stop.fifo
@@ -223,10 +225,15 @@ rpm_stop() {
 		stopped_pid=""
 	fi
 }
-# temps_named NAME MIN: the labelled rpm temp files on the disk (at least MIN) are
-# exactly what verify --rpmdb names as left by a transaction that did not end, and
-# nothing else fails (verify passes when there are none).
+# temps_named NAME MIN [PATH...]: the labelled rpm temp files on the disk (at least MIN)
+# are exactly what verify --rpmdb names as left by a transaction that did not end, and
+# the other files it fails are exactly the PATHs (installed from the interrupted
+# transaction while the database names the old version); verify passes when there is
+# nothing of either.
 temps_named() {
+	name=$1 min=$2
+	shift 2
+	printf '%s\n' "$@" | sed '/^$/d' | sort >/run/half.want
 	find /usr /etc -xdev -type f -name '*;*' | sort >/run/temps
 	: >/run/temps.labelled
 	while read -r f; do
@@ -236,17 +243,17 @@ temps_named() {
 	done </run/temps
 	imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima >/run/verify.out 2>&1
 	rc=$?
-	echo "--- $1: imastream verify --root / --rpmdb"
+	echo "--- $name: imastream verify --root / --rpmdb"
 	tail -n 20 /run/verify.out
 	grep ': FAIL: an rpm temp file' /run/verify.out | sed 's/: FAIL: .*//' | sort >/run/temps.named
+	grep ': FAIL: ' /run/verify.out | grep -v ': FAIL: an rpm temp file' | sed 's/: FAIL: .*//' | sort -u >/run/half.named
 	n=$(wc -l </run/temps.labelled)
-	others=$(grep ': FAIL: ' /run/verify.out | grep -v ': FAIL: an rpm temp file' | head -n 2)
-	if [ "$n" -lt "$2" ] || ! cmp -s /run/temps.labelled /run/temps.named || [ -n "$others" ]; then
-		report "$1" FAIL "exit $rc, labelled temp files: $(tr '\n' ' ' </run/temps.labelled) named: $(tr '\n' ' ' </run/temps.named) $others"
-	elif { [ "$n" = 0 ] && [ $rc != 0 ]; } || { [ "$n" != 0 ] && [ $rc = 0 ]; }; then
-		report "$1" FAIL "exit $rc with $n labelled temp files: $(tail -n 1 /run/verify.out)"
+	if [ "$n" -lt "$min" ] || ! cmp -s /run/temps.labelled /run/temps.named || ! cmp -s /run/half.want /run/half.named; then
+		report "$name" FAIL "exit $rc, labelled temp files: $(tr '\n' ' ' </run/temps.labelled) named: $(tr '\n' ' ' </run/temps.named) other failures: $(tr '\n' ' ' </run/half.named) (wanted: $*)"
+	elif { [ "$n" = 0 ] && [ $# = 0 ] && [ $rc != 0 ]; } || { [ "$n$#" != 00 ] && [ $rc = 0 ]; }; then
+		report "$name" FAIL "exit $rc with $n labelled temp files and $# other failures: $(tail -n 1 /run/verify.out)"
 	else
-		report "$1" PASS "$n labelled of $(wc -l </run/temps) temp files, named: $(tr '\n' ' ' </run/temps.named)"
+		report "$name" PASS "$n labelled of $(wc -l </run/temps) temp files named: $(tr '\n' ' ' </run/temps.named) half-installed: $(tr '\n' ' ' </run/half.named)"
 	fi
 }
 LIB
@@ -328,26 +335,28 @@ check dnf-upgrade:after-reinstalls "live 3" live-hello
 check attest:policy "" imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
 check attest:program-measured "/usr/bin/live-hello" sh -c 'grep -m1 " sha256:$(sha256sum </usr/bin/live-hello | cut -d" " -f1) /usr/bin/live-hello " /sys/kernel/security/ima/ascii_runtime_measurements'
 check attest:check "" imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements
-# kill -9 of rpm while the files of version 4 lie beside their final names under
-# temp names, labelled and signed; version 3 stays installed and runs.
-rpm_stop kill-reboot-recover:kill-stopped ./imastream-live-4-1.x86_64.rpm
+# kill -9 of rpm in the middle of its renames: every file of version 4 was written,
+# labelled and signed under its temp name; the %config file and the program are at
+# their final names, the library still beside its own; the database says version 3.
+rpm_stop kill-reboot-recover:kill-stopped 2 ./imastream-live-4-1.x86_64.rpm
 if [ -n "$stopped_pid" ]; then
-	check kill-reboot-recover:kill-temp-files "live-hello;" sh -c 'ls -d /usr/bin/live-hello\;* /usr/lib/liblive.so.1\;*'
+	check kill-reboot-recover:kill-temp-file "liblive.so.1;" sh -c 'ls -d /usr/lib/liblive.so.1\;*'
 	kill -9 "$stopped_pid"
 	check kill-reboot-recover:kill-9 "exited 137" cat /run/stop.fifo
 	wait
 fi
-check kill-reboot-recover:kill-still-runs "live 3" live-hello
+# The new program with the old library: accepted by the kernel.
+check kill-reboot-recover:kill-half-runs "live 3 (program 4)" live-hello
 JOB
 # The reboot after the kill (enforce): what the kill left is named, recovered, the
 # transaction run again; then a power cut in the middle of the next upgrade.
 job killed <<'JOB'
 . ./live-lib.sh
-check kill-reboot-recover:killed-runs "live 3" live-hello
+check kill-reboot-recover:killed-runs "live 3 (program 4)" live-hello
 check kill-reboot-recover:killed-db "imastream-live-3" rpm -q imastream-live
-temps_named kill-reboot-recover:killed-verify-names 2
+temps_named kill-reboot-recover:killed-verify-names 1 /etc/live.conf /usr/bin/live-hello
 check kill-reboot-recover:killed-recover "rpm temp file" imastream recover --root / --rpmdb
-check kill-reboot-recover:killed-recovered "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
+temps_named kill-reboot-recover:killed-recovered 0 /etc/live.conf /usr/bin/live-hello
 check kill-reboot-recover:killed-rerun "" rpm -U ./imastream-live-4-1.x86_64.rpm
 check kill-reboot-recover:killed-rerun-runs "live 4" live-hello
 check kill-reboot-recover:killed-rerun-verify "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
@@ -355,7 +364,7 @@ check kill-reboot-recover:killed-rerun-verify "" imastream verify --root / --rpm
 # rpm is stopped before renaming them, the program's temp file has reached the disk
 # (as the kernel's writeback might have done), and the machine stops without a sync.
 sync
-rpm_stop kill-reboot-recover:cut-stopped ./imastream-live-5-1.x86_64.rpm
+rpm_stop kill-reboot-recover:cut-stopped 0 ./imastream-live-5-1.x86_64.rpm
 check kill-reboot-recover:cut-written "live-hello;" sh -c 'sync /usr/bin/live-hello\;* && ls /usr/bin/live-hello\;*'
 echo DONE >&3
 # stty sets the port with TCSADRAIN: the results have left before the power goes.
