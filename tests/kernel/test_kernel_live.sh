@@ -14,7 +14,15 @@
 #            upgraded itself (the new plugin labels that rpm -U); dnf upgrade to 3 from a createrepo_c
 #            repository; the guest's measurement list judged by attest check against
 #            policy keylime from its rpm database; figures: rpm -U and dnf reinstall
-#            with and without the plugin
+#            with and without the plugin; rpm -U to 4 stopped after two of its three
+#            renames (one file still under its temp name) and killed (kill -9)
+#   killed   ima_appraise=enforce: the new program runs with the old library, verify
+#            --rpmdb names the temp file and the two half-installed files, imastream
+#            recover --rpmdb removes the temp file, rpm -U to 4 again; then rpm -U to 5
+#            stopped before its first rename, one temp file written to the disk
+#            (fsync), the machine powered off without a sync (busybox poweroff -n -f)
+#   cut      ima_appraise=enforce: version 4 runs, what reached the disk is named and
+#            recovered the same way, rpm -U to 5 again
 #   rotate   ima_appraise=fix evm=fix: a second key enrolled beside the first
 #            (ima-rollout setup), "ima-rollout label --trust NEW" signs again what the
 #            new certificate does not verify, the old certificate is retired
@@ -55,7 +63,7 @@ echo "test_kernel_live: image $img ready after $(($(date +%s) - t0)) s"
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/kernel-live.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-for v in 1 2 3; do
+for v in 1 2 3 4 5; do
 	rpmbuild -bb --quiet --define "_topdir $tmp/rpmbuild" --define "ver $v" \
 		"$kdir/live.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild failed"; }
 done
@@ -67,6 +75,15 @@ for v in 1 2; do
 		"$kdir/live-plugin.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild failed"; }
 done
 mkdir -p "$tmp/pkgs" && cp "$tmp"/rpmbuild/RPMS/*/*.rpm "$tmp/pkgs/" || error "no packages built"
+# rpm stopped between writing its temp files and renaming them (kill-reboot-recover).
+gcc -shared -fPIC -O2 -o "$tmp/rpm-stop.so" "$kdir/rpm-stop-after.c" -ldl ||
+	error "cannot build the rpm stop preload"
+# IMASTREAM_LIVE_BREAK=plugin-off: the first rpm -U runs with --noplugins, so that the
+# test fails and says which file the kernel refused.
+case ${IMASTREAM_LIVE_BREAK:-} in
+'' | plugin-off) ;;
+*) error "IMASTREAM_LIVE_BREAK=$IMASTREAM_LIVE_BREAK: unknown (plugin-off)" ;;
+esac
 echo "$plugin_path" >"$tmp/pkgs/plugin-path" || exit 99
 
 # ---------- per kernel: its initramfs ----------
@@ -189,6 +206,56 @@ check() {
 		report "$name" FAIL "exit $rc: $(echo "$out" | tail -n 2) refused: $(refusals_since "$mark")"
 	fi
 }
+# rpm_stop NAME N RPM: rpm -U RPM in the background with rpm-stop-after.c preloaded:
+# rpm writes and labels every file of the package under its temp name NAME;XXXXXXXX,
+# renames N of them into place, then stops before the next rename and says so on the
+# FIFO. Sets stopped_pid (empty when rpm did not stop).
+rpm_stop() {
+	rm -f /run/stop.fifo && mkfifo /run/stop.fifo
+	(
+		LD_PRELOAD=/run/job/rpm-stop.so RPM_STOP_FIFO=/run/stop.fifo RPM_STOP_AFTER=$2 \
+			rpm -U "$3" >/run/stop.out 2>&1
+		echo "exited $?" >/run/stop.fifo
+	) &
+	read -r what stopped_pid stopped_at </run/stop.fifo
+	if [ "$what" = stopped ]; then
+		report "$1" PASS "rpm $stopped_pid stopped before renaming $stopped_at into place"
+	else
+		report "$1" FAIL "rpm did not stop: $what $stopped_pid $(tail -n 2 /run/stop.out)"
+		stopped_pid=""
+	fi
+}
+# temps_named NAME MIN [PATH...]: the labelled rpm temp files on the disk (at least MIN)
+# are exactly what verify --rpmdb names as left by a transaction that did not end, and
+# the other files it fails are exactly the PATHs (installed from the interrupted
+# transaction while the database names the old version); verify passes when there is
+# nothing of either.
+temps_named() {
+	name=$1 min=$2
+	shift 2
+	printf '%s\n' "$@" | sed '/^$/d' | sort >/run/half.want
+	find /usr /etc -xdev -type f -name '*;*' | sort >/run/temps
+	: >/run/temps.labelled
+	while read -r f; do
+		if getfattr -n security.ima "$f" >/dev/null 2>&1 || getfattr -n security.evm "$f" >/dev/null 2>&1; then
+			echo "$f" >>/run/temps.labelled
+		fi
+	done </run/temps
+	imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima >/run/verify.out 2>&1
+	rc=$?
+	echo "--- $name: imastream verify --root / --rpmdb"
+	tail -n 20 /run/verify.out
+	grep ': FAIL: an rpm temp file' /run/verify.out | sed 's/: FAIL: .*//' | sort >/run/temps.named
+	grep ': FAIL: ' /run/verify.out | grep -v ': FAIL: an rpm temp file' | sed 's/: FAIL: .*//' | sort -u >/run/half.named
+	n=$(wc -l </run/temps.labelled)
+	if [ "$n" -lt "$min" ] || ! cmp -s /run/temps.labelled /run/temps.named || ! cmp -s /run/half.want /run/half.named; then
+		report "$name" FAIL "exit $rc, labelled temp files: $(tr '\n' ' ' </run/temps.labelled) named: $(tr '\n' ' ' </run/temps.named) other failures: $(tr '\n' ' ' </run/half.named) (wanted: $*)"
+	elif { [ "$n" = 0 ] && [ $# = 0 ] && [ $rc != 0 ]; } || { [ "$n$#" != 00 ] && [ $rc = 0 ]; }; then
+		report "$name" FAIL "exit $rc with $n labelled temp files and $# other failures: $(tail -n 1 /run/verify.out)"
+	else
+		report "$name" PASS "$n labelled of $(wc -l </run/temps) temp files named: $(tr '\n' ' ' </run/temps.named) half-installed: $(tr '\n' ' ' </run/half.named)"
+	fi
+}
 LIB
 
 job setup <<'JOB'
@@ -224,7 +291,9 @@ check plugin-upgraded:new-is-2 "imastream-plugin-live 2" tail -c 40 "$plugin"
 live-hello wait /run/go >/run/old.out 2>&1 &
 old=$!
 until grep -q liblive /proc/$old/maps 2>/dev/null || ! kill -0 $old 2>/dev/null; do sleep 0.1; done
-check rpm-upgrade:rpm-U "" rpm -U ./imastream-live-2-1.x86_64.rpm
+noplugins=""
+[ "$(cat ./break)" != plugin-off ] || noplugins=--noplugins
+check rpm-upgrade:rpm-U "" rpm -U $noplugins ./imastream-live-2-1.x86_64.rpm
 check rpm-upgrade:program-and-library "live 2" live-hello
 check plugin-upgraded:new-loaded-next "$plugin" sh -c "grep -m1 \" sha256:\$(sha256sum <$plugin | cut -d' ' -f1) $plugin \" /sys/kernel/security/ima/ascii_runtime_measurements"
 check plugin-upgraded:next-labelled "type 3" sh -c 'imastream verify --evm require --trust /etc/keys/ima /usr/bin/live-hello && getfattr -e hex -n security.ima /usr/bin/live-hello | grep "=0x03" >/dev/null && echo "type 3"'
@@ -266,6 +335,56 @@ check dnf-upgrade:after-reinstalls "live 3" live-hello
 check attest:policy "" imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
 check attest:program-measured "/usr/bin/live-hello" sh -c 'grep -m1 " sha256:$(sha256sum </usr/bin/live-hello | cut -d" " -f1) /usr/bin/live-hello " /sys/kernel/security/ima/ascii_runtime_measurements'
 check attest:check "" imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements
+# kill -9 of rpm in the middle of its renames: every file of version 4 was written,
+# labelled and signed under its temp name; the %config file and the program are at
+# their final names, the library still beside its own; the database says version 3.
+rpm_stop kill-reboot-recover:kill-stopped 2 ./imastream-live-4-1.x86_64.rpm
+if [ -n "$stopped_pid" ]; then
+	check kill-reboot-recover:kill-temp-file "liblive.so.1;" sh -c 'ls -d /usr/lib/liblive.so.1\;*'
+	kill -9 "$stopped_pid"
+	check kill-reboot-recover:kill-9 "exited 137" cat /run/stop.fifo
+	wait
+fi
+# The new program with the old library: accepted by the kernel.
+check kill-reboot-recover:kill-half-runs "live 3 (program 4)" live-hello
+JOB
+# The reboot after the kill (enforce): what the kill left is named, recovered, the
+# transaction run again; then a power cut in the middle of the next upgrade.
+job killed <<'JOB'
+. ./live-lib.sh
+check kill-reboot-recover:killed-runs "live 3 (program 4)" live-hello
+check kill-reboot-recover:killed-db "imastream-live-3" rpm -q imastream-live
+temps_named kill-reboot-recover:killed-verify-names 1 /etc/live.conf /usr/bin/live-hello
+check kill-reboot-recover:killed-recover "rpm temp file" imastream recover --root / --rpmdb
+temps_named kill-reboot-recover:killed-recovered 0 /etc/live.conf /usr/bin/live-hello
+check kill-reboot-recover:killed-rerun "" rpm -U ./imastream-live-4-1.x86_64.rpm
+check kill-reboot-recover:killed-rerun-runs "live 4" live-hello
+check kill-reboot-recover:killed-rerun-verify "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
+# Power cut: what came before is on the disk; version 5's temp files are written,
+# rpm is stopped before renaming them, the program's temp file has reached the disk
+# (as the kernel's writeback might have done), and the machine stops without a sync.
+sync
+rpm_stop kill-reboot-recover:cut-stopped 0 ./imastream-live-5-1.x86_64.rpm
+check kill-reboot-recover:cut-written "live-hello;" sh -c 'sync /usr/bin/live-hello\;* && ls /usr/bin/live-hello\;*'
+echo DONE >&3
+# stty sets the port with TCSADRAIN: the results have left before the power goes.
+stty -F /dev/ttyS1 raw -echo
+busybox poweroff -n -f
+JOB
+# The boot after the power cut (enforce): version 4 runs; version 5's temp files that
+# reached the disk (the program's at least) are named and removed, the upgrade is run
+# again.
+job cut <<'JOB'
+. ./live-lib.sh
+check kill-reboot-recover:cut-runs "live 4" live-hello
+check kill-reboot-recover:cut-db "imastream-live-4" rpm -q imastream-live
+temps_named kill-reboot-recover:cut-verify-names 1
+check kill-reboot-recover:cut-recover "" imastream recover --root / --rpmdb
+check kill-reboot-recover:cut-recovered "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
+check kill-reboot-recover:cut-rerun "" rpm -U ./imastream-live-5-1.x86_64.rpm
+check kill-reboot-recover:cut-rerun-runs "live 5" live-hello
+check kill-reboot-recover:cut-rerun-verify "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
+check kill-reboot-recover:cut-no-temp-files "" sh -c '! find /usr /etc -xdev -type f -name "*;*" | grep .'
 JOB
 # Key rotation: a new key is enrolled beside the old one, the system signed again in
 # place in a fix boot (only what the new certificate does not verify), the old
@@ -284,14 +403,14 @@ new=$(imastream keys id --cert ./new.crt)
 old=$(imastream keys id --cert ./ima.crt)
 check key-rotation:only-new-loaded "$new" sh -c "imastream keys list _ima; ! imastream keys list _ima | grep $old >/dev/null"
 check key-rotation:check "every file" sh ./ima-rollout check
-check key-rotation:runs-program "live 3" live-hello
-check key-rotation:runs-rpm "imastream-live-3" rpm -q imastream-live
+check key-rotation:runs-program "live 5" live-hello
+check key-rotation:runs-rpm "imastream-live-5" rpm -q imastream-live
 check key-rotation:runs-dnf "" dnf --version
 check key-rotation:signed-by-new "$new" sh -c 'getfattr -e hex -n security.ima /usr/bin/live-hello /usr/bin/rpm 2>/dev/null | grep -c "=0x030204$0" | grep -x 2 >/dev/null && echo "$0"' "$new"
 JOB
 job tamper <<'JOB'
 . ./live-lib.sh
-check tamper-refused:others-run "imastream-live-3" rpm -q imastream-live
+check tamper-refused:others-run "imastream-live-5" rpm -q imastream-live
 live-hello >/dev/null 2>&1
 rc=$?
 cause=$(audit_cause /usr/bin/live-hello)
@@ -303,7 +422,7 @@ fi
 JOB
 job measure <<'JOB'
 . ./live-lib.sh
-check tamper-refused:log-runs "live 3" live-hello
+check tamper-refused:log-runs "live 5" live-hello
 imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/policy.json
 imastream attest check --policy /run/policy.json --log /sys/kernel/security/ima/ascii_runtime_measurements >/run/attest.out 2>&1
 rc=$?
@@ -331,10 +450,12 @@ for kernel in "${kernels[@]}"; do
 	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
 		-subj "/CN=live $tag" -addext subjectKeyIdentifier=hash \
 		-keyout "$tmp/ima.key" -out "$tmp/ima.crt" >/dev/null 2>&1) || error "openssl req failed"
-	for j in setup live; do cp "$tmp"/pkgs/* "$tmp/job-$j/"; done
+	for j in setup live killed cut; do cp "$tmp"/pkgs/* "$tmp/job-$j/"; done
+	cp "$tmp/rpm-stop.so" "$tmp/job-live/" && cp "$tmp/rpm-stop.so" "$tmp/job-killed/" &&
+		echo "${IMASTREAM_LIVE_BREAK:-}" >"$tmp/job-live/break" || exit 99
 	cp "$tmp/ima.key" "$tmp/ima.crt" "$tmp/job-setup/" &&
 		cp "$srcdir/docs/ima-policy-exec" "$tmp/job-setup/ima-policy" || exit 99
-	for j in setup label live rotate rotated tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
+	for j in setup label live killed cut rotate rotated tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
 	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
 		-subj "/CN=live $tag rotated" -addext subjectKeyIdentifier=hash \
 		-keyout "$tmp/job-rotate/new.key" -out "$tmp/job-rotate/new.crt" >/dev/null 2>&1) ||
@@ -348,12 +469,14 @@ for kernel in "${kernels[@]}"; do
 	boot setup "" &&
 		boot label "ima_appraise=fix evm=fix ima_template=ima-sig" &&
 		boot live "ima_appraise=enforce ima_template=ima-sig" &&
+		boot killed "ima_appraise=enforce ima_template=ima-sig" &&
+		boot cut "ima_appraise=enforce ima_template=ima-sig" &&
 		boot rotate "ima_appraise=fix evm=fix ima_template=ima-sig" &&
 		boot rotated "ima_appraise=enforce ima_template=ima-sig" &&
 		tamper_disk /usr/bin/live-hello &&
 		boot tamper "ima_appraise=enforce ima_template=ima-sig" &&
 		boot measure "ima_appraise=log ima_template=ima-sig"
-	for s in rollout rpm-upgrade running-program-replaced plugin-upgraded dnf-upgrade key-rotation attest tamper-refused; do
+	for s in rollout rpm-upgrade running-program-replaced plugin-upgraded dnf-upgrade kill-reboot-recover key-rotation attest tamper-refused; do
 		stage "$s"
 	done
 	rm -f "$disk"
