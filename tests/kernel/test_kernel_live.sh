@@ -76,7 +76,7 @@ for v in 1 2; do
 done
 mkdir -p "$tmp/pkgs" && cp "$tmp"/rpmbuild/RPMS/*/*.rpm "$tmp/pkgs/" || error "no packages built"
 # rpm stopped between writing its temp files and renaming them (kill-reboot-recover).
-gcc -shared -fPIC -O2 -o "$tmp/rpm-stop.so" "$kdir/rpm-stop-after.c" -ldl ||
+gcc -shared -fPIC -O2 -o "$tmp/rpm-stop.so" "$srcdir/tests/integration/rpm_stop_at_commit.c" -ldl ||
 	error "cannot build the rpm stop preload"
 # IMASTREAM_LIVE_BREAK=plugin-off: the first rpm -U runs with --noplugins, so that the
 # test fails and says which file the kernel refused.
@@ -206,7 +206,7 @@ check() {
 		report "$name" FAIL "exit $rc: $(echo "$out" | tail -n 2) refused: $(refusals_since "$mark")"
 	fi
 }
-# rpm_stop NAME N RPM: rpm -U RPM in the background with rpm-stop-after.c preloaded:
+# rpm_stop NAME N RPM: rpm -U RPM in the background with rpm_stop_at_commit.c preloaded:
 # rpm writes and labels every file of the package under its temp name NAME;XXXXXXXX,
 # renames N of them into place, then stops before the next rename and says so on the
 # FIFO. Sets stopped_pid (empty when rpm did not stop).
