@@ -21,8 +21,7 @@
  * symlinks rpm installed it through (/bin/sh is measured as /usr/bin/sh on a merged-/usr
  * root).  A directory that cannot be reached keeps the path as the package spells it.
  */
-static const char *kernel_path(struct attest_source *src, const char *path, char *buf,
-			       size_t size)
+static const char *kernel_path(struct attest_source *src, const char *path, char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dlen = slash ? (size_t)(slash - path) : 0;
@@ -88,8 +87,9 @@ static int add_from_disk(struct attest_source *src, const char *path)
 
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 0, path);
 		dfd = imastream_open_dir_as_rpm(src->rootfd, dir, O_PATH, NULL, 0);
-		fd = dfd < 0 ? dfd : openat(dfd, slash ? slash + 1 : path,
-					    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		fd = dfd < 0 ? dfd :
+			       openat(dfd, slash ? slash + 1 : path,
+				      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (dfd >= 0 && fd < 0)
 			fd = -errno;
 		if (dfd >= 0)

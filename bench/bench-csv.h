@@ -36,8 +36,8 @@ static inline void bench_csv_at(const char *param, const char *value, const char
 }
 
 /* The same at a numeric x. */
-static inline void bench_csv(const char *param, double value, const char *series,
-			     double throughput, const char *unit, double ratio)
+static inline void bench_csv(const char *param, double value, const char *series, double throughput,
+			     const char *unit, double ratio)
 {
 	char x[32];
 

@@ -194,10 +194,10 @@ int main(int argc, char **argv)
 	       "  target <= 1.01x: %s\n", rounds, wr, cr, wr <= 1.01 ? "met" : "MISSED");
 	printf("  (ratio of the medians: wall %6.4fx, cpu %6.4fx)\n", w[1] / w[0], c[1] / c[0]);
 	/* Our series is the install with the record; the "peer" is the one without. */
-	bench_csv_at("install", "imastream install", "with the record (policy data)",
-		  1.0 / w[1], "installs/s", -1);
-	bench_csv_at("install", "imastream install", "without the record", 1.0 / w[0],
-		  "installs/s", w[0] / w[1]);
+	bench_csv_at("install", "imastream install", "with the record (policy data)", 1.0 / w[1],
+		     "installs/s", -1);
+	bench_csv_at("install", "imastream install", "without the record", 1.0 / w[0], "installs/s",
+		     w[0] / w[1]);
 	imastream_config_release(&cfg);
 	return wr <= 1.01 ? 0 : 3;
 usage:

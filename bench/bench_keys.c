@@ -137,7 +137,8 @@ int main(int argc, char **argv)
 		snprintf(series, sizeof(series), "imastream (%s)", key_types[i]);
 		bench_csv_at("key", key_names[i], series, count / ours, "signatures/s", -1);
 		snprintf(series, sizeof(series), "evmctl sign_hash (%s)", key_types[i]);
-		bench_csv_at("key", key_names[i], series, count / theirs, "signatures/s", theirs / ours);
+		bench_csv_at("key", key_names[i], series, count / theirs, "signatures/s",
+			     theirs / ours);
 		unlink(key);
 	}
 	snprintf(src, sizeof(src), "%s/digests", dir);

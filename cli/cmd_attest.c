@@ -18,7 +18,7 @@ static const struct cli_use attest_options[] = {
 	{ CLI_OPT_MEASUREMENTS, NULL },
 	{ CLI_OPT_VERBOSE, "print every entry, not only the failures" },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per entry, passed\n"
-	  "or not, on standard output, then a summary object" },
+			  "or not, on standard output, then a summary object" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -143,8 +143,10 @@ static void check_line(const struct attest_policy *pol, char *line, unsigned lon
 	v = attest_judge(pol, e, &why);
 	if (entry_json) {
 		static const char *const results[] = {
-			[ATTEST_MATCH] = "ok", [ATTEST_SIGNED] = "signed",
-			[ATTEST_EXCLUDED] = "excluded", [ATTEST_IGNORED] = "ignored",
+			[ATTEST_MATCH] = "ok",
+			[ATTEST_SIGNED] = "signed",
+			[ATTEST_EXCLUDED] = "excluded",
+			[ATTEST_IGNORED] = "ignored",
 		};
 
 		entry_record(e, lineno, attest_verdict_ok(v) ? results[v] : "fail", why);
@@ -253,7 +255,8 @@ static int attest_check(int argc, char **argv)
 		cli_json_free(&out);
 		entry_json = NULL;
 	} else {
-		cli_say("attest", "%lu entries: %lu matched, %lu excluded, %lu ignored, %lu failed, %.2f s",
+		cli_say("attest",
+			"%lu entries: %lu matched, %lu excluded, %lu ignored, %lu failed, %.2f s",
 			n.entries, n.passed, n.excluded, n.ignored, n.failed,
 			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	}

@@ -134,7 +134,8 @@ static void print_item(void *ctx, struct cli_item *it)
 		cli_json_str(&job->walk.out, "path", it->path);
 		cli_json_str(&job->walk.out, "result", it->ok ? "ok" : "fail");
 		if (it->ok)
-			cli_json_hex(&job->walk.out, job->verity ? "verity_digest" : "ima", res->value, res->len);
+			cli_json_hex(&job->walk.out, job->verity ? "verity_digest" : "ima",
+				     res->value, res->len);
 		if (cli_json_put(&job->walk.out, stdout))
 			it->ok = false;
 		return;

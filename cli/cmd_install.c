@@ -28,38 +28,38 @@ static const struct cli_use install_options[] = {
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_EVM, "portable or none: EVM portable signatures (none, as\n"
-	  "the rpm plugin: hash mode needs no key, and a portable\n"
-	  "signature freezes owner, mode and labels; imastream sign\n"
-	  "defaults to portable for trees that are final)" },
+		       "the rpm plugin: hash mode needs no key, and a portable\n"
+		       "signature freezes owner, mode and labels; imastream sign\n"
+		       "defaults to portable for trees that are final)" },
 	{ CLI_OPT_PORTABLE },
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
-	  "signatures, and that our signatures must verify with" },
+			 "signatures, and that our signatures must verify with" },
 	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
-	  "xattr_namespace=user)" },
+			      "xattr_namespace=user)" },
 	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
 	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
 	{ CLI_OPT_PGP_KEY, "armored OpenPGP public key trusted for header\n"
-	  "signatures (repeatable); keys imported in DIR's rpm\n"
-	  "database count too" },
+			   "signatures (repeatable); keys imported in DIR's rpm\n"
+			   "database count too" },
 	{ CLI_OPT_ALLOW_UNSIGNED, "accept unsigned headers and unknown keys (default:\n"
-	  "refuse)" },
+				  "refuse)" },
 	{ CLI_OPT_REPLACE_FILES, "replace files that another package (per the record) owns" },
 	{ CLI_OPT_TAKE_OVER, "install a package the root's rpm database has (refused\n"
-	  "otherwise), then remove its entry there: imastream owns\n"
-	  "it from then on" },
+			     "otherwise), then remove its entry there: imastream owns\n"
+			     "it from then on" },
 	{ CLI_OPT_NO_CHOWN, "keep the caller's ownership (for non-root callers)" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_SYNC, "fs: one syncfs per package before its renames, and\n"
-	  "one at the end (default); file: fsync every file and\n"
-	  "directory instead; none: leave it to the kernel (a power\n"
-	  "loss may then undo renames and leave files whose\n"
-	  "security.ima names content never written)" },
+			"one at the end (default); file: fsync every file and\n"
+			"directory instead; none: leave it to the kernel (a power\n"
+			"loss may then undo renames and leave files whose\n"
+			"security.ima names content never written)" },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
-	  "standard output, then a summary object" },
+			  "standard output, then a summary object" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line" },
 	{ CLI_OPT_VERBOSE, "more messages (repeat for debugging)" },
@@ -102,7 +102,7 @@ struct install_log {
 	pthread_mutex_t lock;
 	int verbose;
 	bool pkg_failed;   /* this package already printed its error */
-	char why[512];     /* that error, for its --format json record */
+	char why[512];	   /* that error, for its --format json record */
 	struct cli_settings *settings; /* what the user typed, to name it in messages */
 };
 
@@ -172,12 +172,13 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 		snprintf(text, sizeof(text), "[%u/%u] %s: %.1f MiB, %llu files, %.1f MiB/s, %s",
 			 pr->pkg_index, pr->n_pkgs, p->package ? p->package : "", mib,
 			 (unsigned long long)p->files, t > 0 ? mib / t : 0.0,
-			 pos < 0 ? "" : cli_eta((double)(pr->pkg_done + (uint64_t)pos),
-						(double)pr->pkg_total, t, eta, sizeof(eta)));
+			 pos < 0 ? "" :
+				   cli_eta((double)(pr->pkg_done + (uint64_t)pos),
+					   (double)pr->pkg_total, t, eta, sizeof(eta)));
 	} else {
-		snprintf(text, sizeof(text), "[%u/%u] done: %.1f MiB, %llu files, %.1f MiB/s, %.2f s",
-			 pr->pkg_index, pr->n_pkgs, mib, (unsigned long long)p->files,
-			 t > 0 ? mib / t : 0.0, t);
+		snprintf(text, sizeof(text),
+			 "[%u/%u] done: %.1f MiB, %llu files, %.1f MiB/s, %.2f s", pr->pkg_index,
+			 pr->n_pkgs, mib, (unsigned long long)p->files, t > 0 ? mib / t : 0.0, t);
 	}
 	if (p->done) {
 		cli_error("%s", text);
@@ -336,7 +337,8 @@ int cmd_install(int argc, char **argv)
 	if (imastream_chain_from_config(&cfg, &log, &chain))
 		goto out;
 	refused = calloc((size_t)argc, sizeof(*refused));
-	if (!refused || imastream_precheck_new(rootfd, root, n_keys ? pgp_keys : NULL, sink_flags, &log, &pc))
+	if (!refused ||
+	    imastream_precheck_new(rootfd, root, n_keys ? pgp_keys : NULL, sink_flags, &log, &pc))
 		goto out;
 	for (int i = cli_parse_operands(&p); i < argc; i++) {
 		/* A pipe is read once, so it is checked as it is installed, under the lock.
@@ -344,7 +346,8 @@ int cmd_install(int argc, char **argv)
 		 * writer and leave it writing to no one (SIGPIPE). */
 		struct stat sb;
 		int fd = stat(argv[i], &sb) || S_ISREG(sb.st_mode) ?
-				 open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -2;
+				 open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) :
+				 -2;
 
 		if (fd == -2)
 			continue;
@@ -355,7 +358,8 @@ int cmd_install(int argc, char **argv)
 		pthread_mutex_unlock(&il.lock);
 		if (fd < 0) {
 			refused[i] = strdup(strerror(errno));
-			cli_say("install", "%s: %s", argv[i], refused[i] ? refused[i] : strerror(errno));
+			cli_say("install", "%s: %s", argv[i],
+				refused[i] ? refused[i] : strerror(errno));
 			if (!refused[i])
 				goto out;
 		} else if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
@@ -392,9 +396,14 @@ int cmd_install(int argc, char **argv)
 			pr.pkg_total += (uint64_t)st.st_size;
 	}
 	opts = (struct imastream_chain_sink_opts){
-		.size = sizeof(opts), .root = root, .flags = sink_flags, .txn_flags = txn_flags, .cfg = &cfg,
+		.size = sizeof(opts),
+		.root = root,
+		.flags = sink_flags,
+		.txn_flags = txn_flags,
+		.cfg = &cfg,
 		.pgp_keys = n_keys ? pgp_keys : NULL,
-		.progress = pr.on || json ? show_progress : NULL, .progress_arg = &pr,
+		.progress = pr.on || json ? show_progress : NULL,
+		.progress_arg = &pr,
 	};
 	err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
 	if (err)
@@ -447,7 +456,9 @@ int cmd_install(int argc, char **argv)
 		}
 		if (json)
 			put_package_json(&out, argv[i],
-					 !perr ? NULL : il.why[0] ? il.why : strerror(-perr));
+					 !perr	   ? NULL :
+					 il.why[0] ? il.why :
+						     strerror(-perr));
 	}
 	/* The renames and the records, durable before we say so (--sync file did it per file). */
 	if (sync_mode == IMASTREAM_EXTRACT_SYNCFS && failed < (unsigned int)(argc - cli_parse_operands(&p)) &&

@@ -16,12 +16,12 @@ static const struct cli_use keys_options[] = {
 	{ CLI_OPT_KEYRING, "the keyring for import, or to list (default " DEFAULT_RING ")" },
 	{ CLI_OPT_KEY, "id: the private key whose key id to print" },
 	{ CLI_OPT_CERT, "a certificate, PEM or DER; with --key it must match the\n"
-	  "key, and its subjectKeyIdentifier gives the key id" },
+			"key, and its subjectKeyIdentifier gives the key id" },
 	{ CLI_OPT_PASS },
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per key on\n"
-	  "standard output, then a summary object" },
+			  "standard output, then a summary object" },
 	{ CLI_OPT_VERBOSE, "say more (import: the new key's key id)" },
 	{ CLI_OPT_HELP },
 	{ 0 },
@@ -78,8 +78,9 @@ static const struct cli_spec list_spec = {
 };
 
 static const struct cli_use id_options[] = {
-	{ CLI_OPT_KEY }, { CLI_OPT_CERT }, { CLI_OPT_PASS }, { CLI_OPT_PASS_FILE },
-	{ CLI_OPT_PASS_ENV }, { CLI_OPT_FORMAT }, { CLI_OPT_VERBOSE }, { CLI_OPT_HELP }, { 0 },
+	{ CLI_OPT_KEY },       { CLI_OPT_CERT },     { CLI_OPT_PASS },
+	{ CLI_OPT_PASS_FILE }, { CLI_OPT_PASS_ENV }, { CLI_OPT_FORMAT },
+	{ CLI_OPT_VERBOSE },   { CLI_OPT_HELP },     { 0 },
 };
 
 static const struct cli_spec id_spec = {
@@ -190,7 +191,8 @@ static int keys_import(const char *ring, const char *cert_path, int verbose, str
 		}
 		if (cli_json_put(&json->out, stdout))
 			err = -EIO;
-		return put_summary(json, "keys import", ring, err ? 0 : 1, err ? CLI_FAILED : CLI_OK);
+		return put_summary(json, "keys import", ring, err ? 0 : 1,
+				   err ? CLI_FAILED : CLI_OK);
 	}
 	/* Only the serial on stdout, as evmctl import and keyctl padd print it. */
 	printf("%d\n", serial);
@@ -363,7 +365,9 @@ int cmd_keys(int argc, char **argv)
 		/* evmctl's order, CERT RING, or --keyring RING CERT. */
 		if (n < 1 || n > 2 || (n == 2 && ring))
 			return cli_usage_error(spec->cmd, "wants CERT [RING], or --keyring RING CERT");
-		return keys_import(n == 2 ? argv[first + 1] : ring ? ring : DEFAULT_RING,
+		return keys_import(n == 2 ? argv[first + 1] :
+				   ring	  ? ring :
+					    DEFAULT_RING,
 				   argv[first], verbose, json);
 	}
 	if (spec == &list_spec) {

@@ -14,9 +14,9 @@
 static const struct cli_use recover_options[] = {
 	{ CLI_OPT_ROOT, "the root an install was interrupted in (required)" },
 	{ CLI_OPT_RPMDB, "then remove the labelled rpm temp files\n"
-	  "(NAME;XXXXXXXX) a killed rpm left, and take\n"
-	  "security.ima and security.evm off every other\n"
-	  "labelled file no installed package owns" },
+			 "(NAME;XXXXXXXX) a killed rpm left, and take\n"
+			 "security.ima and security.evm off every other\n"
+			 "labelled file no installed package owns" },
 	{ CLI_OPT_DRY_RUN, "with --rpmdb: name them and change nothing" },
 	{ CLI_OPT_XATTR_USER, "with --rpmdb: user.ima and user.evm" },
 	{ CLI_OPT_NO_WAIT },
@@ -24,7 +24,7 @@ static const struct cli_use recover_options[] = {
 	{ CLI_OPT_QUIET, "no summary line" },
 	{ CLI_OPT_VERBOSE, "name every file removed" },
 	{ CLI_OPT_FORMAT, "text (default) or json: the summary as a JSON object on\n"
-	  "standard output" },
+			  "standard output" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -77,7 +77,8 @@ struct orphan_job {
 static const char *orphan_fate(int kind)
 {
 	return kind == IMASTREAM_ORPHAN_RPM_TEMP || kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
-		       "removed" : "unlabelled";
+		       "removed" :
+		       "unlabelled";
 }
 
 static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f, const char *root)
@@ -89,8 +90,11 @@ static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f
 	cli_json_begin(job->json, "file");
 	cli_json_str(job->json, "path", path ? path : f->path);
 	cli_json_str(job->json, "kind", cli_orphan_kind(f->kind));
-	cli_json_str(job->json, "result", job->dry_run ? "found" : f->fixed < 0 ? "fail" :
-				       f->fixed > 0 ? orphan_fate(f->kind) : "kept");
+	cli_json_str(job->json, "result",
+		     job->dry_run ? "found" :
+		     f->fixed < 0 ? "fail" :
+		     f->fixed > 0 ? orphan_fate(f->kind) :
+				    "kept");
 	if (f->fixed < 0)
 		cli_json_str(job->json, "reason", strerror(-f->fixed));
 	cli_json_put(job->json, stdout);
@@ -118,8 +122,9 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 	if (job->dry_run) {
 		printf("%s%s: %s: would be %s\n", root, f->path, cli_orphan_kind(f->kind),
 		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" :
-		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "removed once its writer is gone" :
-		       "unlabelled");
+		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
+							      "removed once its writer is gone" :
+							      "unlabelled");
 	} else if (f->fixed < 0) {
 		cli_say("recover", "%s%s: %s: cannot be %s: %s", root, f->path,
 			cli_orphan_kind(f->kind),
@@ -155,8 +160,8 @@ static int recover_orphans(int rootfd, struct orphan_job *job, unsigned int root
 	if (!quiet && dry_run)
 		cli_say("recover", "%s: %lu labelled files no package owns", root, job->found);
 	else if (!quiet)
-		cli_say("recover", "%s: %lu rpm temp files removed, %lu unowned files unlabelled", root,
-			job->removed, job->unlabelled);
+		cli_say("recover", "%s: %lu rpm temp files removed, %lu unowned files unlabelled",
+			root, job->removed, job->unlabelled);
 	return job->failed || (dry_run && job->found) ? -EAGAIN : 0;
 }
 

@@ -25,17 +25,17 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_ALLOW_WEAK, "accept md5 (as -o weak_algos=allow)" },
 	{ CLI_OPT_KEY, "signing key: PEM file, pkcs11: URI or kernel key" },
 	{ CLI_OPT_CERT, "its certificate (the key id comes from it); a signature\n"
-	  "that verifies with it is already right" },
+			"that verifies with it is already right" },
 	{ CLI_OPT_PASS },
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_EVM, "portable or none: EVM portable signatures (none)" },
 	{ CLI_OPT_PORTABLE },
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
-	  "signatures, and that our signatures must verify with" },
+			 "signatures, and that our signatures must verify with" },
 	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
-	  "xattr_namespace=user)" },
+			      "xattr_namespace=user)" },
 	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
 	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
 	{ CLI_OPT_MODIFIED_CONFIG },
@@ -43,12 +43,12 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
-	  "standard output, labelled or not, then a summary object" },
+			  "standard output, labelled or not, then a summary object" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr, with the percentage and time\n"
-	  "left (default: only on a terminal)" },
+			    "left (default: only on a terminal)" },
 	{ CLI_OPT_QUIET, "no progress line and no summary" },
 	{ CLI_OPT_VERBOSE, "more messages; -v also names each file labelled and\n"
-	  "counts the files hashed on worker threads" },
+			   "counts the files hashed on worker threads" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -117,15 +117,17 @@ static void show_progress(struct relabel_run *run, const char *package, bool for
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	/* Ten updates a second are plenty, and keep the terminal out of the hot path. */
-	if (!force &&
-	    (double)(now.tv_sec - run->last.tv_sec) + (double)(now.tv_nsec - run->last.tv_nsec) / 1e9 < 0.1)
+	if (!force && (double)(now.tv_sec - run->last.tv_sec) +
+				      (double)(now.tv_nsec - run->last.tv_nsec) / 1e9 <
+			      0.1)
 		return;
 	run->last = now;
 	done = c->labelled + c->correct + c->modified + c->missing + c->failed;
 	elapsed = cli_seconds_since(CLOCK_MONOTONIC, &run->start);
 	cli_eta((double)done, (double)run->total_files, elapsed, eta, sizeof(eta));
-	snprintf(line, sizeof(line), "imastream relabel: %lu of %lu files%s%s, %.1f MiB, %lu packages done%s%s",
-		 done, run->total_files, eta[0] ? ", " : "", eta, (double)c->bytes / (1024.0 * 1024.0),
+	snprintf(line, sizeof(line),
+		 "imastream relabel: %lu of %lu files%s%s, %.1f MiB, %lu packages done%s%s", done,
+		 run->total_files, eta[0] ? ", " : "", eta, (double)c->bytes / (1024.0 * 1024.0),
 		 c->packages, package ? "; now " : "", package ? package : "");
 	cli_progress_draw(line);
 }
@@ -140,7 +142,8 @@ static int count_files(void *arg, void *rpm_header)
 	while (fi && rpmfiNext(fi) >= 0) {
 		mode_t mode = (mode_t)rpmfiFMode(fi);
 
-		if ((S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)) && !(rpmfiFFlags(fi) & RPMFILE_GHOST))
+		if ((S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)) &&
+		    !(rpmfiFFlags(fi) & RPMFILE_GHOST))
 			run->total_files++;
 	}
 	rpmfiFree(fi);
@@ -151,8 +154,10 @@ static int count_files(void *arg, void *rpm_header)
 static void file_record(struct relabel_run *run, const struct imastream_relabel_file *f)
 {
 	static const char *const status[] = {
-		[IMASTREAM_RELABEL_LABELLED] = "labelled", [IMASTREAM_RELABEL_CORRECT] = "correct",
-		[IMASTREAM_RELABEL_MODIFIED] = "modified", [IMASTREAM_RELABEL_MISSING] = "missing",
+		[IMASTREAM_RELABEL_LABELLED] = "labelled",
+		[IMASTREAM_RELABEL_CORRECT] = "correct",
+		[IMASTREAM_RELABEL_MODIFIED] = "modified",
+		[IMASTREAM_RELABEL_MISSING] = "missing",
 	};
 	bool known = f->status >= 0 && (size_t)f->status < sizeof(status) / sizeof(status[0]) &&
 		     status[f->status];
@@ -168,7 +173,8 @@ static void file_record(struct relabel_run *run, const struct imastream_relabel_
 		cli_json_str(run->json, "rpm", f->letters);
 	if (f->written && f->status == IMASTREAM_RELABEL_LABELLED)
 		cli_json_str(run->json, "written", f->written);
-	if (f->why && f->status != IMASTREAM_RELABEL_LABELLED && f->status != IMASTREAM_RELABEL_CORRECT)
+	if (f->why && f->status != IMASTREAM_RELABEL_LABELLED &&
+	    f->status != IMASTREAM_RELABEL_CORRECT)
 		cli_json_str(run->json, "reason", f->why);
 	cli_json_put(run->json, stdout);
 }
@@ -347,7 +353,8 @@ int cmd_relabel(int argc, char **argv)
 	/* The total from the headers first, so that the line can say how far and how long. */
 	if (run.progress)
 		err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
-					      argc - cli_parse_operands(&p), count_files, &run, &log);
+					      argc - cli_parse_operands(&p), count_files, &run,
+					      &log);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!err)
 		err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
@@ -366,19 +373,23 @@ int cmd_relabel(int argc, char **argv)
 		cli_json_uint(run.json, "missing", c->missing);
 		cli_json_uint(run.json, "failed", c->failed);
 		cli_json_uint(run.json, "bytes", c->bytes);
-		cli_json_seconds(run.json, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &run.start));
+		cli_json_seconds(run.json, "elapsed_s",
+				 cli_seconds_since(CLOCK_MONOTONIC, &run.start));
 		cli_json_put(run.json, stdout);
 		cli_json_free(run.json);
 	}
 	if (!quiet)
-		cli_say("relabel", "%lu packages, %lu files %s, %lu already correct, %lu modified, %lu missing, %lu failed; %s read, %.2f s",
+		cli_say("relabel",
+			"%lu packages, %lu files %s, %lu already correct, %lu modified, %lu "
+			"missing, %lu failed; %s read, %.2f s",
 			c->packages, c->labelled, run.dry_run ? "to label" : "labelled", c->correct,
-			c->modified, c->missing, c->failed, cli_human_size(c->bytes, size, sizeof(size)),
+			c->modified, c->missing, c->failed,
+			cli_human_size(c->bytes, size, sizeof(size)),
 			cli_seconds_since(CLOCK_MONOTONIC, &run.start));
 	/* Whether the content went to the worker threads or streamed through the chain here. */
 	if (run.verbose)
 		cli_say("relabel", "%lu files hashed on worker threads, %.1f MiB read",
-			  c->hashed_on_workers, (double)c->bytes / (1024.0 * 1024.0));
+			c->hashed_on_workers, (double)c->bytes / (1024.0 * 1024.0));
 	if (!err && !c->modified && !c->missing && !c->failed)
 		ret = CLI_OK;
 out:

@@ -222,8 +222,8 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 		return err; /* the library said why, in one line */
 	if (imastream_signer_max_sig_size(job->workers[0].signer) > SIG_VALUE_MAX -
 	    IMASTREAM_SIG_HDR_SIZE) {
-		cli_say("sign", "%s signatures are too large", imastream_signer_key_type(
-				  job->workers[0].signer));
+		cli_say("sign", "%s signatures are too large",
+			imastream_signer_key_type(job->workers[0].signer));
 		return -EINVAL;
 	}
 	for (unsigned int i = 1; i < *jobs; i++) {

@@ -20,20 +20,20 @@
 static const struct cli_use sign_digests_options[] = {
 	{ CLI_OPT_KEY },
 	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
-	  "its subject key identifier (the kernel's rule)" },
+			"its subject key identifier (the kernel's rule)" },
 	{ CLI_OPT_PASS },
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_KEYID },
 	{ CLI_OPT_OUTPUT, "write the signatures file to FILE (- for standard\n"
-	  "output), replaced whole or left as it was (required)" },
+			  "output), replaced whole or left as it was (required)" },
 	{ CLI_OPT_ALLOW_WEAK, "sign md5 digests too (refused otherwise)" },
 	{ CLI_OPT_JOBS, "sign with N threads (1 to 64; default: one per CPU),\n"
-	  "the key loaded once; a pkcs11 key signs from one at a\n"
-	  "time" },
+			"the key loaded once; a pkcs11 key signs from one at a\n"
+			"time" },
 	{ CLI_OPT_QUIET, "no summary line" },
 	{ CLI_OPT_FORMAT, "text (default) or json: the summary as a JSON object on\n"
-	  "standard output (not with --output -)" },
+			  "standard output (not with --output -)" },
 	{ CLI_OPT_VERBOSE },
 	{ CLI_OPT_HELP },
 	{ 0 },
@@ -219,7 +219,9 @@ int cmd_sign_digests(int argc, char **argv)
 	if (!output)
 		return cli_usage_error("sign-digests", "no --output given");
 	if (json && !strcmp(output, "-"))
-		return cli_usage_error("sign-digests", "--format json writes to standard output: give --output a FILE");
+		return cli_usage_error(
+			"sign-digests",
+			"--format json writes to standard output: give --output a FILE");
 	if (cli_parse_operands(&p) != argc - 1)
 		return cli_usage_error("sign-digests", "give one MANIFEST");
 	if (cli_key_check_pass("sign-digests", &key) != CLI_OK)

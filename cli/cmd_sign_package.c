@@ -23,34 +23,34 @@
 static const struct cli_use sign_package_options[] = {
 	{ CLI_OPT_KEY },
 	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
-	  "its subject key identifier (the kernel's rule)" },
+			"its subject key identifier (the kernel's rule)" },
 	{ CLI_OPT_PASS },
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_KEYID },
 	{ CLI_OPT_HASH_ALGO, "sign digests in ALGO (sha1, sha224, sha256, sha384,\n"
-	  "sha512, sm3; md5 with --allow-weak); default sha256,\n"
-	  "as the kernel expects. When ALGO is the package's\n"
-	  "file digest algorithm its digests are signed as the\n"
-	  "header has them, without reading the payload;\n"
-	  "otherwise the payload is decompressed once and each\n"
-	  "file hashed with both, checking the package's digest\n"
-	  "before signing" },
+			     "sha512, sm3; md5 with --allow-weak); default sha256,\n"
+			     "as the kernel expects. When ALGO is the package's\n"
+			     "file digest algorithm its digests are signed as the\n"
+			     "header has them, without reading the payload;\n"
+			     "otherwise the payload is decompressed once and each\n"
+			     "file hashed with both, checking the package's digest\n"
+			     "before signing" },
 	{ CLI_OPT_ALLOW_WEAK },
 	{ CLI_OPT_OUTDIR, "write the signed packages into DIR instead of in place" },
 	{ CLI_OPT_EXPORT_DIGESTS, "sign nothing, need no key: write each package's\n"
-	  "identity and file digests, a digest manifest for a\n"
-	  "signing host, to FILE (- for standard output)" },
+				  "identity and file digests, a digest manifest for a\n"
+				  "signing host, to FILE (- for standard output)" },
 	{ CLI_OPT_IMPORT_SIGNATURES, "sign nothing, need no key: store each package's\n"
-	  "signatures from SIGS (made by 'imastream sign-digests'\n"
-	  "from its exported digests), each checked first: made\n"
-	  "for this very package (NEVRA and header SHA-256), one\n"
-	  "per file, and valid with --cert (required)" },
+				     "signatures from SIGS (made by 'imastream sign-digests'\n"
+				     "from its exported digests), each checked first: made\n"
+				     "for this very package (NEVRA and header SHA-256), one\n"
+				     "per file, and valid with --cert (required)" },
 	{ CLI_OPT_JOBS, "sign N packages at a time (1 to 64; default: one per\n"
-	  "CPU), the key loaded once; messages keep the order of\n"
-	  "the packages, as with -j 1" },
+			"CPU), the key loaded once; messages keep the order of\n"
+			"the packages, as with -j 1" },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
-	  "standard output, then a summary object" },
+			  "standard output, then a summary object" },
 	{ CLI_OPT_PROGRESS },
 	{ CLI_OPT_QUIET },
 	{ CLI_OPT_VERBOSE, "one line per package on what was signed" },
@@ -309,8 +309,10 @@ static void report(struct pkg_run *run, size_t i, int verbose, struct pkg_totals
 		return;
 	t->last_draw = elapsed;
 	snprintf(text, sizeof(text),
-		 "imastream sign-package: %lu/%zu packages (%s), %lu signatures, %lu failures, %.1f packages/s",
-		 t->packages, run->n, cli_eta((double)t->packages, (double)run->n, elapsed, eta, sizeof(eta)),
+		 "imastream sign-package: %lu/%zu packages (%s), %lu signatures, %lu failures, "
+		 "%.1f packages/s",
+		 t->packages, run->n,
+		 cli_eta((double)t->packages, (double)run->n, elapsed, eta, sizeof(eta)),
 		 t->signatures, t->failures, elapsed > 0 ? (double)t->packages / elapsed : 0.0);
 	cli_progress_draw(text);
 }
@@ -403,8 +405,10 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
 			if (!hi)
-				return cli_usage_error("sign-package", "unknown hash algorithm '%s' (sha1, "
-						       "sha224, sha256, sha384, sha512, sm3; md5 with --allow-weak)",
+				return cli_usage_error("sign-package",
+						       "unknown hash algorithm '%s' (sha1, "
+						       "sha224, sha256, sha384, sha512, sm3; md5 "
+						       "with --allow-weak)",
 						       p.arg);
 			run.opts.algo = hi->algo;
 			break;
@@ -453,7 +457,9 @@ int cmd_sign_package(int argc, char **argv)
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
 				       key.opts.key ? "--key" : "--outdir");
 	if (export_file && json)
-		return cli_usage_error("sign-package", "--export-digests writes a digest manifest, not --format json");
+		return cli_usage_error(
+			"sign-package",
+			"--export-digests writes a digest manifest, not --format json");
 	if (json)
 		run.json = &json_out;
 	if (export_file) {
@@ -526,7 +532,8 @@ int cmd_sign_package(int argc, char **argv)
 			cli_json_uint(&json_out, "files", t.files);
 			cli_json_uint(&json_out, "signatures", t.signatures);
 			cli_json_uint(&json_out, "failed", t.failures + list.failed);
-			cli_json_seconds(&json_out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t.start));
+			cli_json_seconds(&json_out, "elapsed_s",
+					 cli_seconds_since(CLOCK_MONOTONIC, &t.start));
 			cli_json_put(&json_out, stdout);
 			fflush(stdout);
 		} else if (show != 0 && (many || !(t.failures + list.failed)))

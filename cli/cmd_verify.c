@@ -34,29 +34,29 @@ struct verify_job {
 
 static const struct cli_use verify_options[] = {
 	{ CLI_OPT_TRUST, "trusted certificates: a PEM or DER file, or a directory\n"
-	  "of them; may be given several times" },
+			 "of them; may be given several times" },
 	{ CLI_OPT_EVM, "auto (default): check security.evm when it is there and\n"
-	  "can be checked (an HMAC cannot: it needs the device's\n"
-	  "key); require: a missing or uncheckable security.evm\n"
-	  "fails; none: security.ima only" },
+		       "can be checked (an HMAC cannot: it needs the device's\n"
+		       "key); require: a missing or uncheckable security.evm\n"
+		       "fails; none: security.ima only" },
 	{ CLI_OPT_ROOT, "check every object 'imastream install' recorded under\n"
-	  "DIR (DIR/var/lib/imastream/): that it exists with its\n"
-	  "type, mode, owner, size, symlink target and content\n"
-	  "digest, then the security.ima and security.evm the\n"
-	  "install wrote (by default --evm require where EVM was\n"
-	  "written); --trust is only needed for signatures" },
+			"DIR (DIR/var/lib/imastream/): that it exists with its\n"
+			"type, mode, owner, size, symlink target and content\n"
+			"digest, then the security.ima and security.evm the\n"
+			"install wrote (by default --evm require where EVM was\n"
+			"written); --trust is only needed for signatures" },
 	{ CLI_OPT_RPMDB, "with --root: audit every regular file of the packages\n"
-	  "in DIR's rpm database (or of each PACKAGE): content\n"
-	  "against the header digest, type, mode, owner, size and\n"
-	  "capabilities, then security.ima and security.evm as\n"
-	  "above; without PACKAGE, labelled files no package owns\n"
-	  "fail too (rpm's temp files NAME;XXXXXXXX of a killed\n"
-	  "transaction, others: imastream recover --rpmdb)" },
+			 "in DIR's rpm database (or of each PACKAGE): content\n"
+			 "against the header digest, type, mode, owner, size and\n"
+			 "capabilities, then security.ima and security.evm as\n"
+			 "above; without PACKAGE, labelled files no package owns\n"
+			 "fail too (rpm's temp files NAME;XXXXXXXX of a killed\n"
+			 "transaction, others: imastream recover --rpmdb)" },
 	{ CLI_OPT_DBPATH, "with --rpmdb: rpm's database below DIR is DB (as\n"
-	  "rpm --dbpath; default rpm's %_dbpath)" },
+			  "rpm --dbpath; default rpm's %_dbpath)" },
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
-	  "(the chain had the selinux plugin with a policy); auto\n"
-	  "(default): required when SELinux is enabled here; none" },
+			  "(the chain had the selinux plugin with a policy); auto\n"
+			  "(default): required when SELinux is enabled here; none" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
 	{ 0 },
 };
@@ -202,7 +202,8 @@ static void print_verdict(const char *path, const char *verdict, const char *pac
 			cli_json_str(verdict_json, "package", package);
 		cli_json_str(verdict_json, "result", ok ? "ok" : "fail");
 		if (!ok)
-			cli_json_str(verdict_json, "reason", verdict + (strncmp(verdict, "FAIL: ", 6) ? 0 : 6));
+			cli_json_str(verdict_json, "reason",
+				     verdict + (strncmp(verdict, "FAIL: ", 6) ? 0 : 6));
 		cli_json_put(verdict_json, stdout);
 		return;
 	}
@@ -353,7 +354,9 @@ static const char *state_not_regular(int rootfd)
 	struct stat st;
 
 	return !fstatat(rootfd, "var/lib/imastream/journal", &st, AT_SYMLINK_NOFOLLOW) &&
-	       !S_ISREG(st.st_mode) ? "journal" : "running";
+			       !S_ISREG(st.st_mode) ?
+		       "journal" :
+		       "running";
 }
 
 static int verify_root(const char *root, struct imastream_trust *trust, unsigned int flags,
@@ -373,13 +376,17 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 	err = imastream_root_interrupted(job.rootfd);
 	if (err) {
 		if (err == 2)
-			cli_say("verify", "%s: an install is renaming files into place: verify once it ends",
+			cli_say("verify",
+				"%s: an install is renaming files into place: verify once it ends",
 				root);
 		else if (err == 3)
-			cli_say("verify", "%s: an install was interrupted before its files were renamed into place (its temp files are left): run imastream recover --root %s",
+			cli_say("verify",
+				"%s: an install was interrupted before its files were renamed into "
+				"place (its temp files are left): run imastream recover --root %s",
 				root, root);
 		else if (err > 0)
-			cli_say("verify", "%s: interrupted transaction: run imastream recover --root %s",
+			cli_say("verify",
+				"%s: interrupted transaction: run imastream recover --root %s",
 				root, root);
 		else if (err == -EMEDIUMTYPE)
 			cli_say("verify", "%s/var/lib/imastream/%s: not a regular file (refused)",
@@ -405,8 +412,10 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 		goto out; /* the record said why */
 	/* A package without files has a record too: nothing to check is not a failure then. */
 	if (!job.checked && !recorded_packages(job.rootfd)) {
-		cli_say("verify", "%s: no install record (nothing installed by 'imastream install'); "
-			"for packages rpm installed: imastream verify --root %s --rpmdb", root, root);
+		cli_say("verify",
+			"%s: no install record (nothing installed by 'imastream install'); "
+			"for packages rpm installed: imastream verify --root %s --rpmdb",
+			root, root);
 		goto out;
 	}
 	ret = job.failed ? CLI_FAILED : CLI_OK;
@@ -581,9 +590,10 @@ static void orphan_one(void *arg, const struct imastream_orphan *f)
 		fputs("{\"record\":\"file\",\"package\":null,\"path\":", stdout);
 		json_string(stdout, path);
 		printf(",\"result\":\"fail\",\"orphan\":\"%s\",\"ima\":%s,\"evm\":%s}\n",
-		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "rpm-temp" :
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP	? "rpm-temp" :
 		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "install-temp" :
-		       f->kind == IMASTREAM_ORPHAN_RPM_BACKUP ? "rpm-backup" : "unowned",
+		       f->kind == IMASTREAM_ORPHAN_RPM_BACKUP	? "rpm-backup" :
+								  "unowned",
 		       f->ima ? "true" : "false", f->evm ? "true" : "false");
 		return;
 	}
@@ -615,9 +625,10 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	err = imastream_audit_rpmdb(root_abs, names, nnames, v, flags, audit_one, &job, &cli_log);
 	/* Ownership is known only from every package: with names given, no orphan search. */
 	if (!err && !nnames)
-		err = imastream_orphans_rpmdb(root_abs, (flags & IMASTREAM_FILESIG_USER) ?
-					      IMASTREAM_ORPHANS_XATTR_USER : 0,
-					      orphan_one, &job, &cli_log);
+		err = imastream_orphans_rpmdb(
+			root_abs,
+			(flags & IMASTREAM_FILESIG_USER) ? IMASTREAM_ORPHANS_XATTR_USER : 0,
+			orphan_one, &job, &cli_log);
 	if (fflush(stdout) == EOF) {
 		cli_say("verify", "cannot write to stdout: %s", strerror(errno));
 		goto out;
@@ -627,7 +638,8 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	if (json) {
 		summary_record(job.checked + job.orphans, job.failed + job.orphans, &t0);
 	} else if (job.orphans) {
-		cli_say("verify", "%lu files, %lu failed; %lu labelled files no package owns "
+		cli_say("verify",
+			"%lu files, %lu failed; %lu labelled files no package owns "
 			"(imastream recover --root %s --rpmdb removes or unlabels them), %.2f s",
 			job.checked, job.failed, job.orphans, root,
 			cli_seconds_since(CLOCK_MONOTONIC, &t0));

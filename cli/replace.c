@@ -78,8 +78,8 @@ int cli_replace_close(struct cli_replace *r, const char *cmd, int err)
 		werr = -errno;
 	}
 	if (werr && !err)
-		cli_say(cmd, "%s: cannot write: %s", r->tmp[0] || r->owned ? r->file : "standard output",
-			strerror(-werr));
+		cli_say(cmd, "%s: cannot write: %s",
+			r->tmp[0] || r->owned ? r->file : "standard output", strerror(-werr));
 	r->out = NULL;
 	return err ? err : werr;
 }

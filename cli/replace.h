@@ -11,7 +11,7 @@ struct cli_replace {
 	FILE *out;          /* where to write */
 	const char *file;   /* the destination, or "-" for standard output */
 	char tmp[PATH_MAX]; /* the temp file beside it ("" for standard output or a device) */
-	bool owned;         /* @out is a device or pipe opened here, written in place */
+	bool owned;	    /* @out is a device or pipe opened here, written in place */
 };
 
 /*

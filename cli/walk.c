@@ -20,7 +20,7 @@ const struct cli_use cli_walk_options[] = {
 	{ CLI_OPT_QUIET },
 	{ CLI_OPT_VERBOSE, "also name the symlinks a walk skips" },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
-	  "standard output, then a summary object (imastream(1))" },
+			  "standard output, then a summary object (imastream(1))" },
 	{ CLI_OPT_HELP },
 	{ 0 },
 };
@@ -74,7 +74,8 @@ int cli_walk_option(struct cli_walk *w, const struct cli_parser *p, int opt)
 		w->verbosity++;
 		return 1;
 	case CLI_OPT_FORMAT:
-		return cli_format_option(w->tally.cmd, p->spelled, p->arg, &w->json) == CLI_OK ? 1 : -1;
+		return cli_format_option(w->tally.cmd, p->spelled, p->arg, &w->json) == CLI_OK ? 1 :
+												 -1;
 	default:
 		return 0;
 	}
@@ -570,7 +571,8 @@ void cli_walk_finish(struct cli_walk *w)
 		cli_json_uint(&w->out, "files", w->tally.files);
 		cli_json_uint(&w->out, "failed", w->failed);
 		cli_json_uint(&w->out, "bytes", w->tally.bytes);
-		cli_json_seconds(&w->out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &w->tally.start));
+		cli_json_seconds(&w->out, "elapsed_s",
+				 cli_seconds_since(CLOCK_MONOTONIC, &w->tally.start));
 		cli_json_put(&w->out, stdout);
 		cli_json_free(&w->out);
 	}

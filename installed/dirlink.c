@@ -110,7 +110,7 @@ int ims_follow_dir_link(int rootfd, int parentfd, const char *name, int flags, c
 /* Whether @dir has a "." or ".." component (which the walk below refuses). */
 static bool has_dot_component(const char *dir)
 {
-	for (const char *c = dir; *c; ) {
+	for (const char *c = dir; *c;) {
 		size_t len = strcspn(c, "/");
 
 		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
@@ -126,7 +126,7 @@ static int copy_normalized(const char *dir, char *real, size_t size)
 {
 	size_t n = 0;
 
-	for (const char *c = dir + strspn(dir, "/"); *c; ) {
+	for (const char *c = dir + strspn(dir, "/"); *c;) {
 		size_t len = strcspn(c, "/");
 
 		if (n + (n ? 1 : 0) + len >= size)
@@ -142,8 +142,7 @@ static int copy_normalized(const char *dir, char *real, size_t size)
 	return 0;
 }
 
-int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real,
-			      size_t real_size)
+int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real, size_t real_size)
 {
 	char buf[PATH_MAX], path[PATH_MAX] = "";
 	int fd, oflags = (flags & ~O_NOFOLLOW) | O_DIRECTORY | O_CLOEXEC;
@@ -170,8 +169,7 @@ int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real
 	fd = openat(rootfd, ".", oflags);
 	if (fd < 0)
 		return -errno;
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c;
-	     c = strtok_r(NULL, "/", &save)) {
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		struct stat st;
 		int next, err;
 
@@ -184,8 +182,8 @@ int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real
 		if (next >= 0 && real) {
 			size_t len = strlen(path);
 
-			if ((size_t)snprintf(path + len, sizeof(path) - len, "%s%s",
-					     len ? "/" : "", c) >= sizeof(path) - len)
+			if ((size_t)snprintf(path + len, sizeof(path) - len, "%s%s", len ? "/" : "",
+					     c) >= sizeof(path) - len)
 				err = -ENAMETOOLONG;
 		} else if ((err == -ELOOP || err == -ENOTDIR) &&
 			   !fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)) {

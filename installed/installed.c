@@ -85,8 +85,8 @@ static int compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, cons
  * as fsmVerify()), and so does this, with @in->dirfd and *@base moved to the real one.
  * Return: the directory's fd, or -1 with @in->why set when the link is not followed.
  */
-static int follow_listed_dir(int rootfd, struct ims_installed *in, const char **base,
-			     char *real, size_t size)
+static int follow_listed_dir(int rootfd, struct ims_installed *in, const char **base, char *real,
+			     size_t size)
 {
 	char *slash;
 	int fd, pfd;
@@ -94,7 +94,8 @@ static int follow_listed_dir(int rootfd, struct ims_installed *in, const char **
 	fd = ims_follow_dir_link(rootfd, in->dirfd, *base, O_PATH, real, size);
 	if (fd < 0) {
 		if (fd == -EPERM)
-			in->why = "a symlink rpm would not follow (owned by neither root nor its target's owner)";
+			in->why = "a symlink rpm would not follow (owned by neither root nor its "
+				  "target's owner)";
 		return -1;
 	}
 	close(fd);
@@ -127,8 +128,8 @@ static int open_special(int rootfd, struct ims_installed *in, rpmfi fi, struct i
 	ssize_t n;
 	int fd;
 
-	fd = openat(in->dirfd, base, (S_ISDIR(want) ? O_RDONLY | O_DIRECTORY : O_PATH) |
-		    O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(in->dirfd, base,
+		    (S_ISDIR(want) ? O_RDONLY | O_DIRECTORY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && S_ISDIR(want) && (errno == ENOTDIR || errno == ELOOP))
 		fd = follow_listed_dir(rootfd, in, &base, real, sizeof(real));
 	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP || S_ISDIR(want)))
@@ -195,7 +196,8 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 		}
 		if (err == -EPERM) {
 			in->state = IMS_INSTALLED_MODIFIED;
-			in->why = "a symlink rpm would not follow (owned by neither root nor its target's owner) in a path component";
+			in->why = "a symlink rpm would not follow (owned by neither root nor its "
+				  "target's owner) in a path component";
 			return 0;
 		}
 		if (err == -ELOOP || err == -EXDEV || err == -ENOTDIR) {

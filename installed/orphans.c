@@ -26,7 +26,7 @@ struct orphans {
 	struct ims_strmap owned;   /* real paths below the root of every owned object */
 	struct ims_strmap dir_of;  /* a package directory ("/bin/") -> index in dirs, -1 */
 	struct ims_strmap dir_set; /* a real directory -> index in dirs */
-	char **dirs;               /* real directories to look into, "" for the root */
+	char **dirs;		   /* real directories to look into, "" for the root */
 	bool *dir_owned;	   /* per dirs: a package lists it (a %dir), not only its files */
 	size_t ndirs, adirs;
 	const struct imastream_log *log;
@@ -179,7 +179,9 @@ static int label_of(const char *path, const char *name)
 	if (n == 0)
 		return 0;
 	return value[0] == IMASTREAM_XATTR_DIGSIG || value[0] == IMASTREAM_XATTR_EVM_PORTABLE ||
-	       value[0] == IMASTREAM_XATTR_IMA_VERITY_SIG ? 2 : 1;
+			       value[0] == IMASTREAM_XATTR_IMA_VERITY_SIG ?
+		       2 :
+		       1;
 }
 
 static int by_name(const void *a, const void *b)
@@ -250,10 +252,10 @@ static int look_into(struct orphans *o, size_t idx,
 		if (!f.ima && !f.evm)
 			continue;
 		snprintf(path, sizeof(path), "/%s", key);
-		f.kind = rpm_temp_name(names[i]) ? IMASTREAM_ORPHAN_RPM_TEMP :
+		f.kind = rpm_temp_name(names[i])		   ? IMASTREAM_ORPHAN_RPM_TEMP :
 			 !strncmp(names[i], ".imastream-tmp-", 15) ? IMASTREAM_ORPHAN_INSTALL_TEMP :
-			 rpm_backup_name(names[i]) ? IMASTREAM_ORPHAN_RPM_BACKUP :
-			 IMASTREAM_ORPHAN_UNOWNED;
+			 rpm_backup_name(names[i])		   ? IMASTREAM_ORPHAN_RPM_BACKUP :
+								     IMASTREAM_ORPHAN_UNOWNED;
 		if (!f.sig && f.kind != IMASTREAM_ORPHAN_RPM_TEMP &&
 		    !(o->flags & IMASTREAM_ORPHANS_UNSIGNED))
 			continue;
@@ -294,9 +296,10 @@ int imastream_orphans_rpmdb(const char *root, unsigned int flags,
 	int err;
 
 	if (!root || root[0] != '/' || !fn)
-		return ims_err(log, -EINVAL, "orphans: an absolute root and a callback are required");
-	if (flags & ~(IMASTREAM_ORPHANS_FIX | IMASTREAM_ORPHANS_XATTR_USER |
-		      IMASTREAM_ORPHANS_UNSIGNED))
+		return ims_err(log, -EINVAL,
+			       "orphans: an absolute root and a callback are required");
+	if (flags &
+	    ~(IMASTREAM_ORPHANS_FIX | IMASTREAM_ORPHANS_XATTR_USER | IMASTREAM_ORPHANS_UNSIGNED))
 		return ims_err(log, -EINVAL, "orphans: unknown flags 0x%x", flags);
 	o.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o.rootfd < 0)

@@ -383,7 +383,8 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 
 	fd = ims_open_regular(dirfd, fname, O_RDONLY | O_NOFOLLOW, 0);
 	if (fd < 0)
-		return ims_err(rec->log, fd, "record %s/%s: %s", RECORD_DIR, fname, ims_open_strerror(fd));
+		return ims_err(rec->log, fd, "record %s/%s: %s", RECORD_DIR, fname,
+			       ims_open_strerror(fd));
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);

@@ -544,7 +544,8 @@ static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 	}
 	if (!linked_within_package(in, fi) && !linked_within_rpmdb(r, in)) {
 		said(it, IMASTREAM_RELABEL_FAILED,
-		     "more hard links than rpm's database has paths for it (a link from elsewhere, maybe outside the root): not written");
+		     "more hard links than rpm's database has paths for it (a link from elsewhere, "
+		     "maybe outside the root): not written");
 		return;
 	}
 	if (!S_ISREG(in->st.st_mode)) {

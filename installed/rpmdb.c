@@ -94,9 +94,10 @@ int ims_rpmdb_exists(int rootfd, const char *root, const struct imastream_log *l
 			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
 			/* Followed, as librpm would follow it. */
-			if (!fstatat(dirfd(d), de->d_name, &st, 0) &&
-			    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-				found = ims_err(log, -IMS_ENOTREG, "%s%s/%s: %s; rpm's database is not read",
+			if (!fstatat(dirfd(d), de->d_name, &st, 0) && !S_ISREG(st.st_mode) &&
+			    !S_ISDIR(st.st_mode))
+				found = ims_err(log, -IMS_ENOTREG,
+						"%s%s/%s: %s; rpm's database is not read",
 						strcmp(root, "/") ? root : "", dbpath, de->d_name,
 						ims_open_strerror(-IMS_ENOTREG));
 			else if (de->d_name[0] != '.')

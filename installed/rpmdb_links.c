@@ -90,7 +90,8 @@ int ims_rpmdb_links(struct ims_rpmdb_links **links, const char *root, int rootfd
 		if (err) {
 			ims_rpmdb_links_free(*links);
 			*links = NULL;
-			return ims_err(log, err, "%s: cannot count the hard links of rpm's database: %s",
+			return ims_err(log, err,
+				       "%s: cannot count the hard links of rpm's database: %s",
 				       root, strerror(-err));
 		}
 	}

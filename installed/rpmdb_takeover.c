@@ -40,7 +40,8 @@ int ims_rpmdb_refuse_owned(void *ts, const char *root, const char *pkg, const ch
 
 	if (!ims_rpmdb_installed(ts, name, nevra, sizeof(nevra)))
 		return 0;
-	return ims_err(log, -EEXIST, "%s: refused: rpm's database in %s has %s, installed by rpm "
+	return ims_err(log, -EEXIST,
+		       "%s: refused: rpm's database in %s has %s, installed by rpm "
 		       "(rpm -U upgrades it; --take-over installs it here and removes rpm's entry)",
 		       pkg, root, nevra);
 }
@@ -49,7 +50,8 @@ int ims_rpmdb_refuse_owned(void *ts, const char *root, const char *pkg, const ch
  * conflicts with librpm's in this process too. */
 #define PRIVATE_LOCK "/.imastream-take-over.lock"
 
-int ims_rpmdb_forget(int rootfd, const char *root, const char *name, const struct imastream_log *log)
+int ims_rpmdb_forget(int rootfd, const char *root, const char *name,
+		     const struct imastream_log *log)
 {
 	char *dbpath = rpmExpand("%{?_dbpath}", NULL), lock[4096];
 	rpmdbMatchIterator mi;
@@ -72,8 +74,8 @@ int ims_rpmdb_forget(int rootfd, const char *root, const char *name, const struc
 	}
 	/* As rpm -e --justdb --nodeps --noscripts --notriggers --noplugins: the files are
 	 * the new version's now. */
-	rpmtsSetFlags(ts, RPMTRANS_FLAG_JUSTDB | RPMTRANS_FLAG_NOSCRIPTS | RPMTRANS_FLAG_NOTRIGGERS |
-			  RPMTRANS_FLAG_NOPLUGINS);
+	rpmtsSetFlags(ts, RPMTRANS_FLAG_JUSTDB | RPMTRANS_FLAG_NOSCRIPTS |
+				  RPMTRANS_FLAG_NOTRIGGERS | RPMTRANS_FLAG_NOPLUGINS);
 	snprintf(lock, sizeof(lock), "%s%s", dbpath, PRIVATE_LOCK);
 	rpmPushMacro(NULL, "_rpmlock_path", NULL, lock, RMIL_CMDLINE);
 	rc = rpmtsOrder(ts) ? -1 : rpmtsRun(ts, NULL, 0);
@@ -84,11 +86,12 @@ out:
 	rpmtsFree(ts);
 	free(dbpath);
 	if (rc)
-		return ims_err(log, -EIO, "%s: installed and recorded, but rpm's database in %s still has it: "
-			       "rpm --root %s -e --justdb --nodeps %s removes that entry", name, root,
-			       root, name);
+		return ims_err(log, -EIO,
+			       "%s: installed and recorded, but rpm's database in %s still has it: "
+			       "rpm --root %s -e --justdb --nodeps %s removes that entry",
+			       name, root, root, name);
 	if (n)
-		ims_logf(log, IMASTREAM_LOG_NOTICE, "%s: taken over from rpm: its entry in rpm's database is removed",
-			 name);
+		ims_logf(log, IMASTREAM_LOG_NOTICE,
+			 "%s: taken over from rpm: its entry in rpm's database is removed", name);
 	return 0;
 }

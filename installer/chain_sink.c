@@ -65,7 +65,7 @@ struct imastream_chain_sink {
 	Header h;
 	char *h_for;     /* the package name package_header saw */
 	bool sig_ok;     /* its header signature verified */
-	bool take_over;  /* rpm's database has its name: its entry goes once it is installed */
+	bool take_over;	 /* rpm's database has its name: its entry goes once it is installed */
 	char *name;      /* the record's name: the package's NAME tag, or its name */
 	char *nevra;
 	struct imastream_pkg pkg;
@@ -547,7 +547,8 @@ static int enable_verity(struct imastream_chain_sink *cs)
 				       sf->dest);
 		/* Its directory as the extractor opened it: through the symlinks rpm follows. */
 		dfd = imastream_open_dir_as_rpm(cs->rootfd, rel, O_RDONLY, NULL, 0);
-		fd = dfd < 0 ? dfd : openat(dfd, sf->tmp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+		fd = dfd < 0 ? dfd :
+			       openat(dfd, sf->tmp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 		if (dfd >= 0 && fd < 0)
 			fd = -errno;
 		if (dfd >= 0)

@@ -149,8 +149,11 @@ static int step_for(int rootfd, const struct ims_drop *d, const char *nevra, con
 		return 0;
 	if (dfd < 0) {
 		ims_logf(log, IMASTREAM_LOG_WARNING,
-			 "%s: %s: not removed (a file of the old version): its directory cannot be reached beneath the root through a symlink rpm follows (%s)",
-			 nevra, d->path, dfd == -EPERM ? "a symlink owned by neither root nor its target's owner" : strerror(-dfd));
+			 "%s: %s: not removed (a file of the old version): its directory cannot be "
+			 "reached beneath the root through a symlink rpm follows (%s)",
+			 nevra, d->path,
+			 dfd == -EPERM ? "a symlink owned by neither root nor its target's owner" :
+					 strerror(-dfd));
 		return 0;
 	}
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))

@@ -319,11 +319,15 @@ static int dir_open_error(struct imastream_extract *x, int dirfd, const char *na
 	struct stat st;
 
 	if (err == -EPERM)
-		return entry_err(x, -ELOOP, "'%s' is a symlink owned by neither root nor its target's owner; refusing to follow it (as rpm does)",
+		return entry_err(x, -ELOOP,
+				 "'%s' is a symlink owned by neither root nor its target's owner; "
+				 "refusing to follow it (as rpm does)",
 				 rel);
 	if ((err == -ELOOP || err == -ENOTDIR) && !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (S_ISLNK(st.st_mode))
-			return entry_err(x, -ELOOP, "'%s' is a symlink to no directory below the root; refusing to follow it",
+			return entry_err(x, -ELOOP,
+					 "'%s' is a symlink to no directory below the root; "
+					 "refusing to follow it",
 					 rel);
 		return entry_err(x, -ENOTDIR, "'%s' exists and is not a directory", rel);
 	}

@@ -114,7 +114,8 @@ static int judge(struct ims_header_trust *t, const char *name, void *rpm_header,
 			       strerror(-err));
 	*result = !verdict->why ? 0 :
 		  !strcmp(verdict->why, "unsigned") || !strcmp(verdict->why, "unknown key") ?
-		  -ENOKEY : -EKEYREJECTED;
+				  -ENOKEY :
+				  -EKEYREJECTED;
 	return 0;
 }
 
@@ -127,15 +128,20 @@ static int refusal(struct ims_header_trust *t, const char *name, const struct im
 			       verdict->keyid[0] ? verdict->keyid : "none");
 	if (result && !allow_unsigned) {
 		if (verdict->keyid[0])
-			return ims_err(t->log, -EKEYREJECTED, "%s: refused: header signed by unknown key %s (not among the trusted OpenPGP keys; "
+			return ims_err(t->log, -EKEYREJECTED,
+				       "%s: refused: header signed by unknown key %s (not among "
+				       "the trusted OpenPGP keys; "
 				       "trust it with --pgp-key FILE or rpm --import in the root)",
 				       name, verdict->keyid);
-		return ims_err(t->log, -EKEYREJECTED,
-			       "%s: refused: the header is not signed (--allow-unsigned accepts it)", name);
+		return ims_err(
+			t->log, -EKEYREJECTED,
+			"%s: refused: the header is not signed (--allow-unsigned accepts it)",
+			name);
 	}
 	if (result && !quiet)
-		ims_logf(t->log, IMASTREAM_LOG_INFO, "%s: %s header accepted (unsigned packages allowed)",
-			 name, verdict->keyid[0] ? "unknown key's" : "unsigned");
+		ims_logf(t->log, IMASTREAM_LOG_INFO,
+			 "%s: %s header accepted (unsigned packages allowed)", name,
+			 verdict->keyid[0] ? "unknown key's" : "unsigned");
 	return 0;
 }
 

@@ -604,8 +604,10 @@ int ims_journal_recover(int rootfd, int statefd, const char *root, const struct 
 		return 0;
 	out->found = true;
 	if (fd < 0)
-		return ims_err(log, fd, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
-			       ": cannot open the intent journal: %s", shown_root, ims_open_strerror(fd));
+		return ims_err(log, fd,
+			       "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
+			       ": cannot open the intent journal: %s",
+			       shown_root, ims_open_strerror(fd));
 	err = read_journal(fd, &text, &len);
 	close(fd);
 	if (err == -EBADMSG)

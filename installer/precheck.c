@@ -16,7 +16,7 @@ struct imastream_precheck {
 	int rootfd;
 	bool allow_unsigned, take_over;
 	const char *root;
-	rpmts ts; /* the root's, when it has an rpm database */
+	rpmts ts;			/* the root's, when it has an rpm database */
 	struct ims_header_trust *trust; /* NULL with IMASTREAM_SINK_NO_SIGNATURES */
 	const struct imastream_log *log;
 };
@@ -30,7 +30,8 @@ int imastream_precheck_new(int rootfd, const char *root, const char *const *pgp_
 	int err, found_db;
 
 	if (rootfd < 0 || !root || root[0] != '/')
-		return ims_err(log, -EINVAL, "package check: a root and its absolute path are required");
+		return ims_err(log, -EINVAL,
+			       "package check: a root and its absolute path are required");
 	err = ims_rpm_config();
 	if (err)
 		return ims_err(log, err, "cannot read rpm's configuration");
@@ -74,7 +75,9 @@ static int judge(void *arg, const char *name, void *rpm_header)
 {
 	struct imastream_precheck *pc = arg;
 	const char *n = headerGetString(rpm_header, RPMTAG_NAME);
-	int err = pc->trust ? ims_header_trust_precheck(pc->trust, name, rpm_header, pc->allow_unsigned) : 0;
+	int err = pc->trust ? ims_header_trust_precheck(pc->trust, name, rpm_header,
+							pc->allow_unsigned) :
+			      0;
 
 	if (!err && pc->ts && n && !pc->take_over)
 		err = ims_rpmdb_refuse_owned(pc->ts, pc->root, name, n, pc->log);
@@ -83,7 +86,8 @@ static int judge(void *arg, const char *name, void *rpm_header)
 	return err;
 }
 
-int imastream_precheck_rpm(struct imastream_precheck *pc, int fd, const char *name, unsigned int flags)
+int imastream_precheck_rpm(struct imastream_precheck *pc, int fd, const char *name,
+			   unsigned int flags)
 {
 	return ims_rpm_check_header(pc->rootfd, fd, name, flags, pc->log, judge, pc);
 }

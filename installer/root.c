@@ -53,7 +53,8 @@ int imastream_root_lock_path(char *buf, size_t size)
 	if (!path)
 		return -ENOMEM;
 	/* rpm's own fallback when the macro is unset or does not expand (rpmtxnLockInit()). */
-	if (snprintf(buf, size, "%s", path[0] && path[0] != '%' ? path : RPMLOCK_FALLBACK) >= (int)size)
+	if (snprintf(buf, size, "%s", path[0] && path[0] != '%' ? path : RPMLOCK_FALLBACK) >=
+	    (int)size)
 		err = -ENAMETOOLONG;
 	free(path);
 	return err;
@@ -294,9 +295,12 @@ static int mark_running(struct imastream_root_txn *t, const char *root)
 	char text[64];
 	int fd, len, err = 0;
 
-	fd = ims_open_regular(t->statefd, RUNNING_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+	fd = ims_open_regular(t->statefd, RUNNING_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+			      0644);
 	if (fd < 0)
-		return ims_err(t->log, fd, "%s/" STATE_DIR "/" RUNNING_NAME ": cannot create the marker of an install under way: %s",
+		return ims_err(t->log, fd,
+			       "%s/" STATE_DIR "/" RUNNING_NAME
+			       ": cannot create the marker of an install under way: %s",
 			       strcmp(root, "/") ? root : "", ims_open_strerror(fd));
 	len = snprintf(text, sizeof(text), "imastream-running 1\npid %d\n", (int)getpid());
 	err = ims_write_full(fd, text, (size_t)len);

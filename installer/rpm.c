@@ -668,22 +668,27 @@ static int read_checked_header(struct pkgread *r, rpmts ts, FD_t rfd, int rootfd
 	/* Header digests are checked here; signatures are the chain's verify hook's job
 	 * (with our trust store), so the host's rpm keyring is never consulted. */
 	rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES |
-			((r->flags & IMASTREAM_INSTALL_NO_HEADER_DIGEST) ? RPMVSF_MASK_NODIGESTS : 0));
+				    ((r->flags & IMASTREAM_INSTALL_NO_HEADER_DIGEST) ?
+					     RPMVSF_MASK_NODIGESTS :
+					     0));
 	rc = rpmReadPackageFile(ts, rfd, r->name, &r->h);
 	if (rc != RPMRC_OK && rc != RPMRC_NOKEY && rc != RPMRC_NOTTRUSTED)
 		return ims_err(r->log, -EBADMSG, "%s: %s", r->name,
 			       rc == RPMRC_NOTFOUND ? "not an rpm package" :
-			       r->last_rpm_msg[0] ? r->last_rpm_msg : "bad header or header digest");
+			       r->last_rpm_msg[0]   ? r->last_rpm_msg :
+						      "bad header or header digest");
 	if (headerIsSource(r->h))
-		return ims_err(r->log, -EOPNOTSUPP, "%s: a source package cannot be installed", r->name);
+		return ims_err(r->log, -EOPNOTSUPP, "%s: a source package cannot be installed",
+			       r->name);
 	format = headerGetString(r->h, RPMTAG_PAYLOADFORMAT);
 	if (format && strcmp(format, "cpio"))
-		return ims_err(r->log, -EOPNOTSUPP, "%s: payload format '%s' is not supported", r->name, format);
+		return ims_err(r->log, -EOPNOTSUPP, "%s: payload format '%s' is not supported",
+			       r->name, format);
 	compressor = headerGetString(r->h, RPMTAG_PAYLOADCOMPRESSOR);
 	mode = rpmio_mode(compressor);
 	if (!mode)
-		return ims_err(r->log, -EOPNOTSUPP, "%s: payload compressor '%s' is not supported", r->name,
-			       compressor);
+		return ims_err(r->log, -EOPNOTSUPP, "%s: payload compressor '%s' is not supported",
+			       r->name, compressor);
 	r->files = rpmfilesNew(NULL, r->h, RPMTAG_BASENAMES, RPMFI_NOHEADER);
 	if (!r->files)
 		return ims_err(r->log, -EBADMSG, "%s: malformed file list in the header", r->name);
@@ -691,8 +696,8 @@ static int read_checked_header(struct pkgread *r, rpmts ts, FD_t rfd, int rootfd
 	if (!(r->flags & IMASTREAM_INSTALL_NO_FILE_DIGEST) && r->fc) {
 		hi = imastream_hash_by_rpm_id(rpmfilesDigestAlgo(r->files));
 		if (!hi)
-			return ims_err(r->log, -EOPNOTSUPP, "%s: unknown file digest algorithm %d", r->name,
-				       rpmfilesDigestAlgo(r->files));
+			return ims_err(r->log, -EOPNOTSUPP, "%s: unknown file digest algorithm %d",
+				       r->name, rpmfilesDigestAlgo(r->files));
 		r->digest_algo = hi->algo;
 	}
 	r->delivered = calloc((size_t)r->fc + 1, 1);
@@ -726,7 +731,8 @@ int ims_rpm_check_header(int rootfd, int fd, const char *name, unsigned int flag
 	ts = rpmtsCreate();
 	keyring = rpmKeyringNew();
 	if (!rfd || Ferror(rfd) || !ts || !keyring) {
-		err = ims_err(log, -EIO, "%s: cannot open: %s", r.name, rfd ? Fstrerror(rfd) : "fdDup failed");
+		err = ims_err(log, -EIO, "%s: cannot open: %s", r.name,
+			      rfd ? Fstrerror(rfd) : "fdDup failed");
 	} else {
 		rpmtsSetKeyring(ts, keyring);
 		err = read_checked_header(&r, ts, rfd, rootfd, &mode, &compressor, &total);

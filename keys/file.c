@@ -93,7 +93,8 @@ static int refuse_open_secret(int fd, const char *path, const char *what, const 
 	if (kind == IMS_KIND_PUBLIC_KEY)
 		return ims_err(log, -EINVAL, "%s is a public key, not a private key", path);
 	return ims_err(log, -EPERM,
-		       "%s: %s is readable or writable by group or others (mode %04o); run chmod 600 on it",
+		       "%s: %s is readable or writable by group or others (mode %04o); run chmod "
+		       "600 on it",
 		       path, what, (unsigned int)(st->st_mode & 07777));
 }
 
@@ -110,7 +111,9 @@ static int read_file(const char *path, const char *secret_what, const struct ima
 		return ims_err(log, -ENOENT, "%s: no such %s", path, secret_what);
 	if (fd < 0)
 		return ims_err(log, fd, "%s: cannot open %s: %s", path,
-			       !secret ? "certificate" : strcmp(secret_what, "private key") ? secret_what : "key",
+			       !secret				  ? "certificate" :
+			       strcmp(secret_what, "private key") ? secret_what :
+								    "key",
 			       ims_open_strerror(fd));
 	/* Check the file we opened, not the path, so that a swap in between cannot help. */
 	if (fstat(fd, &st) < 0) {

@@ -121,8 +121,7 @@ static void describe_key(X509 *x, char *buf, size_t size)
 	snprintf(buf, size, "this");
 	if (!pub)
 		return;
-	if (EVP_PKEY_is_a(pub, "EC") &&
-	    EVP_PKEY_get_group_name(pub, group, sizeof(group), NULL)) {
+	if (EVP_PKEY_is_a(pub, "EC") && EVP_PKEY_get_group_name(pub, group, sizeof(group), NULL)) {
 		nist = EC_curve_nid2nist(OBJ_sn2nid(group));
 		snprintf(buf, size, "ECDSA %s", nist ? nist : group);
 	} else if (EVP_PKEY_is_a(pub, "RSA")) {
@@ -140,12 +139,16 @@ static int kernel_lacks_algo(X509 *x, const char *what, const struct imastream_l
 	describe_key(x, key, sizeof(key));
 	if (!strncmp(key, "ECDSA", 5))
 		return ims_err(log, -EOPNOTSUPP,
-			       "%s: this kernel cannot use %s keys (it lacks CONFIG_CRYPTO_ECDSA, or module ecdsa_generic is not loaded): modprobe ecdsa_generic, or sign with an RSA key, which every IMA kernel can use",
+			       "%s: this kernel cannot use %s keys (it lacks CONFIG_CRYPTO_ECDSA, "
+			       "or module ecdsa_generic is not loaded): modprobe ecdsa_generic, or "
+			       "sign with an RSA key, which every IMA kernel can use",
 			       what, key);
 	if (!strncmp(key, "RSA", 3))
-		return ims_err(log, -EOPNOTSUPP, "%s: this kernel cannot use %s keys (it lacks CONFIG_CRYPTO_RSA)",
+		return ims_err(log, -EOPNOTSUPP,
+			       "%s: this kernel cannot use %s keys (it lacks CONFIG_CRYPTO_RSA)",
 			       what, key);
-	return ims_err(log, -EOPNOTSUPP, "%s: this kernel cannot use %s keys: use an RSA key", what, key);
+	return ims_err(log, -EOPNOTSUPP, "%s: this kernel cannot use %s keys: use an RSA key", what,
+		       key);
 }
 
 static int keyring_import(const char *ring, const void *cert, size_t len, const char *what,
@@ -175,7 +178,8 @@ static int keyring_import(const char *ring, const void *cert, size_t len, const 
 		case EKEYREJECTED:
 		case ENOKEY:
 			err = ims_err(log, -EKEYREJECTED,
-				      "%s: keyring %s refused the certificate: it is restricted to keys signed by a trusted key",
+				      "%s: keyring %s refused the certificate: it is restricted to "
+				      "keys signed by a trusted key",
 				      what, ring);
 			break;
 		case ENODEV:
@@ -186,7 +190,8 @@ static int keyring_import(const char *ring, const void *cert, size_t len, const 
 			err = kernel_lacks_algo(x, what, log);
 			break;
 		case EBADMSG:
-			err = ims_err(log, -EINVAL, "%s: the kernel could not parse the certificate", what);
+			err = ims_err(log, -EINVAL,
+				      "%s: the kernel could not parse the certificate", what);
 			break;
 		default:
 			err = ims_err(log, -errno, "adding the certificate to keyring %s failed: %s", ring,

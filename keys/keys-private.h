@@ -45,7 +45,12 @@ int ims_load_cert_mem(const void *buf, size_t len, const char *what,
 int ims_load_certs_mem(const void *buf, size_t len, const char *what,
 		       const struct imastream_log *log, STACK_OF(X509) **certs_ret);
 /* What a key or certificate file holds, to tell a user who gave one for the other. */
-enum ims_key_file_kind { IMS_KIND_UNKNOWN, IMS_KIND_PRIVATE_KEY, IMS_KIND_PUBLIC_KEY, IMS_KIND_CERT };
+enum ims_key_file_kind {
+	IMS_KIND_UNKNOWN,
+	IMS_KIND_PRIVATE_KEY,
+	IMS_KIND_PUBLIC_KEY,
+	IMS_KIND_CERT
+};
 enum ims_key_file_kind ims_key_file_kind(const void *buf, size_t len);
 
 /* keyid.c: the rules documented in imastream/keys.h. */

@@ -80,9 +80,11 @@ enum ims_key_file_kind ims_key_file_kind(const void *buf, size_t len)
 		/* "PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY" */
 		if (memmem(buf, len, " PRIVATE KEY-----", 17))
 			return IMS_KIND_PRIVATE_KEY;
-		if (has_pem_block(buf, len, "CERTIFICATE") || has_pem_block(buf, len, "TRUSTED CERTIFICATE"))
+		if (has_pem_block(buf, len, "CERTIFICATE") ||
+		    has_pem_block(buf, len, "TRUSTED CERTIFICATE"))
 			return IMS_KIND_CERT;
-		if (has_pem_block(buf, len, "PUBLIC KEY") || has_pem_block(buf, len, "RSA PUBLIC KEY"))
+		if (has_pem_block(buf, len, "PUBLIC KEY") ||
+		    has_pem_block(buf, len, "RSA PUBLIC KEY"))
 			return IMS_KIND_PUBLIC_KEY;
 		return IMS_KIND_UNKNOWN;
 	}
@@ -235,8 +237,9 @@ int ims_load_cert_mem(const void *buf, size_t len, const char *what,
 	if (!cert) {
 		int err = wrong_kind(buf, len, what, IMS_KIND_CERT, log);
 
-		return err ? err : ims_openssl_err(log, -EINVAL, "%s: not an X.509 certificate (PEM or DER)",
-						   what);
+		return err ? err :
+			     ims_openssl_err(log, -EINVAL,
+					     "%s: not an X.509 certificate (PEM or DER)", what);
 	}
 	ERR_clear_error();
 	*cert_ret = cert;
@@ -282,7 +285,8 @@ int ims_load_certs_mem(const void *buf, size_t len, const char *what,
 		if (!sk_X509_num(certs))
 			err = wrong_kind(buf, len, what, IMS_KIND_CERT, log);
 		if (!err)
-			err = ims_openssl_err(log, -EINVAL, "%s: not a PEM certificate bundle, or a damaged one",
+			err = ims_openssl_err(log, -EINVAL,
+					      "%s: not a PEM certificate bundle, or a damaged one",
 					      what);
 		goto out;
 	}

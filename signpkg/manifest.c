@@ -105,7 +105,7 @@ static char *decode_path(const char *s, size_t n, const char **why)
 		goto fail;
 	}
 	/* rpm's names are canonical: "/opt/../../etc/shadow" names no file of a package. */
-	for (const char *c = out; *c; ) {
+	for (const char *c = out; *c;) {
 		size_t len = strcspn(++c, "/");
 
 		if (!len || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
@@ -283,7 +283,9 @@ static int unique_paths(struct parser *ps, const struct manifest_pkg *p)
 	qsort(sorted, p->n_files, sizeof(*sorted), by_path);
 	for (size_t i = 1; i < p->n_files && !err; i++)
 		if (!strcmp(sorted[i - 1]->path, sorted[i]->path))
-			err = ims_err(ps->log, -EINVAL, "%s, line %zu: a second line for the path of line %zu in this package",
+			err = ims_err(ps->log, -EINVAL,
+				      "%s, line %zu: a second line for the path of line %zu in "
+				      "this package",
 				      ps->what, sorted[i]->line, sorted[i - 1]->line);
 	free(sorted);
 	return err;
@@ -315,8 +317,11 @@ static int unique_headers(struct parser *ps)
 	qsort(sorted, m->n_pkgs, sizeof(*sorted), by_header);
 	for (size_t i = 1; i < m->n_pkgs && !err; i++)
 		if (!memcmp(sorted[i - 1]->header_sha256, sorted[i]->header_sha256, 32))
-			err = ims_err(ps->log, -EINVAL, "%s, line %zu: a second block for the package header of line %zu (%s)",
-				      ps->what, sorted[i]->line, sorted[i - 1]->line, sorted[i]->nevra);
+			err = ims_err(ps->log, -EINVAL,
+				      "%s, line %zu: a second block for the package header of line "
+				      "%zu (%s)",
+				      ps->what, sorted[i]->line, sorted[i - 1]->line,
+				      sorted[i]->nevra);
 	free(sorted);
 	return err;
 }

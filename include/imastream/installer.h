@@ -860,7 +860,7 @@ struct imastream_orphan {
 
 /* Flags of imastream_orphans_rpmdb(). */
 enum {
-	IMASTREAM_ORPHANS_FIX = 1u << 0,        /* remove rpm temp files, unlabel the others */
+	IMASTREAM_ORPHANS_FIX = 1u << 0,	/* remove rpm temp files, unlabel the others */
 	IMASTREAM_ORPHANS_XATTR_USER = 1u << 1, /* user.ima and user.evm */
 	/* Unowned files with a digest or an HMAC but no signature too (by default only an
 	 * rpm temp file is an orphan without a signature). */

@@ -104,8 +104,8 @@ static int trace_init(struct imastream_init_args *args, void **state_ret)
 		if (fd >= 0)
 			close(fd);
 		free(t);
-		return ims_err(args->log, err, "plugin %s: cannot open %s: %s", args->name,
-			       path, ims_open_strerror(err));
+		return ims_err(args->log, err, "plugin %s: cannot open %s: %s", args->name, path,
+			       ims_open_strerror(err));
 	}
 	line_start(t, "init");
 	fprintf(t->out, " mode=%d algo=%d evm=%d", cfg->mode, cfg->hash_algo, cfg->evm);

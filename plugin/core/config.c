@@ -140,7 +140,10 @@ static const char *join_words(const char *const *words, char *buf, size_t size)
 
 	buf[0] = 0;
 	for (size_t i = 0; words[i] && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", i == 0 ? "" : !words[i + 1] ? " or " : ", ",
+		n += (size_t)snprintf(buf + n, size - n, "%s%s",
+				      i == 0	    ? "" :
+				      !words[i + 1] ? " or " :
+						      ", ",
 				      words[i]);
 	return buf;
 }
@@ -192,8 +195,8 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		if (!value[0])
 			goto bad;
 		if (!hi)
-			return ims_err(log, -EINVAL, "%s: unknown hash algorithm \"%s\" (%s)", where, value,
-				       hash_names(list, sizeof(list)));
+			return ims_err(log, -EINVAL, "%s: unknown hash algorithm \"%s\" (%s)",
+				       where, value, hash_names(list, sizeof(list)));
 		cfg->hash_algo = hi->algo;
 		return 0;
 	}
@@ -267,8 +270,10 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	if (strcmp(key, "package_sig_algos") == 0) {
 		if (parse_algos(value, &cfg->package_sig_algos) < 0)
 			return ims_err(log, -EINVAL,
-				       "%s: invalid value \"%s\" for package_sig_algos: 1 to %d of %s, separated by commas",
-				       where, value, IMASTREAM_PKGSIG_MAX_ALGOS, hash_names(list, sizeof(list)));
+				       "%s: invalid value \"%s\" for package_sig_algos: 1 to %d of "
+				       "%s, separated by commas",
+				       where, value, IMASTREAM_PKGSIG_MAX_ALGOS,
+				       hash_names(list, sizeof(list)));
 		return 0;
 	}
 	if (strcmp(key, "plugins") == 0) {
@@ -301,8 +306,8 @@ bad:
 			       where, key);
 	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */
 	if (choices)
-		return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s (%s)", where, value, key,
-			       join_words(choices, list, sizeof(list)));
+		return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s (%s)", where, value,
+			       key, join_words(choices, list, sizeof(list)));
 	return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s", where, value, key);
 }
 
@@ -348,7 +353,9 @@ static int note_key(struct seen_key **seen, size_t *n, const char *key, const ch
 		if (strcmp((*seen)[i].key, key))
 			continue;
 		if (strcmp((*seen)[i].value, value))
-			return ims_err(log, -EINVAL, "%s:%u: %s is set again, to another value than on line %u: set it once",
+			return ims_err(log, -EINVAL,
+				       "%s:%u: %s is set again, to another value than on line %u: "
+				       "set it once",
 				       path, lineno, key, (*seen)[i].line);
 		return 0;
 	}
@@ -383,7 +390,8 @@ int imastream_config_load(struct imastream_config *cfg, const char *path,
 		err = fd < 0 ? fd : -errno;
 		if (fd >= 0)
 			close(fd);
-		return ims_err(log, err, "cannot open config file %s: %s", path, ims_open_strerror(err));
+		return ims_err(log, err, "cannot open config file %s: %s", path,
+			       ims_open_strerror(err));
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *key, *value, *eq, *hash;
@@ -440,7 +448,10 @@ int imastream_config_check(const struct imastream_config *cfg, const struct imas
 		return ims_err(log, -EINVAL, "verity = on needs mode = sign: a digest_type=verity policy accepts only signatures");
 	/* Nothing could verify one: every signed package would be refused at its first file. */
 	if (cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY && !cfg->trust)
-		return ims_err(log, -EINVAL, "package_sigs = verify needs trust, the certificates that check the packages' file signatures (or package_sigs = auto: verify when trust is set)");
+		return ims_err(log, -EINVAL,
+			       "package_sigs = verify needs trust, the certificates that check the "
+			       "packages' file signatures (or package_sigs = auto: verify when "
+			       "trust is set)");
 	/* Package file signatures sign content digests: no kernel takes them for a verity file. */
 	if (IMS_CONFIG_VERITY(cfg) && cfg->package_sigs == IMASTREAM_PKGSIG_VERIFY)
 		return ims_err(log, -EINVAL, "verity = on cannot use the package's file signatures (package_sigs = verify): they sign content digests, not fs-verity digests");

@@ -272,8 +272,7 @@ int imastream_file_keep_signature(struct imastream_file *f, const char *name, in
 			 lgetxattr(f->path, real, value, sizeof(value));
 	if (n <= 0 || imastream_xattr_decode(value, (size_t)n, &info, NULL) ||
 	    (int)info.type != type || info.algo != algo ||
-	    imastream_trust_verify(trust, algo, digest, len, info.data,
-				   info.data_len, info.keyid))
+	    imastream_trust_verify(trust, algo, digest, len, info.data, info.data_len, info.keyid))
 		return 0;
 	err = record(st, name, value, (size_t)n, false);
 	if (err)

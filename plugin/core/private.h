@@ -33,7 +33,7 @@ struct ims_file_services {
 	struct imastream_file *streaming; /* the file the engine is being fed, or NULL */
 	bool no_xattr_told;               /* the "no xattr support" notice is said once */
 	const struct imastream_trust *keep_trust; /* imastream_chain_keep_signatures() */
-	struct imastream_trust *own_trust; /* cfg->cert, loaded with the signer */
+	struct imastream_trust *own_trust;	  /* cfg->cert, loaded with the signer */
 };
 
 /* Loads cfg->cert as @svc->own_trust (left NULL when it cannot be read). */

@@ -29,7 +29,8 @@ static int check_trusted(struct imastream_signer *s, const struct imastream_conf
 		goto out;
 	err = imastream_trust_add_path(trust, cfg->trust);
 	if (err) {
-		ims_err(log, err, "cannot load the trust store %s: %s", cfg->trust, ims_open_strerror(err));
+		ims_err(log, err, "cannot load the trust store %s: %s", cfg->trust,
+			ims_open_strerror(err));
 		goto out;
 	}
 	err = imastream_signer_sign(s, hi->algo, digest, hi->digest_size, sig, sizeof(sig),

@@ -53,8 +53,8 @@ struct adapter {
 	char *nevra;
 	bool in_psm;
 	bool nofiledigest;
-	int rootfd;      /* the transaction's root, or -1 */
-	bool take_over;  /* %_imastream_take_over: rpm takes over what imastream installed */
+	int rootfd;	/* the transaction's root, or -1 */
+	bool take_over; /* %_imastream_take_over: rpm takes over what imastream installed */
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
@@ -427,11 +427,11 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 	a->rootfd = open(a->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	a->take_over = ims_rpm_take_over_wanted();
 	err = a->rootfd < 0 ? ims_err(&a->log, -errno, "%s: cannot open the root: %m", a->root) :
-	      ims_rpm_owners_check(ts, a->rootfd, a->root, a->take_over, &a->log);
+			      ims_rpm_owners_check(ts, a->rootfd, a->root, a->take_over, &a->log);
 	if (!err)
-		err = ims_probe_root_xattrs(&a->cfg, a->txn.root,
-					    " (set %_imastream_no_xattr_support skip to install anyway)",
-					    &a->log);
+		err = ims_probe_root_xattrs(
+			&a->cfg, a->txn.root,
+			" (set %_imastream_no_xattr_support skip to install anyway)", &a->log);
 	if (!err)
 		err = ims_probe_root_verity(&a->cfg, a->txn.root, &a->log);
 	if (!err)

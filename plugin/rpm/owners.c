@@ -34,13 +34,17 @@ int ims_rpm_owners_check(rpmts ts, int rootfd, const char *root, bool take_over,
 		int found = name ? ims_record_of(rootfd, name, path, sizeof(path)) : 0;
 
 		if (found < 0)
-			err = ims_err(log, found, "%s: cannot look for the imastream record %s in %s: %s",
+			err = ims_err(log, found,
+				      "%s: cannot look for the imastream record %s in %s: %s",
 				      rpmteNEVRA(te), path, root, strerror(-found));
 		else if (found && !take_over)
-			err = ims_err(log, -EEXIST, "%s: refused: %s is installed by 'imastream install' in %s (%s), "
-				      "which rpm would leave stale: upgrade or reinstall it with imastream install, "
-				      "or define %%_imastream_take_over 1 to let rpm take it over",
-				      rpmteNEVRA(te), name, root, path);
+			err = ims_err(
+				log, -EEXIST,
+				"%s: refused: %s is installed by 'imastream install' in %s (%s), "
+				"which rpm would leave stale: upgrade or reinstall it with "
+				"imastream install, "
+				"or define %%_imastream_take_over 1 to let rpm take it over",
+				rpmteNEVRA(te), name, root, path);
 	}
 	rpmtsiFree(it);
 	return err;
@@ -56,10 +60,11 @@ void ims_rpm_owners_release(rpmte te, int rootfd, const struct imastream_log *lo
 		return;
 	err = ims_record_forget(rootfd, name);
 	if (err)
-		ims_err(log, err, "%s: cannot remove the imastream record %s: %s", rpmteNEVRA(te), path,
-			strerror(-err));
+		ims_err(log, err, "%s: cannot remove the imastream record %s: %s", rpmteNEVRA(te),
+			path, strerror(-err));
 	else
 		ims_logf(log, IMASTREAM_LOG_WARNING,
-			 "%s: taken over from imastream: its record %s is removed (files only its version had stay on disk)",
+			 "%s: taken over from imastream: its record %s is removed (files only its "
+			 "version had stay on disk)",
 			 rpmteNEVRA(te), path);
 }

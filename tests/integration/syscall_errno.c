@@ -20,7 +20,8 @@ int main(int argc, char **argv)
 	nr = seccomp_syscall_resolve_name(argv[1]);
 	err = atoi(argv[2]);
 	if (nr == __NR_SCMP_ERROR || err <= 0 || err > 4095) {
-		fprintf(stderr, "syscall_errno: unknown system call %s or bad errno %s\n", argv[1], argv[2]);
+		fprintf(stderr, "syscall_errno: unknown system call %s or bad errno %s\n", argv[1],
+			argv[2]);
 		return 2;
 	}
 	ctx = seccomp_init(SCMP_ACT_ALLOW);

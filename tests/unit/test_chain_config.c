@@ -236,12 +236,14 @@ int main(void)
 	/* Bad values: one line each, naming the source, the value left alone. */
 	ASSERT_EQ(set(&cfg, "hash_algo", "sha257"), -EINVAL);
 	ASSERT_EQ(n_lines, 1);
-	ASSERT(strcmp(last, "test: unknown hash algorithm \"sha257\" (md5, sha1, sha256, sha384, sha512, sha224 or sm3)") == 0);
+	ASSERT(strcmp(last, "test: unknown hash algorithm \"sha257\" (md5, sha1, sha256, sha384, "
+			    "sha512, sha224 or sm3)") == 0);
 	ASSERT_EQ(cfg.hash_algo, IMASTREAM_HASH_SHA512);
 	ASSERT_EQ(set(&cfg, "mode", "Hash"), -EINVAL);
 	ASSERT_EQ(set(&cfg, "config_files", "true"), -EINVAL);
 	/* A key with fixed values lists them. */
-	ASSERT(strcmp(last, "test: invalid value \"true\" for config_files (no, hash or yes)") == 0);
+	ASSERT(strcmp(last, "test: invalid value \"true\" for config_files (no, hash or yes)") ==
+	       0);
 	ASSERT_EQ(set(&cfg, "config_files", "no"), 0);
 	ASSERT_EQ(cfg.config_files, IMASTREAM_CONFIG_FILES_NO);
 	ASSERT_EQ(set(&cfg, "config_files", "yes"), 0);

@@ -60,12 +60,12 @@ int main(void)
 	mk("usr/bin");
 	mk("usr/lib");
 	mk("usr/lib/deep");
-	ln("usr/bin", "bin", 0);                 /* merged /usr: relative */
-	ln("/usr/lib", "lib", 0);                /* absolute: below the root, as under chroot */
+	ln("usr/bin", "bin", 0);		  /* merged /usr: relative */
+	ln("/usr/lib", "lib", 0);		  /* absolute: below the root, as under chroot */
 	ln("../../../../../usr/lib", "lib64", 0); /* ".." stops at the root */
-	ln(outside, "out", 0);                   /* absolute path of a host directory */
+	ln(outside, "out", 0);			  /* absolute path of a host directory */
 	ln("nowhere", "dangling", 0);
-	ln("../lib/deep", "usr/deeplink", 0);    /* relative to its own directory */
+	ln("../lib/deep", "usr/deeplink", 0); /* relative to its own directory */
 	rootfd = open(root, O_RDONLY | O_DIRECTORY);
 	ASSERT(rootfd >= 0);
 

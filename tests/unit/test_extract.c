@@ -131,7 +131,9 @@ static void test_paths(void)
 static void test_commit(void)
 {
 	struct imastream_entry dir = { .path = "/d", .mode = S_IFDIR | 0750, .mtime = 1234567 };
-	struct imastream_entry empty = { .path = "/d/empty", .mode = S_IFDIR | 0700, .mtime = 2345678 };
+	struct imastream_entry empty = { .path = "/d/empty",
+					 .mode = S_IFDIR | 0700,
+					 .mtime = 2345678 };
 	struct imastream_entry link = { .path = "/d/link", .mode = S_IFLNK | 0777, .mtime = 7654321,
 					.link_target = "../outside" };
 	struct imastream_entry hard = { .path = "/d/sub/hard", .mode = S_IFREG | 0644,
@@ -381,7 +383,9 @@ static void test_rename_fails_midway(void)
 	struct stat sb;
 	int rootfd = new_root(root, sizeof(root));
 
-	ASSERT_EQ(imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN, &sink, &log_capture, &x), 0);
+	ASSERT_EQ(
+		imastream_extract_new(rootfd, IMASTREAM_EXTRACT_NO_CHOWN, &sink, &log_capture, &x),
+		0);
 	ASSERT_EQ(imastream_extract_begin(x, "midway"), 0);
 	ASSERT_EQ(put_file(x, "/a/1", "one", NULL), 0);
 	ASSERT_EQ(put_file(x, "/a/2", "two", NULL), 0);

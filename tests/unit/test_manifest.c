@@ -132,13 +132,18 @@ static int test_refusals(void)
 	/* What an import would refuse later is refused here, naming the line. */
 	bad += refused(MAGIC PKG "file sha256 " D256 " /opt/../../etc/shadow\nend 1\n", -EINVAL,
 		       "line 3: a path with an empty, \".\" or \"..\" component");
-	bad += refused(MAGIC PKG "file sha256 " D256 " /opt/./a\nend 1\n", -EINVAL, "line 3: a path with");
-	bad += refused(MAGIC PKG "file sha256 " D256 " /opt//a\nend 1\n", -EINVAL, "line 3: a path with");
-	bad += refused(MAGIC PKG "file sha256 " D256 " /opt/a/\nend 1\n", -EINVAL, "line 3: a path with");
+	bad += refused(MAGIC PKG "file sha256 " D256 " /opt/./a\nend 1\n", -EINVAL,
+		       "line 3: a path with");
+	bad += refused(MAGIC PKG "file sha256 " D256 " /opt//a\nend 1\n", -EINVAL,
+		       "line 3: a path with");
+	bad += refused(MAGIC PKG "file sha256 " D256 " /opt/a/\nend 1\n", -EINVAL,
+		       "line 3: a path with");
 	bad += refused(MAGIC PKG "file sha256 " D256 " /\nend 1\n", -EINVAL, "line 3: a path with");
-	bad += refused(MAGIC PKG "file sha256 " D256 " /opt/..\nend 1\n", -EINVAL, "line 3: a path with");
-	bad += refused(MAGIC PKG "file sha256 " D256 " /a\nfile sha256 " D256 " /b\nfile sha256 " D256
-		       " /a\nend 3\n", -EINVAL, "line 5: a second line for the path of line 3 in this package");
+	bad += refused(MAGIC PKG "file sha256 " D256 " /opt/..\nend 1\n", -EINVAL,
+		       "line 3: a path with");
+	bad += refused(MAGIC PKG "file sha256 " D256 " /a\nfile sha256 " D256
+				 " /b\nfile sha256 " D256 " /a\nend 3\n",
+		       -EINVAL, "line 5: a second line for the path of line 3 in this package");
 	bad += refused(MAGIC PKG "end 0\npackage q-1-1.noarch " HDR "\nend 0\n", -EINVAL,
 		       "line 4: a second block for the package header of line 2 (q-1-1.noarch)");
 	/* A NUL anywhere (the fuzzer found two: in a NEVRA, in an algorithm name). */
@@ -258,8 +263,9 @@ static int test_signatures_refusals(void)
 	bad += sigs_refused(SMAGIC PKG "file sha256 " D256 " /a\nend 1\n", -EINVAL, "line 3: not a package, sig or end");
 	bad += sigs_refused(SMAGIC PKG SIG "/a\nend 1\n", -EINVAL, "10 to 2057 bytes");
 	bad += sigs_refused(SMAGIC PKG SIG VAL "\nend 1\n", -EINVAL, "one path after the signature");
-	bad += sigs_refused(SMAGIC PKG "end 0\n" PKG "end 0\n", -EINVAL,
-			    "signatures file, line 4: a second block for the package header of line 2");
+	bad += sigs_refused(
+		SMAGIC PKG "end 0\n" PKG "end 0\n", -EINVAL,
+		"signatures file, line 4: a second block for the package header of line 2");
 	bad += sigs_refused(SMAGIC PKG SIG VAL "0 /a\nend 1\n", -EINVAL, "10 to 2057 bytes");
 	bad += sigs_refused(SMAGIC PKG SIG "030204112233440003AABBCC /a\nend 1\n", -EINVAL, "lowercase hex");
 	/* The header's size says 4, three bytes follow. */

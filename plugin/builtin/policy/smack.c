@@ -198,7 +198,8 @@ static int load_manifest(struct smack *s, const char *dir, const char *file)
 		err = fd < 0 ? fd : -errno;
 		if (fd >= 0)
 			close(fd);
-		return ims_err(s->log, err, "smack: cannot open %s: %s", path, ims_open_strerror(err));
+		return ims_err(s->log, err, "smack: cannot open %s: %s", path,
+			       ims_open_strerror(err));
 	}
 	while (!err && fgets(line, sizeof(line), f)) {
 		lineno++;
