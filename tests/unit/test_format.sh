@@ -1,14 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The C lines a change touches are in the house style (.clang-format); the rest of the
-# tree is left as it is.  "A change" is, in a git checkout:
-#  - on a branch (HEAD not on main): everything since the merge base with main (origin/main
-#    in a CI clone, else main), uncommitted edits included;
-#  - on main: the last commit, uncommitted edits included; a merge commit is skipped, its
-#    branch's lines were checked on the branch;
-#  - IMASTREAM_FORMAT_BASE=REV: everything since REV.
-# Renamed files count only for the lines they change, and a hunk of string literals only
-# (help text) not at all.  Fix what it reports with:
+# The C lines changed since the house style was set (the commit that added .clang-format)
+# are in that style (.clang-format); older lines are left as they are.  Every commit after
+# that one is judged, whichever commit is last and however it landed (a merge included), so
+# what CI checks does not depend on the shape of the last step.  IMASTREAM_FORMAT_BASE=REV
+# judges everything since REV instead.  Renamed files count only for the lines they
+# change, and a hunk of string literals only (help text) not at all.  Fix what it reports
+# with:
 #   git diff -M -U0 BASE -- '*.c' '*.h' | clang-format-diff -p1 -i
 set -euo pipefail
 : "${top_srcdir:?}"
@@ -24,25 +22,9 @@ fi
 
 base=${IMASTREAM_FORMAT_BASE:-}
 if [ -z "$base" ]; then
-	main=""
-	for ref in origin/main main; do
-		if git rev-parse -q --verify "$ref^{commit}" >/dev/null; then
-			main=$ref
-			break
-		fi
-	done
-	if [ -n "$main" ] && ! git merge-base --is-ancestor HEAD "$main"; then
-		base=$(git merge-base HEAD "$main") ||
-			{ echo "SKIP: HEAD shares no history with $main (a shallow clone?)"; exit 77; }
-	elif git rev-parse -q --verify 'HEAD^2' >/dev/null; then
-		echo "SKIP: HEAD is a merge: its branch's lines were checked on the branch"
-		exit 77
-	elif git rev-parse -q --verify 'HEAD~1' >/dev/null; then
-		base=HEAD~1
-	else
-		echo "SKIP: HEAD has no parent here (a shallow clone?): nothing to compare with"
-		exit 77
-	fi
+	base=$(git log --diff-filter=A --format=%H -- .clang-format | tail -n 1)
+	[ -n "$base" ] ||
+		{ echo "SKIP: no commit here adds .clang-format (a shallow clone?): nothing to compare with"; exit 77; }
 fi
 git rev-parse -q --verify "$base^{commit}" >/dev/null || { echo "FAIL: no commit $base"; exit 1; }
 
