@@ -14,7 +14,8 @@
 
 #include "attest/policy-private.h"
 #include "attest/sources.h"
-#include "imastream/installer.h"
+#include "imastream/record.h"
+#include "imastream/rpmdb.h"
 
 /*
  * The path the kernel logs for @path: its directory's real path, through the directory

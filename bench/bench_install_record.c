@@ -27,7 +27,10 @@
 
 #include "bench/bench-csv.h"
 #include "imastream/chain.h"
-#include "imastream/installer.h"
+#include "imastream/chain_sink.h"
+#include "imastream/extract.h"
+#include "imastream/install_rpm.h"
+#include "imastream/root.h"
 
 #define MAX_ROUNDS 1000
 #define MAX_SETTINGS 16

@@ -15,7 +15,11 @@
 #include "cli/options.h"
 #include "cli/settings.h"
 #include "imastream/chain.h"
-#include "imastream/installer.h"
+#include "imastream/chain_sink.h"
+#include "imastream/extract.h"
+#include "imastream/install_rpm.h"
+#include "imastream/root.h"
+#include "imastream/rpmdb.h"
 
 static const struct cli_use install_options[] = {
 	{ CLI_OPT_ROOT, "the root to install into (required)" },

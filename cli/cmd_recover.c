@@ -9,7 +9,9 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "imastream/installer.h"
+#include "imastream/audit.h"
+#include "imastream/root.h"
+#include "imastream/rpmdb.h"
 
 static const struct cli_use recover_options[] = {
 	{ CLI_OPT_ROOT, "the root an install was interrupted in (required)" },

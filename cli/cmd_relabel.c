@@ -16,7 +16,9 @@
 #include "cli/options.h"
 #include "cli/settings.h"
 #include "imastream/chain.h"
-#include "imastream/installer.h"
+#include "imastream/relabel.h"
+#include "imastream/root.h"
+#include "imastream/rpmdb.h"
 
 static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },

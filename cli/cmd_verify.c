@@ -14,9 +14,12 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/walk.h"
+#include "imastream/audit.h"
 #include "imastream/filesig.h"
-#include "imastream/installer.h"
 #include "imastream/keys.h"
+#include "imastream/record.h"
+#include "imastream/root.h"
+#include "imastream/rpmdb.h"
 
 enum evm_mode { EVM_AUTO, EVM_REQUIRE, EVM_NONE };
 

@@ -13,9 +13,10 @@
 
 #include "common/private.h"
 #include "filesig/verifier.h"
+#include "imastream/audit.h"
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
-#include "imastream/installer.h"
+#include "imastream/rpmdb.h"
 #include "installed/ordered_pool.h"
 #include "installed/private.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/private.h"
-#include "imastream/installer.h"
+#include "imastream/rpmdb.h"
 #include "installed/private.h"
 
 /* The host path of @fd, through /proc (which is how rpm's chroot would see it, minus the root). */

@@ -12,6 +12,7 @@
 #include <rpm/rpmfi.h>
 
 #include "common/private.h"
+#include "imastream/rpmdb.h"
 #include "installed/private.h"
 
 /*

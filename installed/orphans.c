@@ -16,7 +16,9 @@
 #include <rpm/rpmfi.h>
 
 #include "common/private.h"
-#include "imastream/installer.h"
+#include "imastream/audit.h"
+#include "imastream/record.h"
+#include "imastream/rpmdb.h"
 #include "imastream/xattr.h"
 #include "installed/private.h"
 

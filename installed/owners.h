@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #include "imastream/common.h"
-#include "imastream/installer.h"
+#include "imastream/entry.h"
+#include "imastream/record.h"
 
 /*
  * One blank-free field of the record and the journal: every byte outside '!'..'~', and

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "imastream/common.h"
-#include "imastream/installer.h"
 #include "installed/owners.h"
 #include "installed/paths.h"
 

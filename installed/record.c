@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include "common/private.h"
+#include "imastream/entry.h"
 #include "imastream/hash.h"
+#include "imastream/record.h"
+#include "imastream/rpmdb.h"
 #include "installed/private.h"
 #include "installed/record_owner.h"
 

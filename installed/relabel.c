@@ -18,8 +18,8 @@
 
 #include "common/private.h"
 #include "imastream/chain.h"
-#include "imastream/installer.h"
 #include "imastream/keys.h"
+#include "imastream/relabel.h"
 #include "imastream/xattr.h"
 #include "installed/ordered_pool.h"
 #include "installed/private.h"

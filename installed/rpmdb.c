@@ -18,6 +18,7 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
+#include "imastream/rpmdb.h"
 #include "installed/private.h"
 
 /* librpm's configuration is process-wide; read it once. */

@@ -14,6 +14,7 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
+#include "imastream/rpmdb.h"
 #include "installed/private.h"
 
 struct ims_rpmdb_links {

@@ -18,7 +18,11 @@
 
 #include "common/private.h"
 #include "imastream/chain.h"
-#include "imastream/installer.h"
+#include "imastream/chain_sink.h"
+#include "imastream/entry.h"
+#include "imastream/extract.h"
+#include "imastream/record.h"
+#include "imastream/rpmdb.h"
 #include "installer/dropped.h"
 #include "installer/header_trust.h"
 #include "installer/private.h"

@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include "common/private.h"
+#include "imastream/extract.h"
 #include "imastream/hash.h"
+#include "imastream/record.h"
+#include "imastream/rpmdb.h"
 #include "installer/dropped.h"
 
 struct planner {

@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include "common/private.h"
+#include "imastream/entry.h"
+#include "imastream/extract.h"
 #include "imastream/hash.h"
-#include "imastream/installer.h"
 #include "installer/journal.h"
 #include "installer/private.h"
 

@@ -10,8 +10,9 @@
 #include <unistd.h>
 
 #include "common/private.h"
+#include "imastream/entry.h"
 #include "imastream/hash.h"
-#include "imastream/installer.h"
+#include "imastream/rpmdb.h"
 #include "installer/journal.h"
 #include "installer/private.h"
 

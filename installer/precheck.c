@@ -8,7 +8,8 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
-#include "imastream/installer.h"
+#include "imastream/chain_sink.h"
+#include "imastream/install_rpm.h"
 #include "installer/header_trust.h"
 #include "installer/private.h"
 

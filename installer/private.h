@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "imastream/common.h"
-#include "imastream/installer.h"
+#include "imastream/extract.h"
 #include "installed/owners.h"
 #include "installed/paths.h"
 

@@ -16,7 +16,8 @@
 #include <rpm/rpmmacro.h>
 
 #include "common/private.h"
-#include "imastream/installer.h"
+#include "imastream/entry.h"
+#include "imastream/root.h"
 #include "installer/journal.h"
 #include "installer/private.h"
 

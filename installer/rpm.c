@@ -26,8 +26,10 @@
 
 #include "common/private.h"
 #include "common/rpmtag-compat.h"
+#include "imastream/entry.h"
+#include "imastream/extract.h"
 #include "imastream/hash.h"
-#include "imastream/installer.h"
+#include "imastream/install_rpm.h"
 #include "installer/private.h"
 
 /*

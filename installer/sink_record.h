@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 #include "imastream/chain.h"
-#include "imastream/installer.h"
+#include "imastream/entry.h"
+#include "imastream/record.h"
 #include "installer/private.h"
 
 /* A new package record, noting the chain's IMA and EVM modes from @cfg (may be NULL). */

@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imastream/installer.h"
+#include "imastream/entry.h"
+#include "imastream/extract.h"
+#include "imastream/install_rpm.h"
 
 static void print_log(void *arg, int level, const char *msg)
 {

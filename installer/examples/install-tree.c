@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "imastream/chain.h"
-#include "imastream/installer.h"
+#include "imastream/chain_sink.h"
+#include "imastream/entry.h"
+#include "imastream/extract.h"
 
 static struct imastream_extract *x;
 static size_t stage_len;

@@ -18,7 +18,8 @@
 
 #include <rpm/rpmlog.h>
 
-#include "imastream/installer.h"
+#include "imastream/extract.h"
+#include "imastream/install_rpm.h"
 
 static char base[64];
 

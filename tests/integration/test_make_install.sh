@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # make install into a DESTDIR gives what the README promises: the command, the library and
 # imastream.pc that the EXAMPLES program of libimastream(3) builds and links with (its
-# digest equals sha256sum's), the man pages, the example /etc/imastream.conf, the rpm
-# plugin without its libtool archive, the macros file; make uninstall leaves no file.
+# digest equals sha256sum's), every public header (installer.h alone still enough to build
+# with), the man pages, the example /etc/imastream.conf, the rpm plugin without its
+# libtool archive, the macros file; make uninstall leaves no file.
 set -uo pipefail
 : "${top_srcdir:?run through make check}" "${top_builddir:?}"
 
@@ -39,6 +40,9 @@ for f in "$bindir/imastream" "$libdir/libimastream.so" "$libdir/pkgconfig/imastr
 	"$macrosdir/macros.transaction_imastream"; do
 	[ -e "$dest$f" ] || fail "make install did not install $f"
 done
+for h in "$top_srcdir"/include/imastream/*.h; do
+	[ -e "$dest$includedir/imastream/${h##*/}" ] || fail "make install did not install imastream/${h##*/}"
+done
 [ ! -e "$dest$plugindir/imastream.la" ] || fail "the libtool archive is in rpm's plugin folder"
 cmp -s "$top_srcdir/etc/imastream.conf" "$dest$sysconfdir/imastream.conf" ||
 	fail "the installed imastream.conf is not etc/imastream.conf"
@@ -62,6 +66,13 @@ want=$(sha256sum "$top_srcdir/README.md")
 [ "$got" = "$want" ] || fail "example printed '$got', sha256sum '$want'"
 LD_LIBRARY_PATH=$dest$libdir ldd "$tmp/example" | grep "$dest$libdir/libimastream.so" >/dev/null ||
 	fail "the example is not linked with the installed library"
+
+# The umbrella header alone still declares what it did before the split into subsystems.
+printf '#include <imastream/installer.h>\nint main(void) { return imastream_root_exists(-1) + !IMASTREAM_RECORD_MAX_DIGEST; }\n' \
+	>"$tmp/umbrella.c"
+# shellcheck disable=SC2086
+cc -Wall -Werror -o "$tmp/umbrella" "$tmp/umbrella.c" $flags 2>"$tmp/cc.log" ||
+	{ cat "$tmp/cc.log"; fail "a program including only imastream/installer.h does not build"; }
 
 make -s -C "$top_builddir" uninstall DESTDIR="$dest" >"$tmp/uninstall.log" 2>&1 ||
 	{ cat "$tmp/uninstall.log"; fail "make uninstall failed"; }

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imastream/installer.h"
+#include "imastream/rpmdb.h"
 #include "tests/unit/test.h"
 
 static char base[1024], root[1100];

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "imastream/installer.h"
+#include "imastream/record.h"
 #include "installer/dropped.h"
 #include "tests/unit/test.h"
 

@@ -15,8 +15,9 @@
 
 #include <openssl/evp.h>
 
+#include "imastream/entry.h"
+#include "imastream/extract.h"
 #include "imastream/hash.h"
-#include "imastream/installer.h"
 #include "installer/private.h"
 #include "tests/unit/test.h"
 

@@ -26,12 +26,12 @@ done
 # their header comments).
 sized="chain.h:imastream_config hooks.h:imastream_plugin_ops hooks.h:imastream_txn
 hooks.h:imastream_pkg hooks.h:imastream_script hooks.h:imastream_verify
-hooks.h:imastream_conflict hooks.h:imastream_file installer.h:imastream_entry_sink
-installer.h:imastream_chain_sink_opts installer.h:imastream_relabel_opts
-installer.h:imastream_extract_stats keys.h:imastream_key_opts
+hooks.h:imastream_conflict hooks.h:imastream_file extract.h:imastream_entry_sink
+chain_sink.h:imastream_chain_sink_opts relabel.h:imastream_relabel_opts
+extract.h:imastream_extract_stats keys.h:imastream_key_opts
 signpkg.h:imastream_signpkg_opts signpkg.h:imastream_signpkg_signer
 signpkg.h:imastream_signpkg_result xattr.h:imastream_evm_input
-installer.h:imastream_recover_stats filesig.h:imastream_verify_report
+root.h:imastream_recover_stats filesig.h:imastream_verify_report
 xattr.h:imastream_xattr_info"
 for hs in $sized; do
 	h=${hs%%:*} s=${hs#*:}

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "imastream/installer.h"
+#include "imastream/root.h"
 #include "installer/journal.h"
 #include "tests/unit/test.h"
 

@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "imastream/entry.h"
 #include "imastream/filesig.h"
-#include "imastream/installer.h"
 #include "imastream/keys.h"
+#include "imastream/root.h"
 #include "imastream/xattr.h"
 #include "tests/unit/test.h"
 #include "tests/unit/test_log.h"

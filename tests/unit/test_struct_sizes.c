@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "imastream/chain.h"
-#include "imastream/installer.h"
+#include "imastream/chain_sink.h"
+#include "imastream/extract.h"
 #include "imastream/keys.h"
+#include "imastream/relabel.h"
 #include "imastream/signpkg.h"
 #include "imastream/xattr.h"
 #include "tests/unit/test.h"
