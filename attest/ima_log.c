@@ -5,17 +5,7 @@
 #include <string.h>
 
 #include "attest/attest.h"
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "common/private.h"
 
 /* Decodes @hex (exactly @max bytes' worth when @exact) into @out. Return: length, or -1. */
 static long unhex(const char *hex, uint8_t *out, size_t max, bool exact)
@@ -25,7 +15,7 @@ static long unhex(const char *hex, uint8_t *out, size_t max, bool exact)
 	if (n % 2 || n / 2 > max || (exact && n / 2 != max))
 		return -1;
 	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		int hi = ims_hex_digit(hex[2 * i]), lo = ims_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
@@ -112,7 +102,7 @@ int attest_parse_line(char *line, struct attest_entry *e, const char **why)
 		return -EOPNOTSUPP;
 	}
 	for (const char *c = thash; *c; c++)
-		if (hexval(*c) < 0) {
+		if (ims_hex_digit(*c) < 0) {
 			*why = "the template hash is not hex";
 			return -EINVAL;
 		}

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Shared helpers of the rpm benchmarks: a corpus of real binaries, packages cut from it,
-# wall-clock timing of one command, medians and ratios.  Source it after setting $work.
+# Shared helpers of the rpm benchmarks: a corpus of real binaries, packages cut from it or
+# made of small files, a P-256 signing key, wall-clock timing of one command, medians and
+# ratios.  Source it after setting $work.
 # shellcheck shell=bash
 
 : "${work:?bench-lib.sh needs \$work}"
@@ -59,6 +60,39 @@ SPEC
 		"$work/$name.spec" >"$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; return 1; }
 	rm -rf "$dir" "$work/top/BUILDROOT" "$work/top/BUILD"
 	echo "$work/top/RPMS/noarch/$name-1-1.noarch.rpm"
+}
+
+# bench_text_pkg TOP K FILES: builds in rpm's _topdir TOP the noarch package benchK-1-1 of
+# FILES one-line files under /bK ("package K file N"; "file N" for an empty K), packages
+# that cost their signer per file, not per byte; prints its path.
+bench_text_pkg() {
+	local top=$1 k=$2 files=$3
+	mkdir -p "$top/SPECS"
+	cat >"$top/SPECS/b$k.spec" <<SPEC
+Name: bench$k
+Version: 1
+Release: 1
+Summary: b
+License: MIT
+BuildArch: noarch
+%description
+b
+%install
+mkdir -p %{buildroot}/b$k
+i=0; while [ \$i -lt $files ]; do echo "${k:+package $k }file \$i" > %{buildroot}/b$k/f\$i; i=\$((i + 1)); done
+%files
+/b$k
+SPEC
+	rpmbuild -bb --quiet --define "_topdir $top" "$top/SPECS/b$k.spec" >/dev/null 2>&1 || return 1
+	echo "$top/RPMS/noarch/bench$k-1-1.noarch.rpm"
+}
+
+# bench_p256_cert KEY CERT CN: a new P-256 key in KEY (mode 600) and its self-signed
+# certificate in CERT, with the subject key id the kernel takes the key id from.
+bench_p256_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=$3" \
+		-addext subjectKeyIdentifier=hash -keyout "$1" -out "$2" >/dev/null 2>&1
+	chmod 600 "$1"
 }
 
 # bench_elapsed CMD...: "WALL CPU" seconds of one run of CMD (CPU: user + system of CMD

@@ -79,6 +79,23 @@ static double engine_stream(struct subject *s, size_t chunk)
 	return s->buf_len;
 }
 
+/* One message through the engine, as a file is: reset, update, final, digest. */
+static int engine_one(struct subject *s, const uint8_t *msg, size_t len)
+{
+	const uint8_t *d = NULL;
+	int err = imastream_hasher_reset(s->h);
+
+	if (!err)
+		err = imastream_hasher_update(s->h, msg, len);
+	if (!err)
+		err = imastream_hasher_final(s->h);
+	if (!err)
+		err = imastream_hasher_digest(s->h, s->algo, &d, NULL);
+	if (!err)
+		sink ^= d[0];
+	return err;
+}
+
 /* The peer, message by message: each @chunk-byte piece is its own file. */
 static double openssl_messages(struct subject *s, size_t chunk)
 {
@@ -95,21 +112,11 @@ static double openssl_messages(struct subject *s, size_t chunk)
 
 static double engine_messages(struct subject *s, size_t chunk)
 {
-	const uint8_t *d = NULL;
 	size_t off;
 	int err = 0;
 
-	for (off = 0; !err && off + chunk <= s->buf_len; off += chunk) {
-		err = imastream_hasher_reset(s->h);
-		if (!err)
-			err = imastream_hasher_update(s->h, s->buf + off, chunk);
-		if (!err)
-			err = imastream_hasher_final(s->h);
-		if (!err)
-			err = imastream_hasher_digest(s->h, s->algo, &d, NULL);
-		if (!err)
-			sink ^= d[0];
-	}
+	for (off = 0; !err && off + chunk <= s->buf_len; off += chunk)
+		err = engine_one(s, s->buf + off, chunk);
 	if (err)
 		die("engine messages", err);
 	return off;
@@ -178,19 +185,31 @@ static struct result race(struct subject *s, size_t chunk, work_fn a, work_fn b,
 
 /* ---- tables ---- */
 
+/* The engine and OpenSSL's EVP_MD for @s->algo. */
+static void subject_open(struct subject *s)
+{
+	int err = imastream_hasher_new(IMASTREAM_HASH_BIT(s->algo), NULL, &s->h);
+
+	if (err)
+		die("imastream_hasher_new", err);
+	s->md = EVP_MD_fetch(NULL, imastream_hash_by_algo(s->algo)->openssl_name, NULL);
+	if (!s->md)
+		die("EVP_MD_fetch", -EOPNOTSUPP);
+}
+
+static void subject_close(struct subject *s)
+{
+	EVP_MD_free(s->md);
+	imastream_hasher_free(s->h);
+}
+
 static void bench_throughput(int algo, uint8_t *buf, size_t buf_len)
 {
 	static const size_t chunks[] = { 4096, 16384, 65536, 262144, 1048576 };
 	const struct imastream_hash_info *info = imastream_hash_by_algo(algo);
 	struct subject s = { .algo = algo, .buf = buf, .buf_len = buf_len };
-	int err;
 
-	err = imastream_hasher_new(IMASTREAM_HASH_BIT(algo), NULL, &s.h);
-	if (err)
-		die("imastream_hasher_new", err);
-	s.md = EVP_MD_fetch(NULL, info->openssl_name, NULL);
-	if (!s.md)
-		die("EVP_MD_fetch", -EOPNOTSUPP);
+	subject_open(&s);
 	for (size_t i = 0; i < ARRAY_SIZE(chunks); i++) {
 		struct result st = race(&s, chunks[i], engine_stream, openssl_whole, 0.002);
 		struct result fi = race(&s, chunks[i], engine_messages, openssl_messages, 0.002);
@@ -207,8 +226,7 @@ static void bench_throughput(int algo, uint8_t *buf, size_t buf_len)
 		bench_csv("chunk (bytes)", chunks[i], peer, st.best_b / 1e9, "GB/s",
 			  st.best_a / st.best_b);
 	}
-	EVP_MD_free(s.md);
-	imastream_hasher_free(s.h);
+	subject_close(&s);
 }
 
 /* Many tiny files: count files, not bytes, so rates are files per second. */
@@ -228,20 +246,10 @@ static double openssl_tiny(struct subject *s, size_t len)
 static double engine_tiny(struct subject *s, size_t len)
 {
 	const size_t files = 10000;
-	const uint8_t *d = NULL;
 	int err = 0;
 
-	for (size_t i = 0; !err && i < files; i++) {
-		err = imastream_hasher_reset(s->h);
-		if (!err)
-			err = imastream_hasher_update(s->h, s->buf + (i & 63), len);
-		if (!err)
-			err = imastream_hasher_final(s->h);
-		if (!err)
-			err = imastream_hasher_digest(s->h, s->algo, &d, NULL);
-		if (!err)
-			sink ^= d[0];
-	}
+	for (size_t i = 0; !err && i < files; i++)
+		err = engine_one(s, s->buf + (i & 63), len);
 	if (err)
 		die("engine tiny files", err);
 	return files;
@@ -250,16 +258,9 @@ static double engine_tiny(struct subject *s, size_t len)
 static void bench_tiny_files(uint8_t *buf, size_t buf_len)
 {
 	static const size_t sizes[] = { 0, 64, 256 };
-	const struct imastream_hash_info *info = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
 	struct subject s = { .algo = IMASTREAM_HASH_SHA256, .buf = buf, .buf_len = buf_len };
-	int err;
 
-	err = imastream_hasher_new(IMASTREAM_HASH_BIT(s.algo), NULL, &s.h);
-	if (err)
-		die("imastream_hasher_new", err);
-	s.md = EVP_MD_fetch(NULL, info->openssl_name, NULL);
-	if (!s.md)
-		die("EVP_MD_fetch", -EOPNOTSUPP);
+	subject_open(&s);
 	printf("\nper file, sha256, 10000 files per sample (ns per file, best of %d)\n", reps);
 	printf("%-6s | %8s %8s | %9s | %7s %7s\n", "bytes", "engine", "openssl", "overhead",
 	       "ratio", "median");
@@ -274,8 +275,7 @@ static void bench_tiny_files(uint8_t *buf, size_t buf_len)
 		bench_csv("file size (bytes)", sizes[i], "OpenSSL one-shot sha256", r.best_b,
 			  "files/s", r.best_a / r.best_b);
 	}
-	EVP_MD_free(s.md);
-	imastream_hasher_free(s.h);
+	subject_close(&s);
 }
 
 /* Batches of independent messages: the dispatched backend against the forced portable one. */
@@ -309,6 +309,18 @@ static double batch_run_portable(struct subject *s, size_t len)
 	return batch_run(&p, len);
 }
 
+/* The engine for @s->algo, and portable_twin forced to the portable backend. */
+static void twins_open(struct subject *s)
+{
+	int err = imastream_hasher_new(IMASTREAM_HASH_BIT(s->algo), NULL, &s->h);
+
+	if (!err)
+		err = imastream_hasher_new(IMASTREAM_HASH_BIT(s->algo), NULL, &portable_twin);
+	if (err)
+		die("imastream_hasher_new", err);
+	ims_hasher_set_cpu_features(portable_twin, 0);
+}
+
 static void bench_batch(uint8_t *buf)
 {
 	static const struct {
@@ -316,14 +328,8 @@ static void bench_batch(uint8_t *buf)
 	} shapes[] = { { 256, 32 }, { 4096, 1 }, { 4096, 2 }, { 4096, 32 }, { 65536, 1 },
 		       { 65536, 2 }, { 65536, 8 } };
 	struct subject s = { .algo = IMASTREAM_HASH_SHA256, .buf = buf };
-	int err;
 
-	err = imastream_hasher_new(IMASTREAM_HASH_BIT(s.algo), NULL, &s.h);
-	if (!err)
-		err = imastream_hasher_new(IMASTREAM_HASH_BIT(s.algo), NULL, &portable_twin);
-	if (err)
-		die("imastream_hasher_new", err);
-	ims_hasher_set_cpu_features(portable_twin, 0);
+	twins_open(&s);
 	printf("\nbatch sha256, dispatched backend \"%s\" vs portable \"%s\" (GB/s, best of %d)\n",
 	       imastream_hash_batch_backend(s.h, s.algo),
 	       imastream_hash_batch_backend(portable_twin, s.algo), reps);
@@ -350,14 +356,8 @@ static void bench_lanes(uint8_t *buf)
 	static const size_t lens[] = { 64, 1024, 4096 };
 	const size_t n = 32;
 	struct subject s = { .algo = IMASTREAM_HASH_SHA256, .buf = buf, .buf_len = n };
-	int err;
 
-	err = imastream_hasher_new(IMASTREAM_HASH_BIT(s.algo), NULL, &s.h);
-	if (!err)
-		err = imastream_hasher_new(IMASTREAM_HASH_BIT(s.algo), NULL, &portable_twin);
-	if (err)
-		die("imastream_hasher_new", err);
-	ims_hasher_set_cpu_features(portable_twin, 0);
+	twins_open(&s);
 	printf("\nbatch sha256 of %zu messages per backend vs OpenSSL single-stream "
 	       "(GB/s, best of %d; target >= 2.0x at 4 KiB)\n", n, reps);
 	printf("%-11s %6s | %8s %8s | %7s %7s\n", "backend", "len", "backend", "openssl", "ratio",

@@ -22,11 +22,8 @@ top_builddir=${top_builddir:-$(pwd)}
 ours=$top_builddir/installer/examples/install-rpm
 [ -x "$ours" ] || { echo "bench-install: build first ($ours missing)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench-install: needs root" >&2; exit 1; }
-mb=${IMASTREAM_BENCH_MB:-96}
-nsmall=${IMASTREAM_BENCH_SMALL:-5000}
-payload=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}
-runs=${IMASTREAM_BENCH_RUNS:-3}
 
+# shellcheck source=bench/bench_install_lib.sh
 . "$(dirname "$0")/bench_install_lib.sh"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
@@ -48,10 +45,7 @@ report() {
 
 echo "bench-install: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores"
 for spec in "${packages[@]}"; do
-	set -- $spec
-	pkg=$(build "$1" "$2" "$3")
-	describe "$1" "$pkg"
-	size=$3
+	build_and_describe $spec
 	t_ours=$(best run_ours "$pkg")
 	printf '  %-10s %8.3f s  (%.0f MB/s)\n' ours "$t_ours" "$(echo "$bytes / $t_ours / 1000000" | bc -l)"
 	bench_csv "file size (bytes)" "$size" "imastream installer library" "$t_ours" "$((bytes / 1000000))" MB/s

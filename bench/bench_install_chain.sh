@@ -24,11 +24,8 @@ bin=$top_builddir/imastream
 for t in evmctl zstd rpm2cpio cpio; do
 	command -v $t >/dev/null || { echo "bench-install-chain: $t not installed" >&2; exit 1; }
 done
-mb=${IMASTREAM_BENCH_MB:-96}
-nsmall=${IMASTREAM_BENCH_SMALL:-5000}
-payload=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}
-runs=${IMASTREAM_BENCH_RUNS:-3}
 
+# shellcheck source=bench/bench_install_lib.sh
 . "$(dirname "$0")/bench_install_lib.sh"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
@@ -61,10 +58,7 @@ ratio() {
 
 echo "bench-install-chain: payload $payload, best of $runs, roots on /dev/shm, $(nproc) cores, P-256"
 for spec in "${packages[@]}"; do
-	set -- $spec
-	pkg=$(build "$1" "$2" "$3")
-	describe "$1" "$pkg"
-	size=$3
+	build_and_describe $spec
 	# What ours writes verifies, or the timing means nothing.
 	fresh=$work/check
 	mkdir -p "$fresh"

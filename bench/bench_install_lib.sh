@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared by the install benchmarks: the scratch folder, its corpus and packages (bench-lib.sh), the payload alone, best-of timing.
-# Reads mb, nsmall, payload and runs; sets work and corpus.  Sourced, not run.
+# Reads mb, nsmall, payload and runs, bench-install's defaults for those not set before;
+# sets work and corpus.  Sourced, not run.
 # shellcheck shell=bash
+
+: "${mb:=${IMASTREAM_BENCH_MB:-96}}"
+: "${nsmall:=${IMASTREAM_BENCH_SMALL:-5000}}"
+: "${payload:=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}}"
+: "${runs:=${IMASTREAM_BENCH_RUNS:-3}}"
 
 work=$(mktemp -d /dev/shm/imastream-bench-install.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -24,6 +30,13 @@ describe() {
 	files=$(rpm -qpl "$2" | wc -l)
 	bytes=$(rpm -qp --qf '%{LONGSIZE}' "$2")
 	echo "$1: $files files, $((bytes / 1048576)) MiB installed, $(($(stat -c %s "$2") / 1048576)) MiB package"
+}
+
+# build_and_describe NAME FILES SIZE: build, then describe; sets pkg, size (SIZE) and bytes.
+build_and_describe() {
+	pkg=$(build "$1" "$2" "$3")
+	describe "$1" "$pkg"
+	size=$3
 }
 
 # payload_of PKG OUT: the compressed payload bytes (after lead, signature and header).

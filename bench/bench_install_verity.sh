@@ -13,10 +13,8 @@ bin=$top_builddir/imastream
 [ -x "$bin" ] || { echo "bench-install-verity: build first ($bin missing)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench-install-verity: needs root" >&2; exit 1; }
 mb=1024
-nsmall=${IMASTREAM_BENCH_SMALL:-5000}
-payload=${IMASTREAM_BENCH_PAYLOAD:-w19.zstdio}
-runs=${IMASTREAM_BENCH_RUNS:-3}
 
+# shellcheck source=bench/bench_install_lib.sh
 . "$(dirname "$0")/bench_install_lib.sh"
 
 dir=${IMASTREAM_BENCH_VERITY_DIR:-}
@@ -61,9 +59,7 @@ if "$bin" install --root "$root" --mode sign --key "$work/p256.pem" -o verity=on
 fi
 echo "bench-install-verity: payload $payload, best of $runs, roots on $dir, $(nproc) cores, P-256"
 for spec in "big 64 16777216" "small $nsmall 16384"; do
-	set -- $spec
-	pkg=$(build "$1" "$2" "$3")
-	describe "$1" "$pkg"
+	build_and_describe $spec
 	t_hash=$(best run_hash "$pkg")
 	t_verity=$(best run_verity "$pkg")
 	printf '  %-8s %8.3f s\n  %-8s %8.3f s  verity/hash x%.2f  (target <= 1.3)\n' hash "$t_hash" \

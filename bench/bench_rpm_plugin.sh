@@ -36,10 +36,7 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-	-subj "/CN=bench-rpm-plugin" -addext subjectKeyIdentifier=hash \
-	-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-chmod 600 "$work/key.pem"
+bench_p256_cert "$work/key.pem" "$work/cert.pem" bench-rpm-plugin
 openssl x509 -in "$work/cert.pem" -outform DER -out "$work/cert.der"
 
 echo "bench-rpm-plugin: making a $((nbig * 16)) MiB corpus and two packages ($payload)..."

@@ -4,6 +4,8 @@
 # Usage: bench_sign_digests.sh [PACKAGES [FILES [REPS]]]   (default 500 packages of 40
 # files, the bench-sign-packages tree; ours best of 3, evmctl once; top_builddir from the environment,
 # default .; BENCH_CSV for bench/plot.sh)
+# The start of bench_sign_packages.sh and bench_sign_package.sh, kept in each: every
+# bench runs on its own, and bench-lib.sh needs the scratch folder before it is sourced.
 set -eu
 packages=${1:-500}
 files=${2:-40}
@@ -22,24 +24,9 @@ here=$(dirname "$0")
 
 # The packages of bench-sign-packages: four distinct ones of $files files, copied under
 # $packages names (a manifest block per copy, as a release has one per package).
-mkdir -p "$work/top/SPECS" "$work/tree"
+mkdir -p "$work/tree"
 for k in 0 1 2 3; do
-	cat >"$work/top/SPECS/b$k.spec" <<SPEC
-Name: bench$k
-Version: 1
-Release: 1
-Summary: b
-License: MIT
-BuildArch: noarch
-%description
-b
-%install
-mkdir -p %{buildroot}/b$k
-i=0; while [ \$i -lt $files ]; do echo "package $k file \$i" > %{buildroot}/b$k/f\$i; i=\$((i + 1)); done
-%files
-/b$k
-SPEC
-	rpmbuild -bb --quiet --define "_topdir $work/top" "$work/top/SPECS/b$k.spec" >/dev/null 2>&1
+	bench_text_pkg "$work/top" $k "$files" >/dev/null
 done
 for ((i = 0; i < packages; i++)); do
 	cp "$work/top/RPMS/noarch/bench$((i % 4))-1-1.noarch.rpm" "$(printf '%s/tree/p%05d-1-1.noarch.rpm' "$work" $i)"
@@ -50,9 +37,7 @@ sigs=$(grep -c '^file ' "$work/manifest")
 manifest_bytes=$(wc -c <"$work/manifest")
 grep '^file ' "$work/manifest" | cut -d' ' -f3 >"$work/digests"
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/k.key" \
-	-out "$work/k.pem" -subj /CN=bench -days 1 -addext subjectKeyIdentifier=hash >/dev/null 2>&1
-chmod 600 "$work/k.key"
+bench_p256_cert "$work/k.key" "$work/k.pem" bench
 
 # best CMD...: "WALL CPU" of the fastest of $reps runs (by wall time), and in $best_phase
 # the best signing-phase rate that sign-digests reports (signatures per CPU second).

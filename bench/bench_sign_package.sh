@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # sign-package against the peer's per-file path: evmctl sign_hash over the same digests, as rpmsign --signfiles does.
 # Usage: bench_sign_package.sh [FILES...]   (packages of FILES files each, default 500 2000;
@@ -9,33 +9,19 @@ IMASTREAM="${top_builddir:-.}/imastream"
 for tool in rpmbuild rpm evmctl openssl; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "bench-sign-package: $tool is missing" >&2; exit 1; }
 done
-tmp=$(mktemp -d /tmp/bench_sign_package.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+work=$(mktemp -d /tmp/bench_sign_package.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
 
-# build_pkg FILES: a package of FILES small files as $pkg, its digests in $tmp/digests.
+# build_pkg FILES: a package of FILES small files as $pkg, its digests in $work/digests.
 build_pkg() {
-	rm -rf "$tmp/top" "$tmp/out"
-	mkdir -p "$tmp/top/SPECS" "$tmp/out"
-	cat >"$tmp/top/SPECS/b.spec" <<SPEC
-Name: bench
-Version: 1
-Release: 1
-Summary: b
-License: MIT
-BuildArch: noarch
-%description
-b
-%install
-mkdir -p %{buildroot}/b
-i=0; while [ \$i -lt $1 ]; do echo "file \$i" > %{buildroot}/b/f\$i; i=\$((i + 1)); done
-%files
-/b
-SPEC
-	rpmbuild -bb --quiet --define "_topdir $tmp/top" "$tmp/top/SPECS/b.spec" >/dev/null 2>&1
-	pkg="$tmp/top/RPMS/noarch/bench-1-1.noarch.rpm"
-	rpm -qp --nosignature --qf '[%{FILEDIGESTS} %{FILENAMES}\n]' "$pkg" | grep -v '^ ' >"$tmp/digests"
+	rm -rf "$work/top" "$work/out"
+	mkdir -p "$work/out"
+	pkg=$(bench_text_pkg "$work/top" "" "$1")
+	rpm -qp --nosignature --qf '[%{FILEDIGESTS} %{FILENAMES}\n]' "$pkg" | grep -v '^ ' >"$work/digests"
 }
 
 now() { date +%s.%N; }
@@ -43,16 +29,15 @@ for files in $counts; do
 	build_pkg "$files"
 	for key in rsa:2048 ec; do
 		case $key in
-		ec) openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/k.key" \
-			-out "$tmp/k.pem" -subj /CN=bench -days 1 >/dev/null 2>&1; name=P-256 ;;
-		*) openssl req -x509 -newkey "$key" -nodes -keyout "$tmp/k.key" -out "$tmp/k.pem" \
+		ec) bench_p256_cert "$work/k.key" "$work/k.pem" bench; name=P-256 ;;
+		*) openssl req -x509 -newkey "$key" -nodes -keyout "$work/k.key" -out "$work/k.pem" \
 			-subj /CN=bench -days 1 >/dev/null 2>&1; name=RSA-2048 ;;
 		esac
-		chmod 600 "$tmp/k.key"
+		chmod 600 "$work/k.key"
 		t0=$(now)
-		"$IMASTREAM" sign-package --key "$tmp/k.key" --cert "$tmp/k.pem" --outdir "$tmp/out" "$pkg"
+		"$IMASTREAM" sign-package --key "$work/k.key" --cert "$work/k.pem" --outdir "$work/out" "$pkg"
 		t1=$(now)
-		evmctl sign_hash -a sha256 --key "$tmp/k.key" <"$tmp/digests" >/dev/null 2>&1
+		evmctl sign_hash -a sha256 --key "$work/k.key" <"$work/digests" >/dev/null 2>&1
 		t2=$(now)
 		awk -v n="$name" -v f="$files" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
 			printf "%s, %d files: imastream sign-package %.3f s, evmctl sign_hash %.3f s, ratio x%.1f\n",

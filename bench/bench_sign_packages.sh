@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # sign-package over a release-like tree: -j 2 against -j 1, and against evmctl sign_hash over the same digests, in one run.
 # Then, where SoftHSM2 and p11-kit are installed, the same key in a SoftHSM2 token, used
@@ -11,72 +11,52 @@ packages=${1:-500}
 files=${2:-40}
 token_packages=${3:-50}
 IMASTREAM="${top_builddir:-.}/imastream"
-# The program itself, not libtool's wrapper script, whose shell would be timed with it.
-if [ -x "${top_builddir:-.}/.libs/imastream" ]; then
-	IMASTREAM="${top_builddir:-.}/.libs/imastream"
-	LD_LIBRARY_PATH="${top_builddir:-.}/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	export LD_LIBRARY_PATH
-fi
 for tool in rpmbuild rpm evmctl openssl; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "bench-sign-packages: $tool is missing" >&2; exit 1; }
 done
-tmp=$(mktemp -d /tmp/bench_sign_packages.XXXXXX)
+work=$(mktemp -d /tmp/bench_sign_packages.XXXXXX)
 server=
-trap '[ -z "$server" ] || kill -- "-$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -z "$server" ] || kill -- "-$server" 2>/dev/null; rm -rf "$work"' EXIT
+# shellcheck source=bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
+# The program itself, not libtool's wrapper script, whose shell would be timed with it.
+bench_unwrap IMASTREAM
 
 # Four distinct packages of $files files, copied under $packages names: signing reads and
 # checks every copy as a package of its own, whatever its content.
-mkdir -p "$tmp/top/SPECS" "$tmp/tree/RPMS/noarch"
+mkdir -p "$work/tree/RPMS/noarch"
 for k in 0 1 2 3; do
-	cat >"$tmp/top/SPECS/b$k.spec" <<SPEC
-Name: bench$k
-Version: 1
-Release: 1
-Summary: b
-License: MIT
-BuildArch: noarch
-%description
-b
-%install
-mkdir -p %{buildroot}/b$k
-i=0; while [ \$i -lt $files ]; do echo "package $k file \$i" > %{buildroot}/b$k/f\$i; i=\$((i + 1)); done
-%files
-/b$k
-SPEC
-	rpmbuild -bb --quiet --define "_topdir $tmp/top" "$tmp/top/SPECS/b$k.spec" >/dev/null 2>&1
-	rpm -qp --nosignature --qf '[%{FILEDIGESTS}\n]' "$tmp/top/RPMS/noarch/bench$k-1-1.noarch.rpm" |
-		grep . >"$tmp/digests$k"
+	pkg=$(bench_text_pkg "$work/top" $k "$files")
+	rpm -qp --nosignature --qf '[%{FILEDIGESTS}\n]' "$pkg" | grep . >"$work/digests$k"
 done
 i=0
-: >"$tmp/digests"
+: >"$work/digests"
 while [ $i -lt "$packages" ]; do
 	k=$((i % 4))
-	cp "$tmp/top/RPMS/noarch/bench$k-1-1.noarch.rpm" "$(printf '%s/tree/RPMS/noarch/p%05d-1-1.noarch.rpm' "$tmp" $i)"
-	cat "$tmp/digests$k" >>"$tmp/digests"
+	cp "$work/top/RPMS/noarch/bench$k-1-1.noarch.rpm" "$(printf '%s/tree/RPMS/noarch/p%05d-1-1.noarch.rpm' "$work" $i)"
+	cat "$work/digests$k" >>"$work/digests"
 	i=$((i + 1))
 done
-sigs=$(wc -l <"$tmp/digests")
-pkg_bytes=$(find "$tmp/tree" -name '*.rpm' -exec cat {} + | wc -c)
+sigs=$(wc -l <"$work/digests")
+pkg_bytes=$(find "$work/tree" -name '*.rpm' -exec cat {} + | wc -c)
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/k.key" \
-	-out "$tmp/k.pem" -subj /CN=bench -days 1 -addext subjectKeyIdentifier=hash >/dev/null 2>&1
-chmod 600 "$tmp/k.key"
+bench_p256_cert "$work/k.key" "$work/k.pem" bench
 
 now() { date +%s.%N; }
 # sign_tree JOBS [TREE [KEY ARGS...]]: seconds for sign-package -j JOBS over a fresh copy
 # of TREE (default the whole tree) with the key file, or KEY ARGS.
 sign_tree() {
 	jobs=$1
-	src=${2:-$tmp/tree}
+	src=${2:-$work/tree}
 	shift $(($# < 2 ? $# : 2))
-	[ $# -gt 0 ] || set -- --key "$tmp/k.key"
-	rm -rf "$tmp/run"
-	cp -a "$src" "$tmp/run"
+	[ $# -gt 0 ] || set -- --key "$work/k.key"
+	rm -rf "$work/run"
+	cp -a "$src" "$work/run"
 	sync
 	t0=$(now)
-	"$IMASTREAM" sign-package -j "$jobs" --quiet --cert "$tmp/k.pem" "$@" "$tmp/run"
+	"$IMASTREAM" sign-package -j "$jobs" --quiet --cert "$work/k.pem" "$@" "$work/run"
 	t1=$(now)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
 }
@@ -84,11 +64,11 @@ j1=$(sign_tree 1)
 j2=$(sign_tree 2)
 t0=$(now)
 rc=0
-evmctl sign_hash -a sha256 --key "$tmp/k.key" <"$tmp/digests" >"$tmp/evmctl.out" 2>"$tmp/evmctl.err" || rc=$?
+evmctl sign_hash -a sha256 --key "$work/k.key" <"$work/digests" >"$work/evmctl.out" 2>"$work/evmctl.err" || rc=$?
 t1=$(now)
 # A failed or partial run would make the peer look fast: every digest must be signed.
-if [ "$rc" != 0 ] || [ "$(grep -c ' 03' "$tmp/evmctl.out")" != "$sigs" ]; then
-	tail -n 5 "$tmp/evmctl.err" >&2
+if [ "$rc" != 0 ] || [ "$(grep -c ' 03' "$work/evmctl.out")" != "$sigs" ]; then
+	tail -n 5 "$work/evmctl.err" >&2
 	echo "bench-sign-packages: evmctl sign_hash failed (exit $rc) or signed fewer than $sigs digests" >&2
 	exit 1
 fi
@@ -104,8 +84,8 @@ awk -v p="$packages" -v f="$files" -v s="$sigs" -v j1="$j1" -v j2="$j2" -v e="$p
 	printf "ratio sign-package -j 1 vs evmctl sign_hash: x%.2f; -j 2: x%.2f\n", e / j1, e / j2
 }'
 # What a signing host would receive instead of the packages: their digest manifest.
-"$IMASTREAM" sign-package --export-digests "$tmp/manifest" "$tmp/tree/RPMS"
-awk -v p="$packages" -v m="$(wc -c <"$tmp/manifest")" -v b="$pkg_bytes" 'BEGIN {
+"$IMASTREAM" sign-package --export-digests "$work/manifest" "$work/tree/RPMS"
+awk -v p="$packages" -v m="$(wc -c <"$work/manifest")" -v b="$pkg_bytes" 'BEGIN {
 	printf "digest manifest: %.0f bytes per package, packages %.0f bytes each: %.1f%% of the bytes\n",
 		m / p, b / p, 100 * m / b
 }'
@@ -122,24 +102,24 @@ if ! command -v softhsm2-util >/dev/null 2>&1 || [ ! -f "$softhsm" ] || [ -z "$c
 	exit 0
 fi
 [ "$token_packages" -le "$packages" ] || token_packages=$packages
-mkdir -p "$tmp/small/RPMS/noarch" "$tmp/tokens"
-for f in $(ls "$tmp/tree/RPMS/noarch" | head -n "$token_packages"); do
-	cp "$tmp/tree/RPMS/noarch/$f" "$tmp/small/RPMS/noarch/"
+mkdir -p "$work/small/RPMS/noarch" "$work/tokens"
+for f in $(ls "$work/tree/RPMS/noarch" | head -n "$token_packages"); do
+	cp "$work/tree/RPMS/noarch/$f" "$work/small/RPMS/noarch/"
 done
 token_sigs=$((token_packages * files))
-export SOFTHSM2_CONF="$tmp/softhsm2.conf"
-printf 'directories.tokendir = %s/tokens\nobjectstore.backend = file\nlog.level = ERROR\n' "$tmp" >"$SOFTHSM2_CONF"
+export SOFTHSM2_CONF="$work/softhsm2.conf"
+printf 'directories.tokendir = %s/tokens\nobjectstore.backend = file\nlog.level = ERROR\n' "$work" >"$SOFTHSM2_CONF"
 softhsm2-util --init-token --free --label bench --pin 1234 --so-pin 5678 >/dev/null
-softhsm2-util --import "$tmp/k.key" --token bench --label ima --id 01 --pin 1234 >/dev/null
-(umask 077; echo 1234 >"$tmp/pin")
+softhsm2-util --import "$work/k.key" --token bench --label ima --id 01 --pin 1234 >/dev/null
+(umask 077; echo 1234 >"$work/pin")
 uri="pkcs11:token=bench;object=ima;type=private"
-small_local=$(sign_tree 2 "$tmp/small")
-direct=$(sign_tree 2 "$tmp/small" --pass-file "$tmp/pin" --key "$uri?module-path=$softhsm")
-setsid p11-kit server -f --provider "$softhsm" -n "$tmp/p11.sock" "pkcs11:token=bench" >"$tmp/server.out" 2>&1 &
+small_local=$(sign_tree 2 "$work/small")
+direct=$(sign_tree 2 "$work/small" --pass-file "$work/pin" --key "$uri?module-path=$softhsm")
+setsid p11-kit server -f --provider "$softhsm" -n "$work/p11.sock" "pkcs11:token=bench" >"$work/server.out" 2>&1 &
 server=$!
-for _ in $(seq 100); do [ -S "$tmp/p11.sock" ] && break; sleep 0.1; done
-export P11_KIT_SERVER_ADDRESS="unix:path=$tmp/p11.sock"
-remote=$(sign_tree 2 "$tmp/small" --pass-file "$tmp/pin" --key "$uri?module-path=$client")
+for _ in $(seq 100); do [ -S "$work/p11.sock" ] && break; sleep 0.1; done
+export P11_KIT_SERVER_ADDRESS="unix:path=$work/p11.sock"
+remote=$(sign_tree 2 "$work/small" --pass-file "$work/pin" --key "$uri?module-path=$client")
 awk -v p="$token_packages" -v s="$token_sigs" -v l="$small_local" -v d="$direct" -v r="$remote" 'BEGIN {
 	printf "%d packages (%d signatures), -j 2, ECDSA P-256:\n", p, s
 	printf "  key file %.0f signatures/s; SoftHSM2 directly %.0f/s; p11-kit server + SoftHSM2 %.0f/s\n",

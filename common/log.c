@@ -10,36 +10,35 @@
 
 #include "common/private.h"
 
+/* Formats and hands the message over; errno is preserved, as ims_logf() promises. */
 static void vlog(const struct imastream_log *log, int level, const char *fmt, va_list ap)
 {
+	int saved_errno = errno;
 	char msg[1024];
 
-	if (!log || !log->fn)
-		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	log->fn(log->arg, level, msg);
+	if (log && log->fn) {
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		log->fn(log->arg, level, msg);
+	}
+	errno = saved_errno;
 }
 
 void ims_logf(const struct imastream_log *log, int level, const char *fmt, ...)
 {
-	int saved_errno = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vlog(log, level, fmt, ap);
 	va_end(ap);
-	errno = saved_errno;
 }
 
 int ims_err(const struct imastream_log *log, int err, const char *fmt, ...)
 {
-	int saved_errno = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vlog(log, IMASTREAM_LOG_ERR, fmt, ap);
 	va_end(ap);
-	errno = saved_errno;
 	return err;
 }
 

@@ -124,6 +124,7 @@ int ims_source_pkcs11(const struct imastream_key_opts *opts, const struct imastr
 					  : "no PIN given (a file or an environment variable), or no such key");
 		goto out;
 	}
+	/* Handed over; make_temp() in signpkg/sign.c ends in this shape, with nothing to share. */
 	*pkey_ret = pkey;
 	*engine_ret = e;
 	e = NULL;

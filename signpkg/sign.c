@@ -391,6 +391,7 @@ static int make_temp(const char *dest, char **tmp_ret, int *fd_ret)
 		ret = errno ? -errno : -EIO;
 		goto out;
 	}
+	/* Handed over; keys/pkcs11.c's key load ends in this shape, with nothing to share. */
 	*tmp_ret = tmp;
 	*fd_ret = fd;
 	tmp = NULL;

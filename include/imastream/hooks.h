@@ -70,7 +70,8 @@ struct imastream_config;
  * chain can tell a struct nobody filled (size 0) from an older one, and no amount of
  * spare room need be guessed.  The structs the chain hands out (struct
  * imastream_file_xattr, struct imastream_init_args) grow at the end likewise; callers
- * never allocate them.
+ * never allocate them.  So the structs below read alike (flags, then "size" and a few
+ * members) and stay apart: each is ABI of its own, grown and checked on its own.
  */
 
 /* Transaction flags a driver reports in struct imastream_txn. */

@@ -22,6 +22,10 @@ struct evm_state {
 	size_t buf_size;
 };
 
+/*
+ * The skeleton of every plugin's init, ima_init()'s too: a state of its own.  What the
+ * two share beyond it, the signer and the room for its values, is ims_plugin_signer().
+ */
 static int evm_init(struct imastream_init_args *args, void **state_ret)
 {
 	struct evm_state *st;
@@ -34,12 +38,11 @@ static int evm_init(struct imastream_init_args *args, void **state_ret)
 	st->log = args->log;
 	/* Listed but "evm = none": present in the chain, writes nothing. */
 	if (args->cfg->evm) {
-		err = imastream_chain_signer(args->chain, &st->signer);
+		err = ims_plugin_signer(args->chain, &st->signer, &st->buf_size);
 		if (err) {
 			free(st);
 			return err;
 		}
-		st->buf_size = IMASTREAM_SIG_HDR_SIZE + imastream_signer_max_sig_size(st->signer);
 		st->buf = malloc(st->buf_size);
 		if (!st->buf) {
 			free(st);

@@ -88,11 +88,9 @@ static int ima_init(struct imastream_init_args *args, void **state_ret)
 	if (err)
 		goto out;
 	if (args->cfg->mode == IMASTREAM_MODE_SIGN) {
-		/* The key is loaded (and its passphrase checked) now, not at the first file. */
-		err = imastream_chain_signer(args->chain, &st->signer);
+		err = ims_plugin_signer(args->chain, &st->signer, &st->buf_size);
 		if (err)
 			goto out;
-		st->buf_size = IMASTREAM_SIG_HDR_SIZE + imastream_signer_max_sig_size(st->signer);
 		st->verity = IMS_CONFIG_VERITY(args->cfg);
 	}
 	st->buf = malloc(st->buf_size);

@@ -755,6 +755,7 @@ static rpmRC ims_fsm_file_post(rpmPlugin plugin, rpmfi fi, const char *path, mod
 	return RPMRC_OK;
 }
 
+/* The plugin's one export, rpm's hook table (policy/execcon.c's libselinux table looks alike). */
 IMASTREAM_API struct rpmPluginHooks_s imastream_hooks = {
 	.init = ims_init,
 	.cleanup = ims_cleanup,

@@ -63,6 +63,7 @@ static void lib_freecon(char *con)
 	freecon(con);
 }
 
+/* The real calls.  plugin/rpm/adapter.c's hook table looks alike: another interface. */
 const struct ims_selinux_ops ims_libselinux_ops = {
 	.enabled = lib_enabled,
 	.enforcing = lib_enforcing,
