@@ -87,6 +87,30 @@ SPEC
 	echo "$top/RPMS/noarch/bench$k-1-1.noarch.rpm"
 }
 
+# bench_text_pkgs TOP COUNT FILES: COUNT distinct packages (benchsub0-1-1 ...) of FILES
+# small text files each, built by one rpmbuild as subpackages; their folder is printed.
+# Copies of one package share its header, which a manifest refuses to hold twice.
+bench_text_pkgs() {
+	local top=$1 count=$2 files=$3 k
+	mkdir -p "$top/SPECS"
+	{
+		printf 'Name: benchsub\nVersion: 1\nRelease: 1\nSummary: b\nLicense: MIT\n'
+		printf 'BuildArch: noarch\n%%description\nb\n'
+		for ((k = 0; k < count; k++)); do
+			printf '%%package -n benchsub%d\nSummary: b\n%%description -n benchsub%d\nb\n' $k $k
+		done
+		printf '%%install\nk=0; while [ $k -lt %d ]; do mkdir -p %%{buildroot}/s$k\n' "$count"
+		printf 'i=0; while [ $i -lt %d ]; do echo "package $k file $i" > %%{buildroot}/s$k/f$i; i=$((i + 1)); done\n' "$files"
+		printf 'k=$((k + 1)); done\n'
+		for ((k = 0; k < count; k++)); do
+			printf '%%files -n benchsub%d\n/s%d\n' $k $k
+		done
+	} >"$top/SPECS/subs.spec"
+	rpmbuild -bb --quiet --define "_topdir $top" --define "_build_id_links none" \
+		--define "__os_install_post %{nil}" "$top/SPECS/subs.spec" >/dev/null 2>&1 || return 1
+	echo "$top/RPMS/noarch"
+}
+
 # bench_p256_cert KEY CERT CN: a new P-256 key in KEY (mode 600) and its self-signed
 # certificate in CERT, with the subject key id the kernel takes the key id from.
 bench_p256_cert() {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # sign-digests on a signing host: signatures per second and per core (CPU second) with a local P-256 key, against evmctl sign_hash and openssl speed in the same run; manifest and signatures bytes against package bytes.
 # Usage: bench_sign_digests.sh [PACKAGES [FILES [REPS]]]   (default 500 packages of 40
-# files, the bench-sign-packages tree; ours best of 3, evmctl once; top_builddir from the environment,
+# files, each its own; ours best of 3, evmctl once; top_builddir from the environment,
 # default .; BENCH_CSV for bench/plot.sh)
 # The start of bench_sign_packages.sh and bench_sign_package.sh, kept in each: every
 # bench runs on its own, and bench-lib.sh needs the scratch folder before it is sourced.
@@ -22,15 +22,10 @@ here=$(dirname "$0")
 # shellcheck source=bench/bench-csv.sh
 . "$here/bench-csv.sh"
 
-# The packages of bench-sign-packages: four distinct ones of $files files, copied under
-# $packages names (a manifest block per copy, as a release has one per package).
-mkdir -p "$work/tree"
-for k in 0 1 2 3; do
-	bench_text_pkg "$work/top" $k "$files" >/dev/null
-done
-for ((i = 0; i < packages; i++)); do
-	cp "$work/top/RPMS/noarch/bench$((i % 4))-1-1.noarch.rpm" "$(printf '%s/tree/p%05d-1-1.noarch.rpm' "$work" $i)"
-done
+# $packages distinct packages of $files files (one manifest block each, as a release has
+# one per package); copies of one package would share a header, which a manifest refuses.
+bench_text_pkgs "$work/top" "$packages" "$files" >/dev/null
+mv "$work/top/RPMS/noarch" "$work/tree"
 pkg_bytes=$(cat "$work"/tree/*.rpm | wc -c)
 "$IMASTREAM" sign-package --export-digests "$work/manifest" "$work/tree"
 sigs=$(grep -c '^file ' "$work/manifest")
