@@ -126,9 +126,10 @@ static void show_progress(struct relabel_run *run, const char *package, bool for
 	elapsed = cli_seconds_since(CLOCK_MONOTONIC, &run->start);
 	cli_eta((double)done, (double)run->total_files, elapsed, eta, sizeof(eta));
 	snprintf(line, sizeof(line),
-		 "imastream relabel: %lu of %lu files%s%s, %.1f MiB, %lu packages done%s%s", done,
+		 "imastream relabel: %lu of %lu files%s%s, %.1f MiB, %lu package%s done%s%s", done,
 		 run->total_files, eta[0] ? ", " : "", eta, (double)c->bytes / (1024.0 * 1024.0),
-		 c->packages, package ? "; now " : "", package ? package : "");
+		 c->packages, c->packages == 1 ? "" : "s", package ? "; now " : "",
+		 package ? package : "");
 	cli_progress_draw(line);
 }
 
