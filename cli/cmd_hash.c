@@ -128,7 +128,7 @@ static void print_item(void *ctx, struct cli_item *it)
 	struct hash_job *job = ctx;
 	const struct hash_result *res = it->data;
 
-	if (job->walk.json) {
+	if (job->walk.say.json) {
 		/* The value written (or, --verity, the fs-verity digest); a failure's reason is on stderr. */
 		cli_json_begin(&job->walk.out, "file");
 		cli_json_str(&job->walk.out, "path", it->path);
@@ -197,7 +197,7 @@ static int make_hashers(struct hash_job *job, unsigned int jobs)
 		w->quiet = true;
 	}
 	/* -v: which backend hashes the data blocks, so a run shows what did the work. */
-	if (job->verity && job->walk.verbosity) {
+	if (job->verity && job->walk.say.verbose) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "hash: fs-verity data blocks through the %s batch backend",
@@ -257,7 +257,7 @@ int cmd_hash(int argc, char **argv)
 	}
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("hash", "no PATH given");
-	cli_set_verbose(job.walk.verbosity);
+	cli_set_verbose(job.walk.say.verbose);
 	job.algo = imastream_hash_by_name(algo_name);
 	if (!job.algo)
 		return cli_usage_error("hash", "unknown hash algorithm '%s' (md5, sha1, sha224, "
@@ -286,7 +286,7 @@ int cmd_hash(int argc, char **argv)
 	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
-	if (job.walk.verbosity) {
+	if (job.walk.say.verbose) {
 		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
 
 		for (unsigned int i = 0; i < job.walk.jobs; i++)

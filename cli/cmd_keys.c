@@ -313,11 +313,11 @@ int cmd_keys(int argc, char **argv)
 	struct cli_key key = CLI_KEY_INIT;
 	struct keys_json json_out = { 0 };
 	struct keys_json *json = NULL;
-	bool want_json = false;
+	struct cli_say say = CLI_SAY_INIT;
 	const struct cli_spec *spec;
 	const char *ring = NULL, *sub;
 	struct cli_parser p;
-	int c, verbose = 0, first, n, err;
+	int c, taken, first, n, err;
 
 	if (argc < 2)
 		return cli_usage_error("keys", "no keys command given: import, list or id");
@@ -340,22 +340,18 @@ int cmd_keys(int argc, char **argv)
 		case CLI_OPT_KEYRING:
 			ring = p.arg;
 			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option(spec->cmd, p.spelled, p.arg, &want_json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_key_option(&p, c, &key) <= 0)
+			taken = cli_say_option(&p, c, &say);
+			if (!taken)
+				taken = cli_key_option(&p, c, &key);
+			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
-	cli_set_verbose(verbose);
-	if (want_json) {
+	cli_set_verbose(say.verbose);
+	if (say.json) {
 		json = &json_out;
 		clock_gettime(CLOCK_MONOTONIC, &json->start);
 	}
@@ -368,7 +364,7 @@ int cmd_keys(int argc, char **argv)
 		return keys_import(n == 2 ? argv[first + 1] :
 				   ring	  ? ring :
 					    DEFAULT_RING,
-				   argv[first], verbose, json);
+				   argv[first], say.verbose, json);
 	}
 	if (spec == &list_spec) {
 		if (n > 1 || (ring && n))

@@ -185,7 +185,7 @@ static void print_item(void *ctx, struct cli_item *it)
 	struct sign_job *job = ctx;
 	const struct sign_result *res = it->data;
 
-	if (job->walk.json) {
+	if (job->walk.say.json) {
 		/* The values written; a failure's reason is on stderr. */
 		cli_json_begin(&job->walk.out, "file");
 		cli_json_str(&job->walk.out, "path", it->path);
@@ -326,7 +326,7 @@ int cmd_sign(int argc, char **argv)
 		return CLI_USAGE;
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign", "no PATH given");
-	cli_set_verbose(job.walk.verbosity);
+	cli_set_verbose(job.walk.say.verbose);
 	job.algo = imastream_hash_by_name(algo_name);
 	/* sm3 signs only with SM2 keys. */
 	if (!job.algo || job.algo->algo == IMASTREAM_HASH_SM3)
@@ -357,7 +357,7 @@ int cmd_sign(int argc, char **argv)
 	for (int i = cli_parse_operands(&p); i < argc; i++)
 		cli_walk_path(&job.walk, argv[i]);
 	cli_walk_finish(&job.walk);
-	if (job.walk.verbosity) {
+	if (job.walk.say.verbose) {
 		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
 
 		for (unsigned int i = 0; i < job.walk.jobs; i++)

@@ -181,13 +181,13 @@ int cmd_sign_digests(int argc, char **argv)
 	struct cli_replace out;
 	struct timespec t0, cpu0;
 	struct cli_parser p;
-	bool allow_weak = false, quiet = false, json = false;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct cli_say say = CLI_SAY_INIT;
+	bool allow_weak = false;
 	size_t n_pkgs = 0;
 	double secs, cpu_secs;
-	int c, verbose = 0, err, rc = CLI_FAILED;
+	int c, taken, err, rc = CLI_FAILED;
 
-	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
+	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_digests_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -201,16 +201,13 @@ int cmd_sign_digests(int argc, char **argv)
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
 			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option("sign-digests", p.spelled, p.arg, &json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_say_option(c, &quiet, &verbose))
-				break;
-			if (cli_key_option(&p, c, &key) <= 0)
+			taken = cli_say_option(&p, c, &say);
+			if (!taken)
+				taken = cli_key_option(&p, c, &key);
+			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
@@ -218,7 +215,7 @@ int cmd_sign_digests(int argc, char **argv)
 		return cli_usage_error("sign-digests", "no --key given");
 	if (!output)
 		return cli_usage_error("sign-digests", "no --output given");
-	if (json && !strcmp(output, "-"))
+	if (say.json && !strcmp(output, "-"))
 		return cli_usage_error(
 			"sign-digests",
 			"--format json writes to standard output: give --output a FILE");
@@ -229,7 +226,7 @@ int cmd_sign_digests(int argc, char **argv)
 	manifest = argv[argc - 1];
 	if (!strcmp(manifest, "-") && key.prompt)
 		return cli_usage_error("sign-digests", "-p asks on the terminal: give the manifest as a file, or use --pass-file or --pass-env");
-	cli_set_verbose(verbose);
+	cli_set_verbose(say.verbose);
 	/* The untrusted input first: a refused manifest never gets as far as the key. */
 	if (imastream_signpkg_manifest_load(manifest, IMASTREAM_SIGNPKG_DIGESTS, &cli_log, &run.m))
 		return CLI_FAILED;
@@ -263,7 +260,7 @@ int cmd_sign_digests(int argc, char **argv)
 			"standard output", strerror(-err));
 	if (cli_replace_close(&out, "sign-digests", err))
 		goto out;
-	if (json) {
+	if (say.json) {
 		struct cli_json j = { 0 };
 
 		cli_json_begin(&j, "summary");
@@ -275,7 +272,7 @@ int cmd_sign_digests(int argc, char **argv)
 		cli_json_seconds(&j, "cpu_s", cpu_secs);
 		cli_json_put(&j, stdout);
 		cli_json_free(&j);
-	} else if (!quiet)
+	} else if (!say.quiet)
 		cli_say("sign-digests", "%zu package%s, %zu signatures, %u thread%s, %.3f s, %.0f signatures/s, %.0f per CPU second",
 			n_pkgs, n_pkgs == 1 ? "" : "s", run.n_files, run.jobs,
 			run.jobs == 1 ? "" : "s", secs, secs > 0 ? (double)run.n_files / secs : 0.0,

@@ -392,13 +392,13 @@ int cmd_sign_package(int argc, char **argv)
 	struct imastream_signpkg_manifest *sigs = NULL;
 	struct imastream_trust *trust = NULL;
 	unsigned long export_failed = 0;
-	bool allow_weak = false, many, json = false;
+	bool allow_weak = false, many;
+	struct cli_say say = CLI_SAY_INIT;
 	struct cli_json json_out = { 0 };
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int c, verbose = 0, show = -1, err = 0;
+	int c, taken, err = 0;
 
 	run.opts.size = sizeof(run.opts);
-	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
+	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -425,26 +425,16 @@ int cmd_sign_package(int argc, char **argv)
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
 			break;
-		case CLI_OPT_PROGRESS:
-			show = 1;
-			break;
-		case CLI_OPT_QUIET:
-			show = 0;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option("sign-package", p.spelled, p.arg, &json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_ALLOW_WEAK:
 			allow_weak = true;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_key_option(&p, c, &key) <= 0)
+			taken = cli_say_option(&p, c, &say);
+			if (!taken)
+				taken = cli_key_option(&p, c, &key);
+			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
@@ -456,16 +446,16 @@ int cmd_sign_package(int argc, char **argv)
 	if (export_file && (key.opts.key || run.opts.outdir))
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
 				       key.opts.key ? "--key" : "--outdir");
-	if (export_file && json)
+	if (export_file && say.json)
 		return cli_usage_error(
 			"sign-package",
 			"--export-digests writes a digest manifest, not --format json");
-	if (json)
+	if (say.json)
 		run.json = &json_out;
 	if (export_file) {
 		if (cli_parse_operands(&p) >= argc)
 			return cli_usage_error("sign-package", "no package given");
-		cli_set_verbose(verbose);
+		cli_set_verbose(say.verbose);
 		for (int i = cli_parse_operands(&p); i < argc && !err; i++)
 			err = cli_pkglist_add(&list, argv[i]);
 		if (!err)
@@ -487,7 +477,7 @@ int cmd_sign_package(int argc, char **argv)
 		if (err)
 			return err;
 	}
-	cli_set_verbose(verbose);
+	cli_set_verbose(say.verbose);
 	run.opts.log = &cli_log;
 	/*
 	 * A remote key (p11-kit's client module) writes to a socket: should the server go
@@ -522,10 +512,10 @@ int cmd_sign_package(int argc, char **argv)
 		if (run.jobs > run.n)
 			run.jobs = run.n ? (unsigned int)run.n : 1;
 		clock_gettime(CLOCK_MONOTONIC, &t.start);
-		t.draw = many && cli_progress_wanted(show);
-		run_all(&run, verbose, &t);
+		t.draw = many && cli_progress_wanted(say.show);
+		run_all(&run, say.verbose, &t);
 		cli_progress_clear();
-		if (json) {
+		if (say.json) {
 			cli_json_begin(&json_out, "summary");
 			cli_json_str(&json_out, "command", "sign-package");
 			cli_json_uint(&json_out, "packages", t.packages + list.failed);
@@ -536,7 +526,7 @@ int cmd_sign_package(int argc, char **argv)
 					 cli_seconds_since(CLOCK_MONOTONIC, &t.start));
 			cli_json_put(&json_out, stdout);
 			fflush(stdout);
-		} else if (show != 0 && (many || !(t.failures + list.failed)))
+		} else if (say.show != 0 && (many || !(t.failures + list.failed)))
 			cli_say("sign-package",
 				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
 				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,

@@ -752,7 +752,7 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "--dbpath is for --rpmdb");
 	if (dbpath && imastream_rpm_set_dbpath(dbpath, &cli_log))
 		return CLI_FAILED;
-	json = job.walk.json;
+	json = job.walk.say.json;
 	if (json)
 		verdict_json = &job.walk.out;
 	/* auto: the selinux plugin's own default, labels by this host's policy when enabled. */
@@ -765,7 +765,7 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "no --trust given");
 	if (cli_parse_operands(&p) >= argc && !root)
 		return cli_usage_error("verify", "no PATH given");
-	cli_set_verbose(job.walk.verbosity);
+	cli_set_verbose(job.walk.say.verbose);
 	if (job.evm == EVM_NONE)
 		job.flags |= IMASTREAM_VERIFY_NO_EVM;
 	if (imastream_trust_new(&tlog, &trust)) {

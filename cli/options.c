@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -452,15 +453,50 @@ bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)
 	return true;
 }
 
-int cli_say_option(int c, bool *quiet, int *verbose)
+int cli_say_option(const struct cli_parser *p, int c, struct cli_say *s)
 {
-	if (c == CLI_OPT_QUIET)
-		*quiet = true;
-	else if (c == CLI_OPT_VERBOSE)
-		(*verbose)++;
-	else
+	switch (c) {
+	case CLI_OPT_PROGRESS:
+		s->show = 1;
+		return 1;
+	case CLI_OPT_QUIET:
+		s->show = 0;
+		s->quiet = true;
+		return 1;
+	case CLI_OPT_VERBOSE:
+		s->verbose++;
+		return 1;
+	case CLI_OPT_FORMAT:
+		if (cli_format_option(p->spec->cmd, p->spelled, p->arg, &s->json) != CLI_OK)
+			return -1;
+		return 1;
+	default:
 		return 0;
-	return 1;
+	}
+}
+
+int cli_root_option(const struct cli_parser *p, int c, struct cli_root *r)
+{
+	switch (c) {
+	case CLI_OPT_ROOT:
+		r->dir = p->arg;
+		return 1;
+	case CLI_OPT_DBPATH:
+		r->dbpath = p->arg;
+		return 1;
+	case CLI_OPT_NO_WAIT:
+		r->no_wait = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+unsigned int cli_default_jobs(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
 }
 
 int cli_key_option(const struct cli_parser *p, int c, struct cli_key *k)

@@ -78,9 +78,9 @@ struct cli_walk {
 	void *ctx;
 	const char *verb;   /* "hashed", "signed": in "not a regular file (FIFO), not hashed" */
 	bool recursive;     /* -r */
-	int verbosity;      /* -v: how many; one names the symlinks a walk skips */
-	int show;           /* --progress 1, --quiet 0, neither -1 */
-	bool json;	    /* --format json: report() writes a record per file (cli_json) */
+	/* -v (one names the symlinks a walk skips), --progress, --quiet; --format json:
+	 * report() writes a record per file (cli_json). */
+	struct cli_say say;
 	struct cli_json out; /* the record being built, for report() */
 	size_t item_size;
 	unsigned int jobs;  /* -j, 1..CLI_WALK_MAX_JOBS; the command may lower it before start */
