@@ -20,7 +20,7 @@
 
 static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },
-	{ CLI_OPT_MODE, "hash, sign or off: what security.ima holds (hash)" },
+	{ CLI_OPT_MODE },
 	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256; md5 with --allow-weak)" },
 	{ CLI_OPT_ALLOW_WEAK, "accept md5 (as -o weak_algos=allow)" },
 	{ CLI_OPT_KEY, "signing key: PEM file, pkcs11: URI or kernel key" },
@@ -33,11 +33,11 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_PORTABLE },
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 			 "signatures, and that our signatures must verify with" },
-	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
+	{ CLI_OPT_PLUGINS },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
 			      "xattr_namespace=user)" },
-	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
-	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
+	{ CLI_OPT_SET },
+	{ CLI_OPT_CONFIG },
 	{ CLI_OPT_MODIFIED_CONFIG },
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
 	{ CLI_OPT_NO_WAIT },

@@ -27,9 +27,7 @@ struct sign_result {
 };
 
 struct sign_worker {
-	struct imastream_hasher *hasher;
-	struct cli_digests digests; /* the hasher's runs of files */
-	struct imastream_verity *verity; /* with --verity, instead */
+	struct cli_digests digests; /* its hasher (--verity: fs-verity context) and runs of files */
 	struct imastream_signer *signer;
 };
 
@@ -174,11 +172,6 @@ static void sign_run(void *ctx, unsigned int worker, struct cli_item **items, si
 			sign_file(job, w, items[i], digest[i], len);
 }
 
-static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
-{
-	sign_run(ctx, worker, &it, 1);
-}
-
 /* Main thread, in walk order: the security.ima value, then the security.evm value. */
 static void print_item(void *ctx, struct cli_item *it)
 {
@@ -187,9 +180,7 @@ static void print_item(void *ctx, struct cli_item *it)
 
 	if (job->walk.say.json) {
 		/* The values written; a failure's reason is on stderr. */
-		cli_json_begin(&job->walk.out, "file");
-		cli_json_str(&job->walk.out, "path", it->path);
-		cli_json_str(&job->walk.out, "result", it->ok ? "ok" : "fail");
+		cli_walk_json_file(&job->walk, it->path, it->ok);
 		if (it->ok)
 			cli_json_hex(&job->walk.out, "ima", res->ima, res->ima_len);
 		if (it->ok && job->evm)
@@ -206,7 +197,7 @@ static void print_item(void *ctx, struct cli_item *it)
 		it->ok = false;
 }
 
-static const struct cli_walk_ops sign_ops = { sign_item, print_item, sign_run };
+static const struct cli_walk_ops sign_ops = { NULL, print_item, sign_run };
 
 /*
  * One hasher per worker; the key is loaded once, and the other workers get handles on
@@ -236,17 +227,8 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 			return err;
 	}
 	for (unsigned int i = 0; i < *jobs; i++) {
-		if (job->verity)
-			err = imastream_verity_new(&cli_log, &job->workers[i].verity);
-		else
-			err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &cli_log,
-						   &job->workers[i].hasher);
-		if (!err)
-			err = job->verity ?
-			      cli_digests_init_verity(&job->workers[i].digests,
-						      job->workers[i].verity, &job->walk) :
-			      cli_digests_init(&job->workers[i].digests, job->workers[i].hasher,
-					       job->algo->algo, &job->walk);
+		err = cli_digests_new(&job->workers[i].digests, job->verity, job->algo->algo,
+				      &cli_log, &job->walk);
 		if (err)
 			return err;
 	}
@@ -257,8 +239,6 @@ static void free_workers(struct sign_job *job)
 {
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++) {
 		cli_digests_free(&job->workers[i].digests);
-		imastream_hasher_free(job->workers[i].hasher);
-		imastream_verity_free(job->workers[i].verity);
 		imastream_signer_free(job->workers[i].signer);
 	}
 }
@@ -353,17 +333,10 @@ int cmd_sign(int argc, char **argv)
 		free_workers(&job);
 		return CLI_FAILED;
 	}
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = cli_parse_operands(&p); i < argc; i++)
-		cli_walk_path(&job.walk, argv[i]);
-	cli_walk_finish(&job.walk);
-	if (job.walk.say.verbose) {
-		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
-
-		for (unsigned int i = 0; i < job.walk.jobs; i++)
-			ds[i] = &job.workers[i].digests;
-		cli_digests_say("sign", ds, job.walk.jobs);
-	}
+	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
+	if (job.walk.say.verbose)
+		cli_digests_say("sign", &job.workers[0].digests, sizeof(job.workers[0]),
+				job.walk.jobs);
 	free_workers(&job);
 	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;

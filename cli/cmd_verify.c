@@ -793,10 +793,7 @@ int cmd_verify(int argc, char **argv)
 			goto out;
 	if (cli_walk_start(&job.walk))
 		goto out;
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = cli_parse_operands(&p); i < argc; i++)
-		cli_walk_path(&job.walk, argv[i]);
-	cli_walk_finish(&job.walk);
+	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
 	ret = job.walk.failed ? CLI_FAILED : CLI_OK;
 out:
 	cli_walk_finish(&job.walk);

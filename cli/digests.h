@@ -28,7 +28,7 @@ struct cli_digests_count {
 	unsigned long files;
 };
 
-/* One worker's: its hasher, a run's buffers, and how many files each backend hashed. */
+/* One worker's: its own hasher, a run's buffers, and how many files each backend hashed. */
 struct cli_digests {
 	struct imastream_hasher *hasher;
 	int algo;
@@ -41,14 +41,14 @@ struct cli_digests {
 };
 
 /*
- * Sets @d up over @hasher (which must hash @algo, and stays the caller's) for a walk @w:
- * its small_max, and batching unless its runs are of one file.  Return: 0, -ENOMEM (said).
+ * Sets @d up with a hasher of @algo of its own, or with @verity an fs-verity context
+ * (imastream_verity_batch()), which log to @log; and for a walk @w: its small_max, and
+ * batching unless its runs are of one file.  Free with cli_digests_free(), also after a
+ * failure.  Return: 0, or an error (the library said why, or -ENOMEM said).
  */
-int cli_digests_init(struct cli_digests *d, struct imastream_hasher *hasher, int algo,
-		     struct cli_walk *w);
-/* The same for fs-verity digests (imastream_verity_batch()), over @verity. */
-int cli_digests_init_verity(struct cli_digests *d, struct imastream_verity *verity,
-			    struct cli_walk *w);
+int cli_digests_new(struct cli_digests *d, bool verity, int algo, const struct imastream_log *log,
+		    struct cli_walk *w);
+/* Frees what @d holds; a zeroed one is fine. */
 void cli_digests_free(struct cli_digests *d);
 
 /*
@@ -61,8 +61,10 @@ void cli_digests_run(struct cli_digests *d, struct cli_item **items, size_t n,
 
 /*
  * -v, once the walk is over, on stderr: "CMD: digests of N files: A in avx512-16x batches,
- * B streamed one at a time", the sum over the @n contexts of @ds.
+ * B streamed one at a time", the sum over @n contexts: @first, and each next one @stride
+ * bytes on (the member of each entry of a command's worker array).
  */
-void cli_digests_say(const char *cmd, const struct cli_digests *const ds[], unsigned int n);
+void cli_digests_say(const char *cmd, const struct cli_digests *first, size_t stride,
+		     unsigned int n);
 
 #endif /* IMASTREAM_CLI_DIGESTS_H */

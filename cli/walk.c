@@ -280,6 +280,13 @@ static const char *special_name(mode_t type_bits)
 	       S_ISLNK(type_bits) ? "symbolic link" : "special file";
 }
 
+void cli_walk_json_file(struct cli_walk *w, const char *path, bool ok)
+{
+	cli_json_begin(&w->out, "file");
+	cli_json_str(&w->out, "path", path);
+	cli_json_str(&w->out, "result", ok ? "ok" : "fail");
+}
+
 /* --format json: the record of a file the walk itself could not hand to the command. */
 static void fail_record(struct cli_walk *w, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -293,9 +300,7 @@ static void fail_record(struct cli_walk *w, const char *path, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	cli_json_begin(&w->out, "file");
-	cli_json_str(&w->out, "path", path);
-	cli_json_str(&w->out, "result", "fail");
+	cli_walk_json_file(w, path, false);
 	cli_json_str(&w->out, "error", why);
 	cli_json_put(&w->out, stdout);
 }
@@ -719,4 +724,13 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 	}
 	/* A worker opens it: what it is by then decides, as inside a walk. */
 	queue_file(w, NULL, 0, true);
+}
+
+void cli_walk_paths(struct cli_walk *w, char *const *paths, int n)
+{
+	/* Many short lines: one big buffer instead of a write per file. */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	for (int i = 0; i < n; i++)
+		cli_walk_path(w, paths[i]);
+	cli_walk_finish(w);
 }

@@ -44,7 +44,10 @@ struct cli_item {
 };
 
 struct cli_walk_ops {
-	/* A worker (numbered 0..jobs-1; 0 for the main thread when serial) does the work. */
+	/*
+	 * A worker (numbered 0..jobs-1; 0 for the main thread when serial) does the work.
+	 * NULL with process_run, which then gets each file the way a run of one.
+	 */
 	void (*process)(void *ctx, unsigned int worker, struct cli_item *it);
 	/* The main thread, in walk order, once process() is done; may print. */
 	void (*report)(void *ctx, struct cli_item *it);
@@ -167,5 +170,10 @@ void cli_walk_path(struct cli_walk *w, const char *arg);
  * and prints the summary line of a walk that started.
  */
 void cli_walk_finish(struct cli_walk *w);
+/* Walks the @n command-line @paths (cli_walk_path()), then cli_walk_finish(). */
+void cli_walk_paths(struct cli_walk *w, char *const *paths, int n);
+
+/* --format json, in report(): begins the "file" record of @path in w->out, with its result. */
+void cli_walk_json_file(struct cli_walk *w, const char *path, bool ok);
 
 #endif /* IMASTREAM_CLI_WALK_H */
