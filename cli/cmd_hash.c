@@ -199,60 +199,50 @@ static void free_hashers(struct hash_job *job)
 
 int cmd_hash(int argc, char **argv)
 {
-	struct hash_job job = { .write = true, .names = true };
-	const char *algo_name = "sha256";
-	bool allow_weak = false, algo_given = false;
+	struct hash_job job = { 0 };
+	struct cli_digest_opts o = CLI_DIGEST_OPTS_INIT;
 	unsigned int flags = 0;
 	struct cli_parser p;
-	int c, err;
+	int c, taken, err;
 
 	cli_walk_init(&job.walk, "hash", &hash_ops, &job, "hashed", sizeof(struct hash_result));
 	cli_parse_start(&p, &hash_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_HASH_ALGO:
-			algo_name = p.arg;
-			algo_given = true;
-			break;
-		case CLI_OPT_ALLOW_WEAK:
-			allow_weak = true;
-			break;
 		case CLI_OPT_XATTR_USER:
 			flags |= IMASTREAM_XATTR_WRITE_USER;
-			break;
-		case CLI_OPT_DRY_RUN:
-			job.write = false;
-			break;
-		case CLI_OPT_NO_NAMES:
-			job.names = false;
-			break;
-		case CLI_OPT_VERITY:
-			job.verity = true;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_walk_option(&job.walk, &p, c) <= 0)
+			taken = cli_digest_option(&p, c, &o);
+			if (!taken)
+				taken = cli_walk_option(&job.walk, &p, c);
+			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("hash", "no PATH given");
 	cli_set_verbose(job.walk.say.verbose);
-	job.algo = imastream_hash_by_name(algo_name);
+	job.write = !o.dry_run && !o.verity;
+	job.names = !o.no_names;
+	job.verity = o.verity;
+	/* sign checks -a alike, in its own words: it refuses sm3 (SM2 keys only). */
+	job.algo = imastream_hash_by_name(o.algo_name);
 	if (!job.algo)
-		return cli_usage_error("hash", "unknown hash algorithm '%s' (md5, sha1, sha224, "
-				       "sha256, sha384, sha512, sm3)", algo_name);
-	if (cli_check_weak_algo("hash", job.algo->algo, allow_weak) != CLI_OK)
+		return cli_usage_error("hash",
+				       "unknown hash algorithm '%s' (md5, sha1, sha224, "
+				       "sha256, sha384, sha512, sm3)",
+				       o.algo_name);
+	if (cli_check_weak_algo("hash", job.algo->algo, o.allow_weak) != CLI_OK)
 		return CLI_USAGE;
-	if (job.verity && algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
+	if (job.verity && o.algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
 		return cli_usage_error("hash", "--verity digests are sha256 only, not %s",
 				       job.algo->name);
 	if (job.verity && flags)
 		return cli_usage_error("hash", "--verity writes no attribute: --xattr-user "
-				       "has nothing to do");
-	if (job.verity)
-		job.write = false;
+					       "has nothing to do");
 	imastream_xattr_writer_init(&job.writer, flags, &cli_log);
 	err = make_hashers(&job, job.walk.jobs);
 	if (!err)
@@ -263,9 +253,7 @@ int cmd_hash(int argc, char **argv)
 		return CLI_FAILED; /* the library said why */
 	}
 	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
-	if (job.walk.say.verbose)
-		cli_digests_say("hash", &job.workers[0].digests, sizeof(job.workers[0]),
-				job.walk.jobs);
+	cli_digests_say(&job.walk, &job.workers[0].digests, sizeof(job.workers[0]));
 	free_hashers(&job);
 	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;

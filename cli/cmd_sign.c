@@ -245,22 +245,17 @@ static void free_workers(struct sign_job *job)
 
 int cmd_sign(int argc, char **argv)
 {
-	struct sign_job job = { .write = true, .evm = true, .names = true };
+	struct sign_job job = { .evm = true };
 	struct cli_key key = CLI_KEY_INIT;
-	const char *algo_name = "sha256";
-	bool algo_given = false;
+	struct cli_digest_opts o = CLI_DIGEST_OPTS_INIT;
 	unsigned int wflags = 0;
 	struct cli_parser p;
-	bool allow_weak = false;
 	int c, taken, err;
 
 	cli_walk_init(&job.walk, "sign", &sign_ops, &job, "signed", sizeof(struct sign_result));
 	cli_parse_start(&p, &sign_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_ALLOW_WEAK:
-			allow_weak = true;
-			break;
 		case CLI_OPT_EVM:
 			if (!strcmp(p.arg, "portable"))
 				job.evm = true;
@@ -273,27 +268,16 @@ int cmd_sign(int argc, char **argv)
 		case CLI_OPT_PORTABLE:
 			job.evm = true;
 			break;
-		case CLI_OPT_HASH_ALGO:
-			algo_name = p.arg;
-			algo_given = true;
-			break;
-		case CLI_OPT_VERITY:
-			job.verity = true;
-			break;
 		case CLI_OPT_XATTR_USER:
 			wflags |= IMASTREAM_XATTR_WRITE_USER;
 			job.filesig_flags |= IMASTREAM_FILESIG_USER;
-			break;
-		case CLI_OPT_DRY_RUN:
-			job.write = false;
-			break;
-		case CLI_OPT_NO_NAMES:
-			job.names = false;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
 			taken = cli_key_option(&p, c, &key);
+			if (!taken)
+				taken = cli_digest_option(&p, c, &o);
 			if (!taken)
 				taken = cli_walk_option(&job.walk, &p, c);
 			if (taken <= 0)
@@ -307,16 +291,21 @@ int cmd_sign(int argc, char **argv)
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign", "no PATH given");
 	cli_set_verbose(job.walk.say.verbose);
-	job.algo = imastream_hash_by_name(algo_name);
+	job.write = !o.dry_run;
+	job.names = !o.no_names;
+	job.verity = o.verity;
+	job.algo = imastream_hash_by_name(o.algo_name);
 	/* sm3 signs only with SM2 keys. */
 	if (!job.algo || job.algo->algo == IMASTREAM_HASH_SM3)
-		return cli_usage_error("sign", "unknown hash algorithm '%s' (sha1, sha224, sha256, "
-				       "sha384, sha512)", algo_name);
+		return cli_usage_error("sign",
+				       "unknown hash algorithm '%s' (sha1, sha224, sha256, "
+				       "sha384, sha512)",
+				       o.algo_name);
 	/* md5: weak, and the kernel refuses md5 signatures; the one rule, as everywhere. */
-	if (cli_check_weak_algo("sign", job.algo->algo, allow_weak) != CLI_OK)
+	if (cli_check_weak_algo("sign", job.algo->algo, o.allow_weak) != CLI_OK)
 		return CLI_USAGE;
 	/* fs-verity's default tree is SHA-256; the EVM value then uses it too. */
-	if (job.verity && algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
+	if (job.verity && o.algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
 		return cli_usage_error("sign", "--verity signs sha256 fs-verity digests only, not %s",
 				       job.algo->name);
 	err = cli_key_prompt("sign", &key);
@@ -334,9 +323,7 @@ int cmd_sign(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
-	if (job.walk.say.verbose)
-		cli_digests_say("sign", &job.workers[0].digests, sizeof(job.workers[0]),
-				job.walk.jobs);
+	cli_digests_say(&job.walk, &job.workers[0].digests, sizeof(job.workers[0]));
 	free_workers(&job);
 	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;
