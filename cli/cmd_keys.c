@@ -317,7 +317,7 @@ int cmd_keys(int argc, char **argv)
 	const struct cli_spec *spec;
 	const char *ring = NULL, *sub;
 	struct cli_parser p;
-	int c, taken, first, n, err;
+	int c, first, n, err;
 
 	if (argc < 2)
 		return cli_usage_error("keys", "no keys command given: import, list or id");
@@ -335,7 +335,7 @@ int cmd_keys(int argc, char **argv)
 	else
 		return cli_usage_error("keys", "unknown keys command '%s': import, list or id", sub);
 	cli_parse_start(&p, spec, argc - 1, argv + 1);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_KEYRING:
 			ring = p.arg;
@@ -343,11 +343,7 @@ int cmd_keys(int argc, char **argv)
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			taken = cli_say_option(&p, c, &say);
-			if (!taken)
-				taken = cli_key_option(&p, c, &key);
-			if (taken <= 0)
-				return CLI_USAGE;
+			return CLI_USAGE;
 		}
 	}
 	cli_set_verbose(say.verbose);

@@ -185,11 +185,11 @@ int cmd_sign_digests(int argc, char **argv)
 	bool allow_weak = false;
 	size_t n_pkgs = 0;
 	double secs, cpu_secs;
-	int c, taken, err, rc = CLI_FAILED;
+	int c, err, rc = CLI_FAILED;
 
 	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_digests_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_OUTPUT:
 			output = p.arg;
@@ -204,11 +204,7 @@ int cmd_sign_digests(int argc, char **argv)
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			taken = cli_say_option(&p, c, &say);
-			if (!taken)
-				taken = cli_key_option(&p, c, &key);
-			if (taken <= 0)
-				return CLI_USAGE;
+			return CLI_USAGE;
 		}
 	}
 	if (!key.opts.key)

@@ -395,12 +395,12 @@ int cmd_sign_package(int argc, char **argv)
 	bool allow_weak = false, many;
 	struct cli_say say = CLI_SAY_INIT;
 	struct cli_json json_out = { 0 };
-	int c, taken, err = 0;
+	int c, err = 0;
 
 	run.opts.size = sizeof(run.opts);
 	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
@@ -431,11 +431,7 @@ int cmd_sign_package(int argc, char **argv)
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			taken = cli_say_option(&p, c, &say);
-			if (!taken)
-				taken = cli_key_option(&p, c, &key);
-			if (taken <= 0)
-				return CLI_USAGE;
+			return CLI_USAGE;
 		}
 	}
 	if (import_file && (key.opts.key || export_file || run.opts.algo))

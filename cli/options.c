@@ -475,6 +475,37 @@ int cli_say_option(const struct cli_parser *p, int c, struct cli_say *s)
 	}
 }
 
+int cli_parse_next_taking(struct cli_parser *p, cli_take_fn *take, void *group)
+{
+	int c, taken;
+
+	do {
+		c = cli_parse_next(p);
+		taken = take(group, p, c);
+	} while (taken > 0);
+	return taken < 0 ? CLI_OPT_ERROR : c;
+}
+
+struct key_say {
+	struct cli_key *key;
+	struct cli_say *say;
+};
+
+static int take_key_say(void *group, const struct cli_parser *p, int c)
+{
+	const struct key_say *ks = group;
+	int taken = cli_key_option(p, c, ks->key);
+
+	return taken ? taken : cli_say_option(p, c, ks->say);
+}
+
+int cli_parse_next_key(struct cli_parser *p, struct cli_key *k, struct cli_say *s)
+{
+	struct key_say ks = { k, s };
+
+	return cli_parse_next_taking(p, take_key_say, &ks);
+}
+
 int cli_root_option(const struct cli_parser *p, int c, struct cli_root *r)
 {
 	switch (c) {

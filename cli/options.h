@@ -195,6 +195,19 @@ struct cli_say {
 /* Takes option @c into @s: 1 when it was one of them, 0 when not, -1 after a usage error. */
 int cli_say_option(const struct cli_parser *p, int c, struct cli_say *s);
 
+/* An option group's parser: 1 when it took option @c, 0 when not, -1 after a usage error. */
+typedef int cli_take_fn(void *group, const struct cli_parser *p, int c);
+/*
+ * cli_parse_next() that gives each option to @take(@group, ...) first: the next option it
+ * does not take, or CLI_OPT_ERROR after a usage error of its.
+ */
+int cli_parse_next_taking(struct cli_parser *p, cli_take_fn *take, void *group);
+/*
+ * For a command that loads a key: the next option that is neither one of @k's
+ * (cli_key_option()) nor one of @s's (cli_say_option()), as cli_parse_next_taking().
+ */
+int cli_parse_next_key(struct cli_parser *p, struct cli_key *k, struct cli_say *s);
+
 /* --root, --dbpath and --no-wait: the installed root a command works on, and rpm's lock. */
 struct cli_root {
 	const char *dir;    /* --root DIR, or NULL */

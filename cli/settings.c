@@ -65,19 +65,19 @@ static int config_option(struct cli_settings *cs, const struct cli_parser *p, in
 	return ok ? 1 : -1;
 }
 
+static int take_settings(void *group, const struct cli_parser *p, int c)
+{
+	struct cli_settings *cs = group;
+	int taken = config_option(cs, p, c);
+
+	if (!taken)
+		taken = cli_root_option(p, c, &cs->root);
+	return taken ? taken : cli_say_option(p, c, &cs->say);
+}
+
 int cli_settings_parse_next(struct cli_settings *cs, struct cli_parser *p)
 {
-	int c, taken;
-
-	do {
-		c = cli_parse_next(p);
-		taken = config_option(cs, p, c);
-		if (!taken)
-			taken = cli_root_option(p, c, &cs->root);
-		if (!taken)
-			taken = cli_say_option(p, c, &cs->say);
-	} while (taken > 0);
-	return taken < 0 ? CLI_OPT_ERROR : c;
+	return cli_parse_next_taking(p, take_settings, cs);
 }
 
 const char *cli_settings_typed(void *arg, const char *key)
