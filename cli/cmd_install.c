@@ -32,6 +32,10 @@ static const struct cli_use install_options[] = {
 		       "signature freezes owner, mode and labels; imastream sign\n"
 		       "defaults to portable for trees that are final)" },
 	{ CLI_OPT_PORTABLE },
+	/*
+	 * These rows are relabel's too, word for word, but each list stays whole: a shared
+	 * group (cli_spec.shared) would only come after the command's own options in --help.
+	 */
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 			 "signatures, and that our signatures must verify with" },
 	{ CLI_OPT_PLUGINS },

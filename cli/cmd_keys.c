@@ -20,6 +20,7 @@ static const struct cli_use keys_options[] = {
 	{ CLI_OPT_PASS },
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
+	/* --format and -v in keys' words, as every command says what it prints. */
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per key on\n"
 			  "standard output, then a summary object" },
 	{ CLI_OPT_VERBOSE, "say more (import: the new key's key id)" },

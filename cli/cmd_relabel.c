@@ -31,6 +31,10 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_EVM, "portable or none: EVM portable signatures (none)" },
 	{ CLI_OPT_PORTABLE },
+	/*
+	 * These rows are install's too, word for word, but each list stays whole: a shared
+	 * group (cli_spec.shared) would only come after the command's own options in --help.
+	 */
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 			 "signatures, and that our signatures must verify with" },
 	{ CLI_OPT_PLUGINS },

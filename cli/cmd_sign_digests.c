@@ -18,6 +18,10 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_digests_options[] = {
+	/*
+	 * The key's rows are sign-package's too, word for word, but the list stays whole: a
+	 * shared group (cli_spec.shared) would only come after the command's own options.
+	 */
 	{ CLI_OPT_KEY },
 	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
 			"its subject key identifier (the kernel's rule)" },
@@ -122,14 +126,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The key loaded once, a handle per worker (as sign-package -j has them). */
-static int make_workers(struct digest_run *run, const struct imastream_key_opts *key)
-{
-	for (unsigned int i = 0; i < run->jobs; i++)
-		run->workers[i].run = run;
-	return cli_signers_load(&run->signers, key, run->jobs);
-}
-
 /* Signs every digest; on failure prints the first failing worker's line.  Return: 0 or -1. */
 static int sign_all(struct digest_run *run)
 {
@@ -137,6 +133,8 @@ static int sign_all(struct digest_run *run)
 	int err = 0;
 
 	pthread_mutex_init(&run->lock, NULL);
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int e = pthread_create(&run->workers[i].thread, NULL, worker_main, &run->workers[i]);
 
@@ -237,7 +235,8 @@ int cmd_sign_digests(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (run.jobs > (run.n_files + CHUNK - 1) / CHUNK)
 		run.jobs = run.n_files > CHUNK ? (unsigned int)((run.n_files + CHUNK - 1) / CHUNK) : 1;
-	err = make_workers(&run, &key.opts);
+	/* The key loaded once, a handle per worker (as sign-package -j has them). */
+	err = cli_signers_load(&run.signers, &key.opts, run.jobs);
 	cli_pass_forget();
 	if (err)
 		goto out;

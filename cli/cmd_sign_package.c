@@ -21,6 +21,10 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_package_options[] = {
+	/*
+	 * The key's rows are sign-digests' too, word for word, but the list stays whole: a
+	 * shared group (cli_spec.shared) would only come after the command's own options.
+	 */
 	{ CLI_OPT_KEY },
 	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
 			"its subject key identifier (the kernel's rule)" },
@@ -168,18 +172,6 @@ static void *worker_main(void *arg)
 }
 
 /*
- * The key is loaded once; the other workers get handles on it.  A key that cannot be
- * shared between threads (a pkcs11 engine key) is used by one worker at a time, while
- * the reading, checking and writing of packages still run in parallel.
- */
-static int make_workers(struct pkg_run *run, const struct imastream_key_opts *key)
-{
-	for (unsigned int i = 0; i < run->jobs; i++)
-		run->workers[i].run = run;
-	return cli_signers_load(&run->signers, key, run->jobs);
-}
-
-/*
  * --import-signatures: the signatures file (untrusted: strictly parsed) and the
  * certificate, loaded once for every worker; nothing signs.
  */
@@ -197,8 +189,6 @@ static int load_import(struct pkg_run *run, const char *file, const char *cert,
 		return err;
 	run->sigs = *sigs;
 	run->trust = *trust;
-	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
-		run->workers[i].run = run;
 	return 0;
 }
 
@@ -324,6 +314,8 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
 
 	pthread_mutex_init(&run->lock, NULL);
 	pthread_cond_init(&run->done, NULL);
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int err = pthread_create(&run->workers[i].thread, NULL, worker_main,
 					 &run->workers[i]);
@@ -481,9 +473,14 @@ int cmd_sign_package(int argc, char **argv)
 	 * than kill the run and leave their temporary files behind.
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	/* The key is loaded once, before any package is read: a bad key fails early. */
+	/*
+	 * The key is loaded once, before any package is read: a bad key fails early.  The
+	 * other workers get handles on it; a key that cannot be shared between threads (a
+	 * pkcs11 engine key) is used by one worker at a time, while the reading, checking and
+	 * writing of packages still run in parallel.
+	 */
 	err = import_file ? load_import(&run, import_file, key.opts.cert, &sigs, &trust) :
-	      make_workers(&run, &key.opts);
+			    cli_signers_load(&run.signers, &key.opts, run.jobs);
 	cli_pass_forget();
 	if (err) {
 		free_workers(&run);

@@ -14,6 +14,7 @@
  * The vocabulary.  Where evmctl has a spelling for the same meaning, it is the letter
  * (-a, -k, -n, -p, -r, -v) or the alias here; the few per-command exceptions are
  * struct cli_alias entries of the command, listed under "Also accepted" in its --help.
+ * The entries look alike by design: one per option, each its own spelling and meaning.
  */
 static const struct cli_option vocabulary[] = {
 	{ CLI_OPT_HELP, 'h', "help", no_argument, NULL, "print this help" },
