@@ -113,6 +113,7 @@ struct install_log {
 static void install_log_fn(void *arg, int level, const char *msg)
 {
 	struct install_log *il = arg;
+
 	pthread_mutex_lock(&il->lock);
 	if (level == IMASTREAM_LOG_ERR) {
 		if (il->pkg_failed && il->verbose < 1)

@@ -49,10 +49,7 @@ struct cli_digest_opts {
 	bool dry_run;	 /* -n: write nothing */
 	bool no_names;	 /* --no-names: the values alone */
 };
-#define CLI_DIGEST_OPTS_INIT          \
-	{                             \
-		.algo_name = "sha256" \
-	}
+#define CLI_DIGEST_OPTS_INIT ((struct cli_digest_opts){ .algo_name = "sha256" })
 
 /* Takes option @c into @o: 1 when it was one of them, else 0. */
 int cli_digest_option(const struct cli_parser *p, int c, struct cli_digest_opts *o);

@@ -187,10 +187,7 @@ struct cli_say {
 	int verbose; /* -v, repeatable */
 	bool json;   /* --format json */
 };
-#define CLI_SAY_INIT       \
-	{                  \
-		.show = -1 \
-	}
+#define CLI_SAY_INIT ((struct cli_say){ .show = -1 })
 
 /* Takes option @c into @s: 1 when it was one of them, 0 when not, -1 after a usage error. */
 int cli_say_option(const struct cli_parser *p, int c, struct cli_say *s);

@@ -91,9 +91,9 @@ const char *cli_settings_typed(void *arg, const char *key)
 	return NULL;
 }
 
-void cli_settings_say(const struct cli_settings *cs, const char *msg)
+void cli_settings_say(struct cli_settings *cs, const char *msg)
 {
-	char *named = cli_config_names_to_options(msg, cli_settings_typed, (void *)cs);
+	char *named = cli_config_names_to_options(msg, cli_settings_typed, cs);
 
 	cli_error("%s", named ? named : msg);
 	free(named);

@@ -54,6 +54,6 @@ const char *cli_settings_typed(void *arg, const char *key);
  * A library message on stderr, as cli_error() prints it; "needs a key (_imastream_key)"
  * names what an rpm user sets, so each such key becomes the option the user typed.
  */
-void cli_settings_say(const struct cli_settings *cs, const char *msg);
+void cli_settings_say(struct cli_settings *cs, const char *msg);
 
 #endif /* IMASTREAM_CLI_SETTINGS_H */

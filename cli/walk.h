@@ -46,7 +46,7 @@ struct cli_item {
 struct cli_walk_ops {
 	/*
 	 * A worker (numbered 0..jobs-1; 0 for the main thread when serial) does the work.
-	 * NULL with process_run, which then gets each file the way a run of one.
+	 * NULL when process_run is set: that then gets each file as a run of one.
 	 */
 	void (*process)(void *ctx, unsigned int worker, struct cli_item *it);
 	/* The main thread, in walk order, once process() is done; may print. */
