@@ -21,9 +21,7 @@ struct hash_result {
 };
 
 struct worker {
-	struct imastream_hasher *hasher;
-	struct cli_digests digests; /* the hasher's runs of files */
-	struct imastream_verity *verity; /* --verity: instead of the hasher */
+	struct cli_digests digests; /* its hasher (--verity: fs-verity context) and runs of files */
 	/* The hasher's log: set up errors go to stderr; once hashing, we name the file. */
 	struct imastream_log log;
 	bool quiet;
@@ -116,23 +114,15 @@ static void hash_run(void *ctx, unsigned int worker, struct cli_item **items, si
 	}
 }
 
-/* Worker: one file, the way a run of one is done. */
-static void hash_item(void *ctx, unsigned int worker, struct cli_item *it)
-{
-	hash_run(ctx, worker, &it, 1);
-}
-
 /* Main thread, in walk order: prints the value and the name. */
 static void print_item(void *ctx, struct cli_item *it)
 {
 	struct hash_job *job = ctx;
 	const struct hash_result *res = it->data;
 
-	if (job->walk.json) {
+	if (job->walk.say.json) {
 		/* The value written (or, --verity, the fs-verity digest); a failure's reason is on stderr. */
-		cli_json_begin(&job->walk.out, "file");
-		cli_json_str(&job->walk.out, "path", it->path);
-		cli_json_str(&job->walk.out, "result", it->ok ? "ok" : "fail");
+		cli_walk_json_file(&job->walk, it->path, it->ok);
 		if (it->ok)
 			cli_json_hex(&job->walk.out, job->verity ? "verity_digest" : "ima",
 				     res->value, res->len);
@@ -159,11 +149,11 @@ static void print_item(void *ctx, struct cli_item *it)
 		it->ok = false;
 }
 
-static const struct cli_walk_ops hash_ops = { hash_item, print_item, hash_run };
+static const struct cli_walk_ops hash_ops = { NULL, print_item, hash_run };
 
 /*
  * A read error inside imastream_hash_fd() is reported by the hasher without the file
- * name (it only has the fd); hash_item() says it with the name instead, so that each
+ * name (it only has the fd); cli_digests_run() says it with the name instead, so that each
  * failure stays one line.
  */
 static void hasher_log(void *arg, int level, const char *msg)
@@ -183,25 +173,19 @@ static int make_hashers(struct hash_job *job, unsigned int jobs)
 		struct worker *w = &job->workers[i];
 
 		w->log = (struct imastream_log){ hasher_log, w };
-		if (job->verity)
-			err = imastream_verity_new(&w->log, &w->verity);
-		else
-			err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &w->log,
-						   &w->hasher);
-		if (err)
-			return err; /* the library said why */
-		err = job->verity ? cli_digests_init_verity(&w->digests, w->verity, &job->walk) :
-		      cli_digests_init(&w->digests, w->hasher, job->algo->algo, &job->walk);
+		err = cli_digests_new(&w->digests, job->verity, job->algo->algo, &w->log,
+				      &job->walk);
 		if (err)
 			return err;
 		w->quiet = true;
 	}
 	/* -v: which backend hashes the data blocks, so a run shows what did the work. */
-	if (job->verity && job->walk.verbosity) {
+	if (job->verity && job->walk.say.verbose) {
 		char msg[128];
 
-		snprintf(msg, sizeof(msg), "hash: fs-verity data blocks through the %s batch backend",
-			 imastream_verity_backend(job->workers[0].verity));
+		snprintf(msg, sizeof(msg),
+			 "hash: fs-verity data blocks through the %s batch backend",
+			 imastream_verity_backend(job->workers[0].digests.verity));
 		cli_log.fn(cli_log.arg, IMASTREAM_LOG_INFO, msg);
 	}
 	return 0;
@@ -209,69 +193,56 @@ static int make_hashers(struct hash_job *job, unsigned int jobs)
 
 static void free_hashers(struct hash_job *job)
 {
-	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++) {
+	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++)
 		cli_digests_free(&job->workers[i].digests);
-		imastream_hasher_free(job->workers[i].hasher);
-		imastream_verity_free(job->workers[i].verity);
-	}
 }
 
 int cmd_hash(int argc, char **argv)
 {
-	struct hash_job job = { .write = true, .names = true };
-	const char *algo_name = "sha256";
-	bool allow_weak = false, algo_given = false;
+	struct hash_job job = { 0 };
+	struct cli_digest_opts o = CLI_DIGEST_OPTS_INIT;
 	unsigned int flags = 0;
 	struct cli_parser p;
-	int c, err;
+	int c, taken, err;
 
 	cli_walk_init(&job.walk, "hash", &hash_ops, &job, "hashed", sizeof(struct hash_result));
 	cli_parse_start(&p, &hash_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_HASH_ALGO:
-			algo_name = p.arg;
-			algo_given = true;
-			break;
-		case CLI_OPT_ALLOW_WEAK:
-			allow_weak = true;
-			break;
 		case CLI_OPT_XATTR_USER:
 			flags |= IMASTREAM_XATTR_WRITE_USER;
-			break;
-		case CLI_OPT_DRY_RUN:
-			job.write = false;
-			break;
-		case CLI_OPT_NO_NAMES:
-			job.names = false;
-			break;
-		case CLI_OPT_VERITY:
-			job.verity = true;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_walk_option(&job.walk, &p, c) <= 0)
+			taken = cli_digest_option(&p, c, &o);
+			if (!taken)
+				taken = cli_walk_option(&job.walk, &p, c);
+			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("hash", "no PATH given");
-	cli_set_verbose(job.walk.verbosity);
-	job.algo = imastream_hash_by_name(algo_name);
+	cli_set_verbose(job.walk.say.verbose);
+	job.write = !o.dry_run && !o.verity;
+	job.names = !o.no_names;
+	job.verity = o.verity;
+	/* sign checks -a alike, in its own words: it refuses sm3 (SM2 keys only). */
+	job.algo = imastream_hash_by_name(o.algo_name);
 	if (!job.algo)
-		return cli_usage_error("hash", "unknown hash algorithm '%s' (md5, sha1, sha224, "
-				       "sha256, sha384, sha512, sm3)", algo_name);
-	if (cli_check_weak_algo("hash", job.algo->algo, allow_weak) != CLI_OK)
+		return cli_usage_error("hash",
+				       "unknown hash algorithm '%s' (md5, sha1, sha224, "
+				       "sha256, sha384, sha512, sm3)",
+				       o.algo_name);
+	if (cli_check_weak_algo("hash", job.algo->algo, o.allow_weak) != CLI_OK)
 		return CLI_USAGE;
-	if (job.verity && algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
+	if (job.verity && o.algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
 		return cli_usage_error("hash", "--verity digests are sha256 only, not %s",
 				       job.algo->name);
 	if (job.verity && flags)
 		return cli_usage_error("hash", "--verity writes no attribute: --xattr-user "
-				       "has nothing to do");
-	if (job.verity)
-		job.write = false;
+					       "has nothing to do");
 	imastream_xattr_writer_init(&job.writer, flags, &cli_log);
 	err = make_hashers(&job, job.walk.jobs);
 	if (!err)
@@ -281,18 +252,8 @@ int cmd_hash(int argc, char **argv)
 		free_hashers(&job);
 		return CLI_FAILED; /* the library said why */
 	}
-	/* Many short lines: one big buffer instead of a write per file. */
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = cli_parse_operands(&p); i < argc; i++)
-		cli_walk_path(&job.walk, argv[i]);
-	cli_walk_finish(&job.walk);
-	if (job.walk.verbosity) {
-		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
-
-		for (unsigned int i = 0; i < job.walk.jobs; i++)
-			ds[i] = &job.workers[i].digests;
-		cli_digests_say("hash", ds, job.walk.jobs);
-	}
+	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
+	cli_digests_say(&job.walk, &job.workers[0].digests, sizeof(job.workers[0]));
 	free_hashers(&job);
 	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;

@@ -23,7 +23,7 @@
 
 static const struct cli_use install_options[] = {
 	{ CLI_OPT_ROOT, "the root to install into (required)" },
-	{ CLI_OPT_MODE, "hash, sign or off: what security.ima holds (hash)" },
+	{ CLI_OPT_MODE },
 	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256; md5 with --allow-weak)" },
 	{ CLI_OPT_ALLOW_WEAK, "accept md5 (as -o weak_algos=allow)" },
 	{ CLI_OPT_KEY, "signing key: PEM file, pkcs11: URI or kernel key" },
@@ -36,13 +36,17 @@ static const struct cli_use install_options[] = {
 		       "signature freezes owner, mode and labels; imastream sign\n"
 		       "defaults to portable for trees that are final)" },
 	{ CLI_OPT_PORTABLE },
+	/*
+	 * These rows are relabel's too, word for word, but each list stays whole: a shared
+	 * group (cli_spec.shared) would only come after the command's own options in --help.
+	 */
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 			 "signatures, and that our signatures must verify with" },
-	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
+	{ CLI_OPT_PLUGINS },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
 			      "xattr_namespace=user)" },
-	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
-	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
+	{ CLI_OPT_SET },
+	{ CLI_OPT_CONFIG },
 	{ CLI_OPT_PGP_KEY, "armored OpenPGP public key trusted for header\n"
 			   "signatures (repeatable); keys imported in DIR's rpm\n"
 			   "database count too" },
@@ -113,7 +117,6 @@ struct install_log {
 static void install_log_fn(void *arg, int level, const char *msg)
 {
 	struct install_log *il = arg;
-	char *named;
 
 	pthread_mutex_lock(&il->lock);
 	if (level == IMASTREAM_LOG_ERR) {
@@ -125,10 +128,7 @@ static void install_log_fn(void *arg, int level, const char *msg)
 	} else if (level > IMASTREAM_LOG_NOTICE + il->verbose) {
 		goto out;
 	}
-	/* "needs a key (_imastream_key)" names what an rpm user sets; ours typed --key. */
-	named = cli_config_names_to_options(msg, cli_settings_typed, il->settings);
-	cli_error("%s", named ? named : msg);
-	free(named);
+	cli_settings_say(il->settings, msg);
 out:
 	pthread_mutex_unlock(&il->lock);
 }
@@ -211,17 +211,16 @@ int cmd_install(int argc, char **argv)
 	struct install_log il = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	const struct imastream_log log = { install_log_fn, &il };
 	struct progress pr = { 0 };
-	struct cli_settings settings = { .cmd = "install" };
+	struct cli_settings settings = { .cmd = "install", .say = CLI_SAY_INIT };
 	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
-	const char *root = NULL, *dbpath = NULL;
+	const char *root;
 	char *root_abs = NULL;
 	char **refused = NULL; /* per package: why it was refused before the lock, or NULL */
 	struct imastream_precheck *pc = NULL;
 	unsigned int n_keys = 0, sink_flags = 0, extract_flags = 0;
 	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
 	unsigned int sync_mode = IMASTREAM_EXTRACT_SYNCFS;
-	int show = -1; /* -1: only on a terminal */
-	bool json = false, summary = false;
+	bool json, summary = false;
 	struct cli_json out = { 0 };
 	struct imastream_config cfg;
 	bool cfg_ready = false;
@@ -234,17 +233,8 @@ int cmd_install(int argc, char **argv)
 	int c, rootfd = -1, err = 0, ret = CLI_FAILED;
 
 	cli_parse_start(&p, &install_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
-		int taken = cli_settings_option(&settings, &p, c);
-
-		if (taken < 0)
-			return CLI_USAGE;
-		if (taken)
-			continue;
+	while ((c = cli_settings_parse_next(&settings, &p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_ROOT:
-			root = p.arg;
-			break;
 		case CLI_OPT_PGP_KEY:
 			if (n_keys == MAX_PGP_KEYS)
 				return cli_usage_error("install", "more than %d %s options",
@@ -262,12 +252,6 @@ int cmd_install(int argc, char **argv)
 			break;
 		case CLI_OPT_NO_CHOWN:
 			extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
-			break;
-		case CLI_OPT_NO_WAIT:
-			root_flags |= IMASTREAM_ROOT_NO_WAIT;
-			break;
-		case CLI_OPT_DBPATH:
-			dbpath = p.arg;
 			break;
 		case CLI_OPT_SYNC:
 			if (!strcmp(p.arg, "fs"))
@@ -288,25 +272,17 @@ int cmd_install(int argc, char **argv)
 			install_flags |= IMASTREAM_INSTALL_NO_FILE_DIGEST;
 			txn_flags |= IMASTREAM_TXN_NOFILEDIGEST;
 			break;
-		case CLI_OPT_PROGRESS:
-			show = 1;
-			break;
-		case CLI_OPT_QUIET:
-			show = 0;
-			break;
-		case CLI_OPT_VERBOSE:
-			il.verbose++;
-			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option("install", p.spelled, p.arg, &json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
 			return CLI_USAGE;
 		}
 	}
+	root = settings.root.dir;
+	if (settings.root.no_wait)
+		root_flags |= IMASTREAM_ROOT_NO_WAIT;
+	json = settings.say.json;
+	il.verbose = settings.say.verbose;
 	if (!root)
 		return cli_usage_error("install", "no --root given");
 	if (cli_parse_operands(&p) >= argc)
@@ -333,7 +309,7 @@ int cmd_install(int argc, char **argv)
 		goto out;
 	}
 	root = root_abs;
-	if (dbpath && imastream_rpm_set_dbpath(dbpath, &log))
+	if (settings.root.dbpath && imastream_rpm_set_dbpath(settings.root.dbpath, &log))
 		goto out;
 	/* Everything that can refuse without the root's lock does so first: the keys and
 	 * plugins, then each package's header and its signature.  A run refused here leaves
@@ -390,7 +366,7 @@ int cmd_install(int argc, char **argv)
 	if (err)
 		goto out;
 
-	pr.on = cli_progress_wanted(show);
+	pr.on = cli_progress_wanted(settings.say.show);
 	pr.n_pkgs = (unsigned int)(argc - cli_parse_operands(&p));
 	pr.pkg_fd = -1;
 	for (int i = cli_parse_operands(&p); i < argc; i++) {

@@ -20,6 +20,7 @@ static const struct cli_use keys_options[] = {
 	{ CLI_OPT_PASS },
 	{ CLI_OPT_PASS_FILE },
 	{ CLI_OPT_PASS_ENV },
+	/* --format and -v in keys' words, as every command says what it prints. */
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per key on\n"
 			  "standard output, then a summary object" },
 	{ CLI_OPT_VERBOSE, "say more (import: the new key's key id)" },
@@ -313,11 +314,11 @@ int cmd_keys(int argc, char **argv)
 	struct cli_key key = CLI_KEY_INIT;
 	struct keys_json json_out = { 0 };
 	struct keys_json *json = NULL;
-	bool want_json = false;
+	struct cli_say say = CLI_SAY_INIT;
 	const struct cli_spec *spec;
 	const char *ring = NULL, *sub;
 	struct cli_parser p;
-	int c, verbose = 0, first, n, err;
+	int c, first, n, err;
 
 	if (argc < 2)
 		return cli_usage_error("keys", "no keys command given: import, list or id");
@@ -335,27 +336,19 @@ int cmd_keys(int argc, char **argv)
 	else
 		return cli_usage_error("keys", "unknown keys command '%s': import, list or id", sub);
 	cli_parse_start(&p, spec, argc - 1, argv + 1);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_KEYRING:
 			ring = p.arg;
 			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option(spec->cmd, p.spelled, p.arg, &want_json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_key_option(&p, c, &key) <= 0)
-				return CLI_USAGE;
+			return CLI_USAGE;
 		}
 	}
-	cli_set_verbose(verbose);
-	if (want_json) {
+	cli_set_verbose(say.verbose);
+	if (say.json) {
 		json = &json_out;
 		clock_gettime(CLOCK_MONOTONIC, &json->start);
 	}
@@ -368,7 +361,7 @@ int cmd_keys(int argc, char **argv)
 		return keys_import(n == 2 ? argv[first + 1] :
 				   ring	  ? ring :
 					    DEFAULT_RING,
-				   argv[first], verbose, json);
+				   argv[first], say.verbose, json);
 	}
 	if (spec == &list_spec) {
 		if (n > 1 || (ring && n))

@@ -170,34 +170,23 @@ static int recover_orphans(int rootfd, struct orphan_job *job, unsigned int root
 int cmd_recover(int argc, char **argv)
 {
 	struct imastream_recover_stats st = { .size = sizeof(st) };
-	const char *root = NULL, *dbpath = NULL;
+	struct cli_root where = { 0 };
+	struct cli_say say = CLI_SAY_INIT;
+	const char *root;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
-	bool quiet = false, json = false, rpmdb = false, dry_run = false;
+	bool rpmdb = false, dry_run = false;
 	unsigned int orphan_flags = 0;
 	struct orphan_job job = { 0 };
 	struct cli_json out = { 0 };
 	struct timespec t0;
 	struct cli_parser p;
-	int c, verbose = 0, rootfd, err;
+	int c, taken, rootfd, err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cli_parse_start(&p, &recover_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_ROOT:
-			root = p.arg;
-			break;
-		case CLI_OPT_NO_WAIT:
-			flags |= IMASTREAM_ROOT_NO_WAIT;
-			break;
-		case CLI_OPT_DBPATH:
-			dbpath = p.arg;
-			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option("recover", p.spelled, p.arg, &json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_RPMDB:
 			rpmdb = true;
 			break;
@@ -210,10 +199,16 @@ int cmd_recover(int argc, char **argv)
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (!cli_say_option(c, &quiet, &verbose))
+			taken = cli_root_option(&p, c, &where);
+			if (!taken)
+				taken = cli_say_option(&p, c, &say);
+			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
+	root = where.dir;
+	if (where.no_wait)
+		flags |= IMASTREAM_ROOT_NO_WAIT;
 	if (!root)
 		return cli_usage_error("recover", "no --root given");
 	if ((dry_run || orphan_flags) && !rpmdb)
@@ -223,7 +218,7 @@ int cmd_recover(int argc, char **argv)
 		return cli_usage_error("recover", "unexpected argument '%s'",
 				       argv[cli_parse_operands(&p)]);
 	/* -v names each file removed (the library says so at debug level). */
-	cli_set_verbose(verbose ? 2 : 0);
+	cli_set_verbose(say.verbose ? 2 : 0);
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	root_abs = rootfd < 0 ? NULL : realpath(root, NULL);
 	if (!root_abs) {
@@ -232,10 +227,10 @@ int cmd_recover(int argc, char **argv)
 			close(rootfd);
 		return CLI_FAILED;
 	}
-	err = dbpath ? imastream_rpm_set_dbpath(dbpath, &cli_log) : 0;
+	err = where.dbpath ? imastream_rpm_set_dbpath(where.dbpath, &cli_log) : 0;
 	if (!err && !dry_run)
 		err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
-	if (!err && !quiet && !json && !dry_run) {
+	if (!err && !say.quiet && !say.json && !dry_run) {
 		char size[32];
 
 		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root, st.removed,
@@ -245,12 +240,12 @@ int cmd_recover(int argc, char **argv)
 	}
 	job.root = root_abs;
 	job.dry_run = dry_run;
-	job.json = json ? &out : NULL;
+	job.json = say.json ? &out : NULL;
 	if (!err && rpmdb)
-		err = recover_orphans(rootfd, &job, flags, orphan_flags, quiet || json);
+		err = recover_orphans(rootfd, &job, flags, orphan_flags, say.quiet || say.json);
 	close(rootfd);
 	/* The summary also closes a run that failed late: its counts say how far it got. */
-	if (json && err != -EINVAL) {
+	if (say.json && err != -EINVAL) {
 		cli_json_begin(&out, "summary");
 		cli_json_str(&out, "command", "recover");
 		cli_json_str(&out, "root", root);

@@ -22,7 +22,7 @@
 
 static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },
-	{ CLI_OPT_MODE, "hash, sign or off: what security.ima holds (hash)" },
+	{ CLI_OPT_MODE },
 	{ CLI_OPT_HASH_ALGO, "IMA digest algorithm (sha256; md5 with --allow-weak)" },
 	{ CLI_OPT_ALLOW_WEAK, "accept md5 (as -o weak_algos=allow)" },
 	{ CLI_OPT_KEY, "signing key: PEM file, pkcs11: URI or kernel key" },
@@ -33,13 +33,17 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_PASS_ENV },
 	{ CLI_OPT_EVM, "portable or none: EVM portable signatures (none)" },
 	{ CLI_OPT_PORTABLE },
+	/*
+	 * These rows are install's too, word for word, but each list stays whole: a shared
+	 * group (cli_spec.shared) would only come after the command's own options in --help.
+	 */
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 			 "signatures, and that our signatures must verify with" },
-	{ CLI_OPT_PLUGINS, "the chain, in order (selinux,ima,evm)" },
+	{ CLI_OPT_PLUGINS },
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
 			      "xattr_namespace=user)" },
-	{ CLI_OPT_SET, "any configuration key of imastream-rpm(8) (repeatable)" },
-	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above" },
+	{ CLI_OPT_SET },
+	{ CLI_OPT_CONFIG },
 	{ CLI_OPT_MODIFIED_CONFIG },
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
 	{ CLI_OPT_NO_WAIT },
@@ -97,14 +101,10 @@ struct relabel_run {
 static void relabel_log_fn(void *arg, int level, const char *msg)
 {
 	struct relabel_run *run = arg;
-	char *named;
 
 	if (level > IMASTREAM_LOG_NOTICE + run->verbose)
 		return;
-	/* "needs a key (_imastream_key)" names what an rpm user sets; ours typed --key. */
-	named = cli_config_names_to_options(msg, cli_settings_typed, run->settings);
-	cli_error("%s", named ? named : msg);
-	free(named);
+	cli_settings_say(run->settings, msg);
 }
 
 static void show_progress(struct relabel_run *run, const char *package, bool force)
@@ -128,9 +128,10 @@ static void show_progress(struct relabel_run *run, const char *package, bool for
 	elapsed = cli_seconds_since(CLOCK_MONOTONIC, &run->start);
 	cli_eta((double)done, (double)run->total_files, elapsed, eta, sizeof(eta));
 	snprintf(line, sizeof(line),
-		 "imastream relabel: %lu of %lu files%s%s, %.1f MiB, %lu packages done%s%s", done,
+		 "imastream relabel: %lu of %lu files%s%s, %.1f MiB, %lu package%s done%s%s", done,
 		 run->total_files, eta[0] ? ", " : "", eta, (double)c->bytes / (1024.0 * 1024.0),
-		 c->packages, package ? "; now " : "", package ? package : "");
+		 c->packages, c->packages == 1 ? "" : "s", package ? "; now " : "",
+		 package ? package : "");
 	cli_progress_draw(line);
 }
 
@@ -247,7 +248,7 @@ static int relabel_one(void *arg, void *rpm_header)
 
 int cmd_relabel(int argc, char **argv)
 {
-	struct cli_settings settings = { .cmd = "relabel" };
+	struct cli_settings settings = { .cmd = "relabel", .say = CLI_SAY_INIT };
 	struct relabel_run run = { .settings = &settings };
 	const struct imastream_log log = { relabel_log_fn, &run };
 	const struct imastream_relabel_counts *c;
@@ -255,37 +256,21 @@ int cmd_relabel(int argc, char **argv)
 	struct imastream_relabel *rl = NULL;
 	struct imastream_chain *chain = NULL;
 	struct imastream_config cfg;
-	const char *root = "/", *dbpath = NULL;
+	const char *root;
 	struct imastream_root_txn *lock = NULL;
 	unsigned int root_flags = IMASTREAM_ROOT_LOCK_ONLY;
 	int rootfd = -1;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
-	bool quiet = false, cfg_ready = false, json = false;
+	bool cfg_ready = false;
 	struct cli_json json_out = { 0 };
 	char size[32];
-	int show = -1; /* -1: only on a terminal */
 	struct cli_parser p;
 	int ch, err = 0, ret = CLI_FAILED;
 
 	cli_parse_start(&p, &relabel_spec, argc, argv);
-	while ((ch = cli_parse_next(&p)) != CLI_OPT_END) {
-		int taken = cli_settings_option(&settings, &p, ch);
-
-		if (taken < 0)
-			return CLI_USAGE;
-		if (taken)
-			continue;
+	while ((ch = cli_settings_parse_next(&settings, &p)) != CLI_OPT_END) {
 		switch (ch) {
-		case CLI_OPT_ROOT:
-			root = p.arg;
-			break;
-		case CLI_OPT_NO_WAIT:
-			root_flags |= IMASTREAM_ROOT_NO_WAIT;
-			break;
-		case CLI_OPT_DBPATH:
-			dbpath = p.arg;
-			break;
 		case CLI_OPT_MODIFIED_CONFIG:
 			flags |= IMASTREAM_RELABEL_MODIFIED_CONFIG;
 			break;
@@ -293,27 +278,17 @@ int cmd_relabel(int argc, char **argv)
 			flags |= IMASTREAM_RELABEL_DRY_RUN;
 			run.dry_run = true;
 			break;
-		case CLI_OPT_PROGRESS:
-			show = 1;
-			break;
-		case CLI_OPT_QUIET:
-			show = 0;
-			quiet = true;
-			break;
-		case CLI_OPT_VERBOSE:
-			run.verbose++;
-			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option("relabel", p.spelled, p.arg, &json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
 			return CLI_USAGE;
 		}
 	}
-	if (json)
+	root = settings.root.dir ? settings.root.dir : "/";
+	if (settings.root.no_wait)
+		root_flags |= IMASTREAM_ROOT_NO_WAIT;
+	run.verbose = settings.say.verbose;
+	if (settings.say.json)
 		run.json = &json_out;
 	clock_gettime(CLOCK_MONOTONIC, &run.start);
 	cli_set_verbose(run.verbose);
@@ -328,7 +303,7 @@ int cmd_relabel(int argc, char **argv)
 		cli_say("relabel", "%s: %s", root, strerror(errno));
 		goto out;
 	}
-	if (dbpath && imastream_rpm_set_dbpath(dbpath, &log))
+	if (settings.root.dbpath && imastream_rpm_set_dbpath(settings.root.dbpath, &log))
 		goto out;
 	/* Keys load here, once, before any file is read. */
 	if (imastream_chain_new(&cfg, &log, &chain) ||
@@ -351,7 +326,7 @@ int cmd_relabel(int argc, char **argv)
 	if (err)
 		goto out;
 	run.counts = imastream_relabel_counts(rl);
-	run.progress = cli_progress_wanted(show);
+	run.progress = cli_progress_wanted(settings.say.show);
 	/* The total from the headers first, so that the line can say how far and how long. */
 	if (run.progress)
 		err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
@@ -380,7 +355,7 @@ int cmd_relabel(int argc, char **argv)
 		cli_json_put(run.json, stdout);
 		cli_json_free(run.json);
 	}
-	if (!quiet)
+	if (!settings.say.quiet)
 		cli_say("relabel",
 			"%lu packages, %lu files %s, %lu already correct, %lu modified, %lu "
 			"missing, %lu failed; %s read, %.2f s",

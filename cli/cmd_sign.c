@@ -27,9 +27,7 @@ struct sign_result {
 };
 
 struct sign_worker {
-	struct imastream_hasher *hasher;
-	struct cli_digests digests; /* the hasher's runs of files */
-	struct imastream_verity *verity; /* with --verity, instead */
+	struct cli_digests digests; /* its hasher (--verity: fs-verity context) and runs of files */
 	struct imastream_signer *signer;
 };
 
@@ -174,22 +172,15 @@ static void sign_run(void *ctx, unsigned int worker, struct cli_item **items, si
 			sign_file(job, w, items[i], digest[i], len);
 }
 
-static void sign_item(void *ctx, unsigned int worker, struct cli_item *it)
-{
-	sign_run(ctx, worker, &it, 1);
-}
-
 /* Main thread, in walk order: the security.ima value, then the security.evm value. */
 static void print_item(void *ctx, struct cli_item *it)
 {
 	struct sign_job *job = ctx;
 	const struct sign_result *res = it->data;
 
-	if (job->walk.json) {
+	if (job->walk.say.json) {
 		/* The values written; a failure's reason is on stderr. */
-		cli_json_begin(&job->walk.out, "file");
-		cli_json_str(&job->walk.out, "path", it->path);
-		cli_json_str(&job->walk.out, "result", it->ok ? "ok" : "fail");
+		cli_walk_json_file(&job->walk, it->path, it->ok);
 		if (it->ok)
 			cli_json_hex(&job->walk.out, "ima", res->ima, res->ima_len);
 		if (it->ok && job->evm)
@@ -206,7 +197,7 @@ static void print_item(void *ctx, struct cli_item *it)
 		it->ok = false;
 }
 
-static const struct cli_walk_ops sign_ops = { sign_item, print_item, sign_run };
+static const struct cli_walk_ops sign_ops = { NULL, print_item, sign_run };
 
 /*
  * One hasher per worker; the key is loaded once, and the other workers get handles on
@@ -236,17 +227,8 @@ static int make_workers(struct sign_job *job, const struct imastream_key_opts *o
 			return err;
 	}
 	for (unsigned int i = 0; i < *jobs; i++) {
-		if (job->verity)
-			err = imastream_verity_new(&cli_log, &job->workers[i].verity);
-		else
-			err = imastream_hasher_new(IMASTREAM_HASH_BIT(job->algo->algo), &cli_log,
-						   &job->workers[i].hasher);
-		if (!err)
-			err = job->verity ?
-			      cli_digests_init_verity(&job->workers[i].digests,
-						      job->workers[i].verity, &job->walk) :
-			      cli_digests_init(&job->workers[i].digests, job->workers[i].hasher,
-					       job->algo->algo, &job->walk);
+		err = cli_digests_new(&job->workers[i].digests, job->verity, job->algo->algo,
+				      &cli_log, &job->walk);
 		if (err)
 			return err;
 	}
@@ -257,30 +239,23 @@ static void free_workers(struct sign_job *job)
 {
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++) {
 		cli_digests_free(&job->workers[i].digests);
-		imastream_hasher_free(job->workers[i].hasher);
-		imastream_verity_free(job->workers[i].verity);
 		imastream_signer_free(job->workers[i].signer);
 	}
 }
 
 int cmd_sign(int argc, char **argv)
 {
-	struct sign_job job = { .write = true, .evm = true, .names = true };
+	struct sign_job job = { .evm = true };
 	struct cli_key key = CLI_KEY_INIT;
-	const char *algo_name = "sha256";
-	bool algo_given = false;
+	struct cli_digest_opts o = CLI_DIGEST_OPTS_INIT;
 	unsigned int wflags = 0;
 	struct cli_parser p;
-	bool allow_weak = false;
 	int c, taken, err;
 
 	cli_walk_init(&job.walk, "sign", &sign_ops, &job, "signed", sizeof(struct sign_result));
 	cli_parse_start(&p, &sign_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
-		case CLI_OPT_ALLOW_WEAK:
-			allow_weak = true;
-			break;
 		case CLI_OPT_EVM:
 			if (!strcmp(p.arg, "portable"))
 				job.evm = true;
@@ -293,27 +268,16 @@ int cmd_sign(int argc, char **argv)
 		case CLI_OPT_PORTABLE:
 			job.evm = true;
 			break;
-		case CLI_OPT_HASH_ALGO:
-			algo_name = p.arg;
-			algo_given = true;
-			break;
-		case CLI_OPT_VERITY:
-			job.verity = true;
-			break;
 		case CLI_OPT_XATTR_USER:
 			wflags |= IMASTREAM_XATTR_WRITE_USER;
 			job.filesig_flags |= IMASTREAM_FILESIG_USER;
-			break;
-		case CLI_OPT_DRY_RUN:
-			job.write = false;
-			break;
-		case CLI_OPT_NO_NAMES:
-			job.names = false;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
 			taken = cli_key_option(&p, c, &key);
+			if (!taken)
+				taken = cli_digest_option(&p, c, &o);
 			if (!taken)
 				taken = cli_walk_option(&job.walk, &p, c);
 			if (taken <= 0)
@@ -326,17 +290,22 @@ int cmd_sign(int argc, char **argv)
 		return CLI_USAGE;
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("sign", "no PATH given");
-	cli_set_verbose(job.walk.verbosity);
-	job.algo = imastream_hash_by_name(algo_name);
+	cli_set_verbose(job.walk.say.verbose);
+	job.write = !o.dry_run;
+	job.names = !o.no_names;
+	job.verity = o.verity;
+	job.algo = imastream_hash_by_name(o.algo_name);
 	/* sm3 signs only with SM2 keys. */
 	if (!job.algo || job.algo->algo == IMASTREAM_HASH_SM3)
-		return cli_usage_error("sign", "unknown hash algorithm '%s' (sha1, sha224, sha256, "
-				       "sha384, sha512)", algo_name);
+		return cli_usage_error("sign",
+				       "unknown hash algorithm '%s' (sha1, sha224, sha256, "
+				       "sha384, sha512)",
+				       o.algo_name);
 	/* md5: weak, and the kernel refuses md5 signatures; the one rule, as everywhere. */
-	if (cli_check_weak_algo("sign", job.algo->algo, allow_weak) != CLI_OK)
+	if (cli_check_weak_algo("sign", job.algo->algo, o.allow_weak) != CLI_OK)
 		return CLI_USAGE;
 	/* fs-verity's default tree is SHA-256; the EVM value then uses it too. */
-	if (job.verity && algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
+	if (job.verity && o.algo_given && job.algo->algo != IMASTREAM_HASH_SHA256)
 		return cli_usage_error("sign", "--verity signs sha256 fs-verity digests only, not %s",
 				       job.algo->name);
 	err = cli_key_prompt("sign", &key);
@@ -353,17 +322,8 @@ int cmd_sign(int argc, char **argv)
 		free_workers(&job);
 		return CLI_FAILED;
 	}
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = cli_parse_operands(&p); i < argc; i++)
-		cli_walk_path(&job.walk, argv[i]);
-	cli_walk_finish(&job.walk);
-	if (job.walk.verbosity) {
-		const struct cli_digests *ds[CLI_WALK_MAX_JOBS];
-
-		for (unsigned int i = 0; i < job.walk.jobs; i++)
-			ds[i] = &job.workers[i].digests;
-		cli_digests_say("sign", ds, job.walk.jobs);
-	}
+	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
+	cli_digests_say(&job.walk, &job.workers[0].digests, sizeof(job.workers[0]));
 	free_workers(&job);
 	cli_line_free(&job.line);
 	return job.walk.failed ? CLI_FAILED : CLI_OK;

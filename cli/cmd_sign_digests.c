@@ -18,6 +18,10 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_digests_options[] = {
+	/*
+	 * The key's rows are sign-package's too, word for word, but the list stays whole: a
+	 * shared group (cli_spec.shared) would only come after the command's own options.
+	 */
 	{ CLI_OPT_KEY },
 	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
 			"its subject key identifier (the kernel's rule)" },
@@ -122,14 +126,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The key loaded once, a handle per worker (as sign-package -j has them). */
-static int make_workers(struct digest_run *run, const struct imastream_key_opts *key)
-{
-	for (unsigned int i = 0; i < run->jobs; i++)
-		run->workers[i].run = run;
-	return cli_signers_load(&run->signers, key, run->jobs);
-}
-
 /* Signs every digest; on failure prints the first failing worker's line.  Return: 0 or -1. */
 static int sign_all(struct digest_run *run)
 {
@@ -137,6 +133,8 @@ static int sign_all(struct digest_run *run)
 	int err = 0;
 
 	pthread_mutex_init(&run->lock, NULL);
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int e = pthread_create(&run->workers[i].thread, NULL, worker_main, &run->workers[i]);
 
@@ -181,15 +179,15 @@ int cmd_sign_digests(int argc, char **argv)
 	struct cli_replace out;
 	struct timespec t0, cpu0;
 	struct cli_parser p;
-	bool allow_weak = false, quiet = false, json = false;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct cli_say say = CLI_SAY_INIT;
+	bool allow_weak = false;
 	size_t n_pkgs = 0;
 	double secs, cpu_secs;
-	int c, verbose = 0, err, rc = CLI_FAILED;
+	int c, err, rc = CLI_FAILED;
 
-	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
+	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_digests_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_OUTPUT:
 			output = p.arg;
@@ -201,24 +199,17 @@ int cmd_sign_digests(int argc, char **argv)
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
 			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option("sign-digests", p.spelled, p.arg, &json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_say_option(c, &quiet, &verbose))
-				break;
-			if (cli_key_option(&p, c, &key) <= 0)
-				return CLI_USAGE;
+			return CLI_USAGE;
 		}
 	}
 	if (!key.opts.key)
 		return cli_usage_error("sign-digests", "no --key given");
 	if (!output)
 		return cli_usage_error("sign-digests", "no --output given");
-	if (json && !strcmp(output, "-"))
+	if (say.json && !strcmp(output, "-"))
 		return cli_usage_error(
 			"sign-digests",
 			"--format json writes to standard output: give --output a FILE");
@@ -229,7 +220,7 @@ int cmd_sign_digests(int argc, char **argv)
 	manifest = argv[argc - 1];
 	if (!strcmp(manifest, "-") && key.prompt)
 		return cli_usage_error("sign-digests", "-p asks on the terminal: give the manifest as a file, or use --pass-file or --pass-env");
-	cli_set_verbose(verbose);
+	cli_set_verbose(say.verbose);
 	/* The untrusted input first: a refused manifest never gets as far as the key. */
 	if (imastream_signpkg_manifest_load(manifest, IMASTREAM_SIGNPKG_DIGESTS, &cli_log, &run.m))
 		return CLI_FAILED;
@@ -244,7 +235,8 @@ int cmd_sign_digests(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (run.jobs > (run.n_files + CHUNK - 1) / CHUNK)
 		run.jobs = run.n_files > CHUNK ? (unsigned int)((run.n_files + CHUNK - 1) / CHUNK) : 1;
-	err = make_workers(&run, &key.opts);
+	/* The key loaded once, a handle per worker (as sign-package -j has them). */
+	err = cli_signers_load(&run.signers, &key.opts, run.jobs);
 	cli_pass_forget();
 	if (err)
 		goto out;
@@ -263,7 +255,7 @@ int cmd_sign_digests(int argc, char **argv)
 			"standard output", strerror(-err));
 	if (cli_replace_close(&out, "sign-digests", err))
 		goto out;
-	if (json) {
+	if (say.json) {
 		struct cli_json j = { 0 };
 
 		cli_json_begin(&j, "summary");
@@ -275,7 +267,7 @@ int cmd_sign_digests(int argc, char **argv)
 		cli_json_seconds(&j, "cpu_s", cpu_secs);
 		cli_json_put(&j, stdout);
 		cli_json_free(&j);
-	} else if (!quiet)
+	} else if (!say.quiet)
 		cli_say("sign-digests", "%zu package%s, %zu signatures, %u thread%s, %.3f s, %.0f signatures/s, %.0f per CPU second",
 			n_pkgs, n_pkgs == 1 ? "" : "s", run.n_files, run.jobs,
 			run.jobs == 1 ? "" : "s", secs, secs > 0 ? (double)run.n_files / secs : 0.0,

@@ -21,6 +21,10 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_package_options[] = {
+	/*
+	 * The key's rows are sign-digests' too, word for word, but the list stays whole: a
+	 * shared group (cli_spec.shared) would only come after the command's own options.
+	 */
 	{ CLI_OPT_KEY },
 	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
 			"its subject key identifier (the kernel's rule)" },
@@ -168,18 +172,6 @@ static void *worker_main(void *arg)
 }
 
 /*
- * The key is loaded once; the other workers get handles on it.  A key that cannot be
- * shared between threads (a pkcs11 engine key) is used by one worker at a time, while
- * the reading, checking and writing of packages still run in parallel.
- */
-static int make_workers(struct pkg_run *run, const struct imastream_key_opts *key)
-{
-	for (unsigned int i = 0; i < run->jobs; i++)
-		run->workers[i].run = run;
-	return cli_signers_load(&run->signers, key, run->jobs);
-}
-
-/*
  * --import-signatures: the signatures file (untrusted: strictly parsed) and the
  * certificate, loaded once for every worker; nothing signs.
  */
@@ -197,8 +189,6 @@ static int load_import(struct pkg_run *run, const char *file, const char *cert,
 		return err;
 	run->sigs = *sigs;
 	run->trust = *trust;
-	for (unsigned int i = 0; i < CLI_MAX_JOBS; i++)
-		run->workers[i].run = run;
 	return 0;
 }
 
@@ -324,6 +314,8 @@ static void run_all(struct pkg_run *run, int verbose, struct pkg_totals *t)
 
 	pthread_mutex_init(&run->lock, NULL);
 	pthread_cond_init(&run->done, NULL);
+	for (unsigned int i = 0; i < run->jobs; i++)
+		run->workers[i].run = run;
 	for (unsigned int i = 0; run->jobs > 1 && i < run->jobs; i++) {
 		int err = pthread_create(&run->workers[i].thread, NULL, worker_main,
 					 &run->workers[i]);
@@ -392,15 +384,15 @@ int cmd_sign_package(int argc, char **argv)
 	struct imastream_signpkg_manifest *sigs = NULL;
 	struct imastream_trust *trust = NULL;
 	unsigned long export_failed = 0;
-	bool allow_weak = false, many, json = false;
+	bool allow_weak = false, many;
+	struct cli_say say = CLI_SAY_INIT;
 	struct cli_json json_out = { 0 };
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int c, verbose = 0, show = -1, err = 0;
+	int c, err = 0;
 
 	run.opts.size = sizeof(run.opts);
-	run.jobs = cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
+	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
@@ -425,27 +417,13 @@ int cmd_sign_package(int argc, char **argv)
 			if (!cli_parse_jobs(&p, &run.jobs))
 				return CLI_USAGE;
 			break;
-		case CLI_OPT_PROGRESS:
-			show = 1;
-			break;
-		case CLI_OPT_QUIET:
-			show = 0;
-			break;
-		case CLI_OPT_VERBOSE:
-			verbose++;
-			break;
-		case CLI_OPT_FORMAT:
-			if (cli_format_option("sign-package", p.spelled, p.arg, &json) != CLI_OK)
-				return CLI_USAGE;
-			break;
 		case CLI_OPT_ALLOW_WEAK:
 			allow_weak = true;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			if (cli_key_option(&p, c, &key) <= 0)
-				return CLI_USAGE;
+			return CLI_USAGE;
 		}
 	}
 	if (import_file && (key.opts.key || export_file || run.opts.algo))
@@ -456,16 +434,16 @@ int cmd_sign_package(int argc, char **argv)
 	if (export_file && (key.opts.key || run.opts.outdir))
 		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
 				       key.opts.key ? "--key" : "--outdir");
-	if (export_file && json)
+	if (export_file && say.json)
 		return cli_usage_error(
 			"sign-package",
 			"--export-digests writes a digest manifest, not --format json");
-	if (json)
+	if (say.json)
 		run.json = &json_out;
 	if (export_file) {
 		if (cli_parse_operands(&p) >= argc)
 			return cli_usage_error("sign-package", "no package given");
-		cli_set_verbose(verbose);
+		cli_set_verbose(say.verbose);
 		for (int i = cli_parse_operands(&p); i < argc && !err; i++)
 			err = cli_pkglist_add(&list, argv[i]);
 		if (!err)
@@ -487,7 +465,7 @@ int cmd_sign_package(int argc, char **argv)
 		if (err)
 			return err;
 	}
-	cli_set_verbose(verbose);
+	cli_set_verbose(say.verbose);
 	run.opts.log = &cli_log;
 	/*
 	 * A remote key (p11-kit's client module) writes to a socket: should the server go
@@ -495,9 +473,14 @@ int cmd_sign_package(int argc, char **argv)
 	 * than kill the run and leave their temporary files behind.
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	/* The key is loaded once, before any package is read: a bad key fails early. */
+	/*
+	 * The key is loaded once, before any package is read: a bad key fails early.  The
+	 * other workers get handles on it; a key that cannot be shared between threads (a
+	 * pkcs11 engine key) is used by one worker at a time, while the reading, checking and
+	 * writing of packages still run in parallel.
+	 */
 	err = import_file ? load_import(&run, import_file, key.opts.cert, &sigs, &trust) :
-	      make_workers(&run, &key.opts);
+			    cli_signers_load(&run.signers, &key.opts, run.jobs);
 	cli_pass_forget();
 	if (err) {
 		free_workers(&run);
@@ -522,10 +505,10 @@ int cmd_sign_package(int argc, char **argv)
 		if (run.jobs > run.n)
 			run.jobs = run.n ? (unsigned int)run.n : 1;
 		clock_gettime(CLOCK_MONOTONIC, &t.start);
-		t.draw = many && cli_progress_wanted(show);
-		run_all(&run, verbose, &t);
+		t.draw = many && cli_progress_wanted(say.show);
+		run_all(&run, say.verbose, &t);
 		cli_progress_clear();
-		if (json) {
+		if (say.json) {
 			cli_json_begin(&json_out, "summary");
 			cli_json_str(&json_out, "command", "sign-package");
 			cli_json_uint(&json_out, "packages", t.packages + list.failed);
@@ -536,7 +519,7 @@ int cmd_sign_package(int argc, char **argv)
 					 cli_seconds_since(CLOCK_MONOTONIC, &t.start));
 			cli_json_put(&json_out, stdout);
 			fflush(stdout);
-		} else if (show != 0 && (many || !(t.failures + list.failed)))
+		} else if (say.show != 0 && (many || !(t.failures + list.failed)))
 			cli_say("sign-package",
 				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
 				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,

@@ -755,7 +755,7 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "--dbpath is for --rpmdb");
 	if (dbpath && imastream_rpm_set_dbpath(dbpath, &cli_log))
 		return CLI_FAILED;
-	json = job.walk.json;
+	json = job.walk.say.json;
 	if (json)
 		verdict_json = &job.walk.out;
 	/* auto: the selinux plugin's own default, labels by this host's policy when enabled. */
@@ -768,7 +768,7 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "no --trust given");
 	if (cli_parse_operands(&p) >= argc && !root)
 		return cli_usage_error("verify", "no PATH given");
-	cli_set_verbose(job.walk.verbosity);
+	cli_set_verbose(job.walk.say.verbose);
 	if (job.evm == EVM_NONE)
 		job.flags |= IMASTREAM_VERIFY_NO_EVM;
 	if (imastream_trust_new(&tlog, &trust)) {
@@ -796,10 +796,7 @@ int cmd_verify(int argc, char **argv)
 			goto out;
 	if (cli_walk_start(&job.walk))
 		goto out;
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = cli_parse_operands(&p); i < argc; i++)
-		cli_walk_path(&job.walk, argv[i]);
-	cli_walk_finish(&job.walk);
+	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
 	ret = job.walk.failed ? CLI_FAILED : CLI_OK;
 out:
 	cli_walk_finish(&job.walk);

@@ -26,17 +26,40 @@ static int setup(struct cli_digests *d, struct cli_walk *w)
 	return 0;
 }
 
-int cli_digests_init(struct cli_digests *d, struct imastream_hasher *hasher, int algo,
-		     struct cli_walk *w)
+int cli_digest_option(const struct cli_parser *p, int c, struct cli_digest_opts *o)
 {
-	*d = (struct cli_digests){ .hasher = hasher, .algo = algo };
-	return setup(d, w);
+	switch (c) {
+	case CLI_OPT_HASH_ALGO:
+		o->algo_name = p->arg;
+		o->algo_given = true;
+		return 1;
+	case CLI_OPT_ALLOW_WEAK:
+		o->allow_weak = true;
+		return 1;
+	case CLI_OPT_VERITY:
+		o->verity = true;
+		return 1;
+	case CLI_OPT_DRY_RUN:
+		o->dry_run = true;
+		return 1;
+	case CLI_OPT_NO_NAMES:
+		o->no_names = true;
+		return 1;
+	default:
+		return 0;
+	}
 }
 
-int cli_digests_init_verity(struct cli_digests *d, struct imastream_verity *verity,
-			    struct cli_walk *w)
+int cli_digests_new(struct cli_digests *d, bool verity, int algo, const struct imastream_log *log,
+		    struct cli_walk *w)
 {
-	*d = (struct cli_digests){ .verity = verity };
+	int err;
+
+	*d = (struct cli_digests){ .algo = algo };
+	err = verity ? imastream_verity_new(log, &d->verity) :
+		       imastream_hasher_new(IMASTREAM_HASH_BIT(algo), log, &d->hasher);
+	if (err)
+		return err; /* the library said why */
 	return setup(d, w);
 }
 
@@ -44,6 +67,10 @@ void cli_digests_free(struct cli_digests *d)
 {
 	free(d->buf);
 	d->buf = NULL;
+	imastream_hasher_free(d->hasher);
+	d->hasher = NULL;
+	imastream_verity_free(d->verity);
+	d->verity = NULL;
 }
 
 static void count(struct cli_digests *d, const char *backend, unsigned long files)
@@ -196,16 +223,22 @@ void cli_digests_run(struct cli_digests *d, struct cli_item **items, size_t n,
 	      imastream_hash_batch_last_backend(d->hasher, d->algo), m);
 }
 
-void cli_digests_say(const char *cmd, const struct cli_digests *const ds[], unsigned int n)
+void cli_digests_say(const struct cli_walk *w, const struct cli_digests *first, size_t stride)
 {
 	struct cli_digests sum = { 0 };
 	unsigned long total = 0;
 	char msg[512];
 	int len;
 
-	for (unsigned int w = 0; w < n; w++)
-		for (size_t i = 0; i < CLI_DIGESTS_COUNTS && ds[w]->counts[i].files; i++)
-			count(&sum, ds[w]->counts[i].backend, ds[w]->counts[i].files);
+	if (!w->say.verbose)
+		return;
+	for (unsigned int j = 0; j < w->jobs; j++) {
+		const struct cli_digests *d = (const void *)((const char *)first +
+							     (size_t)j * stride);
+
+		for (size_t i = 0; i < CLI_DIGESTS_COUNTS && d->counts[i].files; i++)
+			count(&sum, d->counts[i].backend, d->counts[i].files);
+	}
 	for (size_t i = 0; i < CLI_DIGESTS_COUNTS; i++)
 		total += sum.counts[i].files;
 	len = snprintf(msg, sizeof(msg), "digests of %lu files:", total);
@@ -220,5 +253,5 @@ void cli_digests_say(const char *cmd, const struct cli_digests *const ds[], unsi
 		if (c->backend && len >= 0 && (size_t)len < sizeof(msg))
 			len += snprintf(msg + len, sizeof(msg) - (size_t)len, " batches");
 	}
-	cli_say(cmd, "%s", msg);
+	cli_say(w->tally.cmd, "%s", msg);
 }

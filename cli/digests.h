@@ -28,7 +28,7 @@ struct cli_digests_count {
 	unsigned long files;
 };
 
-/* One worker's: its hasher, a run's buffers, and how many files each backend hashed. */
+/* One worker's: its own hasher, a run's buffers, and how many files each backend hashed. */
 struct cli_digests {
 	struct imastream_hasher *hasher;
 	int algo;
@@ -40,15 +40,29 @@ struct cli_digests {
 	struct cli_digests_count counts[CLI_DIGESTS_COUNTS];
 };
 
+/* What hash and sign take alike about the digest and their output lines. */
+struct cli_digest_opts {
+	const char *algo_name; /* -a ALGO, "sha256" unless given */
+	bool algo_given;
+	bool allow_weak; /* --allow-weak */
+	bool verity;	 /* --verity: the fs-verity digest */
+	bool dry_run;	 /* -n: write nothing */
+	bool no_names;	 /* --no-names: the values alone */
+};
+#define CLI_DIGEST_OPTS_INIT ((struct cli_digest_opts){ .algo_name = "sha256" })
+
+/* Takes option @c into @o: 1 when it was one of them, else 0. */
+int cli_digest_option(const struct cli_parser *p, int c, struct cli_digest_opts *o);
+
 /*
- * Sets @d up over @hasher (which must hash @algo, and stays the caller's) for a walk @w:
- * its small_max, and batching unless its runs are of one file.  Return: 0, -ENOMEM (said).
+ * Sets @d up with a hasher of @algo of its own, or with @verity an fs-verity context
+ * (imastream_verity_batch()), which log to @log; and for a walk @w: its small_max, and
+ * batching unless its runs are of one file.  Free with cli_digests_free(), also after a
+ * failure.  Return: 0, or an error (the library said why, or -ENOMEM said).
  */
-int cli_digests_init(struct cli_digests *d, struct imastream_hasher *hasher, int algo,
-		     struct cli_walk *w);
-/* The same for fs-verity digests (imastream_verity_batch()), over @verity. */
-int cli_digests_init_verity(struct cli_digests *d, struct imastream_verity *verity,
-			    struct cli_walk *w);
+int cli_digests_new(struct cli_digests *d, bool verity, int algo, const struct imastream_log *log,
+		    struct cli_walk *w);
+/* Frees what @d holds; a zeroed one is fine. */
 void cli_digests_free(struct cli_digests *d);
 
 /*
@@ -60,9 +74,10 @@ void cli_digests_run(struct cli_digests *d, struct cli_item **items, size_t n,
 		     const uint8_t *digest[]);
 
 /*
- * -v, once the walk is over, on stderr: "CMD: digests of N files: A in avx512-16x batches,
- * B streamed one at a time", the sum over the @n contexts of @ds.
+ * With -v, once the walk @w is over, on stderr: "CMD: digests of N files: A in avx512-16x
+ * batches, B streamed one at a time", the sum over its jobs' contexts: @first, and each
+ * next one @stride bytes on (the member of each entry of a command's worker array).
  */
-void cli_digests_say(const char *cmd, const struct cli_digests *const ds[], unsigned int n);
+void cli_digests_say(const struct cli_walk *w, const struct cli_digests *first, size_t stride);
 
 #endif /* IMASTREAM_CLI_DIGESTS_H */

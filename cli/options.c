@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -13,6 +14,7 @@
  * The vocabulary.  Where evmctl has a spelling for the same meaning, it is the letter
  * (-a, -k, -n, -p, -r, -v) or the alias here; the few per-command exceptions are
  * struct cli_alias entries of the command, listed under "Also accepted" in its --help.
+ * The entries look alike by design: one per option, each its own spelling and meaning.
  */
 static const struct cli_option vocabulary[] = {
 	{ CLI_OPT_HELP, 'h', "help", no_argument, NULL, "print this help" },
@@ -63,13 +65,13 @@ static const struct cli_option vocabulary[] = {
 	{ CLI_OPT_OUTDIR, 0, "outdir", required_argument, "DIR",
 	  "write into DIR instead of in place" },
 	{ CLI_OPT_MODE, 0, "mode", required_argument, "MODE",
-	  "hash, sign or off: what security.ima holds", NULL, "mode" },
+	  "hash, sign or off: what security.ima holds (hash)", NULL, "mode" },
 	{ CLI_OPT_SET, 'o', "set", required_argument, "KEY=VALUE",
 	  "any configuration key of imastream-rpm(8) (repeatable)" },
 	{ CLI_OPT_CONFIG, 0, "config", required_argument, "FILE",
-	  "\"key = value\" lines, read before the options" },
-	{ CLI_OPT_PLUGINS, 0, "plugins", required_argument, "LIST", "the chain, in order", NULL,
-	  "plugins" },
+	  "\"key = value\" lines, read before the options above" },
+	{ CLI_OPT_PLUGINS, 0, "plugins", required_argument, "LIST",
+	  "the chain, in order (selinux,ima,evm)", NULL, "plugins" },
 	{ CLI_OPT_PGP_KEY, 0, "pgp-key", required_argument, "FILE",
 	  "an armored OpenPGP public key trusted for header signatures" },
 	{ CLI_OPT_ALLOW_UNSIGNED, 0, "allow-unsigned", no_argument, NULL,
@@ -452,15 +454,81 @@ bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)
 	return true;
 }
 
-int cli_say_option(int c, bool *quiet, int *verbose)
+int cli_say_option(const struct cli_parser *p, int c, struct cli_say *s)
 {
-	if (c == CLI_OPT_QUIET)
-		*quiet = true;
-	else if (c == CLI_OPT_VERBOSE)
-		(*verbose)++;
-	else
+	switch (c) {
+	case CLI_OPT_PROGRESS:
+		s->show = 1;
+		return 1;
+	case CLI_OPT_QUIET:
+		s->show = 0;
+		s->quiet = true;
+		return 1;
+	case CLI_OPT_VERBOSE:
+		s->verbose++;
+		return 1;
+	case CLI_OPT_FORMAT:
+		if (cli_format_option(p->spec->cmd, p->spelled, p->arg, &s->json) != CLI_OK)
+			return -1;
+		return 1;
+	default:
 		return 0;
-	return 1;
+	}
+}
+
+int cli_parse_next_taking(struct cli_parser *p, cli_take_fn *take, void *group)
+{
+	int c, taken;
+
+	do {
+		c = cli_parse_next(p);
+		taken = take(group, p, c);
+	} while (taken > 0);
+	return taken < 0 ? CLI_OPT_ERROR : c;
+}
+
+struct key_say {
+	struct cli_key *key;
+	struct cli_say *say;
+};
+
+static int take_key_say(void *group, const struct cli_parser *p, int c)
+{
+	const struct key_say *ks = group;
+	int taken = cli_key_option(p, c, ks->key);
+
+	return taken ? taken : cli_say_option(p, c, ks->say);
+}
+
+int cli_parse_next_key(struct cli_parser *p, struct cli_key *k, struct cli_say *s)
+{
+	struct key_say ks = { k, s };
+
+	return cli_parse_next_taking(p, take_key_say, &ks);
+}
+
+int cli_root_option(const struct cli_parser *p, int c, struct cli_root *r)
+{
+	switch (c) {
+	case CLI_OPT_ROOT:
+		r->dir = p->arg;
+		return 1;
+	case CLI_OPT_DBPATH:
+		r->dbpath = p->arg;
+		return 1;
+	case CLI_OPT_NO_WAIT:
+		r->no_wait = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+unsigned int cli_default_jobs(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus < 1 ? 1 : cpus > CLI_MAX_JOBS ? CLI_MAX_JOBS : (unsigned int)cpus;
 }
 
 int cli_key_option(const struct cli_parser *p, int c, struct cli_key *k)

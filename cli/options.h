@@ -177,8 +177,46 @@ int cli_key_check_pass(const char *cmd, const struct cli_key *k);
 /* With -p, asks for the passphrase (cli_pass_prompt()); CLI_OK or its error. */
 int cli_key_prompt(const char *cmd, struct cli_key *k);
 
-/* --quiet and -v of a command that walks no tree: 1 when @c was one of them, else 0. */
-int cli_say_option(int c, bool *quiet, int *verbose);
+/*
+ * How much a command says: --progress, --quiet, -v and --format, one parser for every
+ * command that takes them (a command takes only those its spec lists).
+ */
+struct cli_say {
+	int show;    /* --progress 1, --quiet 0, neither -1: for cli_progress_wanted() */
+	bool quiet;  /* --quiet was given, whatever came after it: no summary line */
+	int verbose; /* -v, repeatable */
+	bool json;   /* --format json */
+};
+#define CLI_SAY_INIT ((struct cli_say){ .show = -1 })
+
+/* Takes option @c into @s: 1 when it was one of them, 0 when not, -1 after a usage error. */
+int cli_say_option(const struct cli_parser *p, int c, struct cli_say *s);
+
+/* An option group's parser: 1 when it took option @c, 0 when not, -1 after a usage error. */
+typedef int cli_take_fn(void *group, const struct cli_parser *p, int c);
+/*
+ * cli_parse_next() that gives each option to @take(@group, ...) first: the next option it
+ * does not take, or CLI_OPT_ERROR after a usage error of its.
+ */
+int cli_parse_next_taking(struct cli_parser *p, cli_take_fn *take, void *group);
+/*
+ * For a command that loads a key: the next option that is neither one of @k's
+ * (cli_key_option()) nor one of @s's (cli_say_option()), as cli_parse_next_taking().
+ */
+int cli_parse_next_key(struct cli_parser *p, struct cli_key *k, struct cli_say *s);
+
+/* --root, --dbpath and --no-wait: the installed root a command works on, and rpm's lock. */
+struct cli_root {
+	const char *dir;    /* --root DIR, or NULL */
+	const char *dbpath; /* --dbpath DB, or NULL: rpm's %_dbpath */
+	bool no_wait;	    /* --no-wait: fail rather than wait for the root's lock */
+};
+
+/* Takes option @c into @r: 1 when it was one of them, else 0. */
+int cli_root_option(const struct cli_parser *p, int c, struct cli_root *r);
+
+/* -j's default: one job per online CPU, 1 to CLI_MAX_JOBS. */
+unsigned int cli_default_jobs(void);
 
 /* Shared option arguments; each prints its own usage error and returns false. */
 bool cli_parse_jobs(const struct cli_parser *p, unsigned int *jobs_ret);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The chain's configuration from the command line, shared by install and relabel. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -30,7 +31,8 @@ static bool add_kv(struct cli_settings *cs, char *kv, const char *where)
 	return add(cs, kv, eq + 1, where);
 }
 
-int cli_settings_option(struct cli_settings *cs, const struct cli_parser *p, int c)
+/* A configuration option: 1 taken, 0 not one, -1 a usage error (said). */
+static int config_option(struct cli_settings *cs, const struct cli_parser *p, int c)
 {
 	const struct cli_option *o = cli_option(c);
 	bool ok;
@@ -63,6 +65,21 @@ int cli_settings_option(struct cli_settings *cs, const struct cli_parser *p, int
 	return ok ? 1 : -1;
 }
 
+static int take_settings(void *group, const struct cli_parser *p, int c)
+{
+	struct cli_settings *cs = group;
+	int taken = config_option(cs, p, c);
+
+	if (!taken)
+		taken = cli_root_option(p, c, &cs->root);
+	return taken ? taken : cli_say_option(p, c, &cs->say);
+}
+
+int cli_settings_parse_next(struct cli_settings *cs, struct cli_parser *p)
+{
+	return cli_parse_next_taking(p, take_settings, cs);
+}
+
 const char *cli_settings_typed(void *arg, const char *key)
 {
 	const struct cli_settings *cs = arg;
@@ -72,6 +89,14 @@ const char *cli_settings_typed(void *arg, const char *key)
 		    strcmp(cs->s[i].where, "--set"))
 			return cs->s[i].where;
 	return NULL;
+}
+
+void cli_settings_say(struct cli_settings *cs, const char *msg)
+{
+	char *named = cli_config_names_to_options(msg, cli_settings_typed, cs);
+
+	cli_error("%s", named ? named : msg);
+	free(named);
 }
 
 int cli_settings_config(struct cli_settings *cs, struct imastream_config *cfg,

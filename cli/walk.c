@@ -47,11 +47,12 @@ static unsigned int walk_run_from_env(void)
 void cli_walk_init(struct cli_walk *w, const char *cmd, const struct cli_walk_ops *ops, void *ctx,
 		   const char *verb, size_t item_size)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	*w = (struct cli_walk){ .ops = ops, .ctx = ctx, .verb = verb, .item_size = item_size,
-				.show = -1 };
-	w->jobs = cpus < 1 ? 1 : cpus > CLI_WALK_MAX_JOBS ? CLI_WALK_MAX_JOBS : (unsigned int)cpus;
+	*w = (struct cli_walk){ .ops = ops,
+				.ctx = ctx,
+				.verb = verb,
+				.item_size = item_size,
+				.say = CLI_SAY_INIT,
+				.jobs = cli_default_jobs() };
 	w->tally.cmd = cmd;
 	w->run = walk_run_from_env();
 }
@@ -64,20 +65,8 @@ int cli_walk_option(struct cli_walk *w, const struct cli_parser *p, int opt)
 		return 1;
 	case CLI_OPT_JOBS:
 		return cli_parse_jobs(p, &w->jobs) ? 1 : -1;
-	case CLI_OPT_PROGRESS:
-		w->show = 1;
-		return 1;
-	case CLI_OPT_QUIET:
-		w->show = 0;
-		return 1;
-	case CLI_OPT_VERBOSE:
-		w->verbosity++;
-		return 1;
-	case CLI_OPT_FORMAT:
-		return cli_format_option(w->tally.cmd, p->spelled, p->arg, &w->json) == CLI_OK ? 1 :
-												 -1;
 	default:
-		return 0;
+		return cli_say_option(p, opt, &w->say);
 	}
 }
 
@@ -291,6 +280,13 @@ static const char *special_name(mode_t type_bits)
 	       S_ISLNK(type_bits) ? "symbolic link" : "special file";
 }
 
+void cli_walk_json_file(struct cli_walk *w, const char *path, bool ok)
+{
+	cli_json_begin(&w->out, "file");
+	cli_json_str(&w->out, "path", path);
+	cli_json_str(&w->out, "result", ok ? "ok" : "fail");
+}
+
 /* --format json: the record of a file the walk itself could not hand to the command. */
 static void fail_record(struct cli_walk *w, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -299,14 +295,12 @@ static void fail_record(struct cli_walk *w, const char *path, const char *fmt, .
 	char why[512];
 	va_list ap;
 
-	if (!w->json)
+	if (!w->say.json)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	cli_json_begin(&w->out, "file");
-	cli_json_str(&w->out, "path", path);
-	cli_json_str(&w->out, "result", "fail");
+	cli_walk_json_file(w, path, false);
 	cli_json_str(&w->out, "error", why);
 	cli_json_put(&w->out, stdout);
 }
@@ -519,8 +513,8 @@ int cli_walk_start(struct cli_walk *w)
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->done, NULL);
 	w->started = true;
-	w->tally.draw = w->show == 1 || (w->recursive && cli_progress_wanted(w->show));
-	w->tally.summary = w->recursive && w->show != 0;
+	w->tally.draw = w->say.show == 1 || (w->recursive && cli_progress_wanted(w->say.show));
+	w->tally.summary = w->recursive && w->say.show != 0;
 	cli_tally_start(&w->tally);
 	if (w->jobs <= 1)
 		return 0;
@@ -565,7 +559,7 @@ void cli_walk_finish(struct cli_walk *w)
 	w->path = NULL;
 	if (!w->started)
 		return;
-	if (w->json) {
+	if (w->say.json) {
 		cli_json_begin(&w->out, "summary");
 		cli_json_str(&w->out, "command", w->tally.cmd);
 		cli_json_uint(&w->out, "files", w->tally.files);
@@ -677,7 +671,7 @@ static void walk_dir(struct cli_walk *w, int fd)
 			walk_at(w, d->fd, de->d_name);
 		} else if (type == DT_LNK) {
 			/* Never followed; what it points to is done where it lives. */
-			if (w->verbosity) {
+			if (w->say.verbose) {
 				settle(w);
 				cli_error("%s: skipped (symbolic link)", w->path);
 			}
@@ -730,4 +724,13 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 	}
 	/* A worker opens it: what it is by then decides, as inside a walk. */
 	queue_file(w, NULL, 0, true);
+}
+
+void cli_walk_paths(struct cli_walk *w, char *const *paths, int n)
+{
+	/* Many short lines: one big buffer instead of a write per file. */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	for (int i = 0; i < n; i++)
+		cli_walk_path(w, paths[i]);
+	cli_walk_finish(w);
 }

@@ -44,7 +44,10 @@ struct cli_item {
 };
 
 struct cli_walk_ops {
-	/* A worker (numbered 0..jobs-1; 0 for the main thread when serial) does the work. */
+	/*
+	 * A worker (numbered 0..jobs-1; 0 for the main thread when serial) does the work.
+	 * NULL when process_run is set: that then gets each file as a run of one.
+	 */
 	void (*process)(void *ctx, unsigned int worker, struct cli_item *it);
 	/* The main thread, in walk order, once process() is done; may print. */
 	void (*report)(void *ctx, struct cli_item *it);
@@ -78,9 +81,9 @@ struct cli_walk {
 	void *ctx;
 	const char *verb;   /* "hashed", "signed": in "not a regular file (FIFO), not hashed" */
 	bool recursive;     /* -r */
-	int verbosity;      /* -v: how many; one names the symlinks a walk skips */
-	int show;           /* --progress 1, --quiet 0, neither -1 */
-	bool json;	    /* --format json: report() writes a record per file (cli_json) */
+	/* -v (one names the symlinks a walk skips), --progress, --quiet; --format json:
+	 * report() writes a record per file (cli_json). */
+	struct cli_say say;
 	struct cli_json out; /* the record being built, for report() */
 	size_t item_size;
 	unsigned int jobs;  /* -j, 1..CLI_WALK_MAX_JOBS; the command may lower it before start */
@@ -167,5 +170,10 @@ void cli_walk_path(struct cli_walk *w, const char *arg);
  * and prints the summary line of a walk that started.
  */
 void cli_walk_finish(struct cli_walk *w);
+/* Walks the @n command-line @paths (cli_walk_path()), then cli_walk_finish(). */
+void cli_walk_paths(struct cli_walk *w, char *const *paths, int n);
+
+/* --format json, in report(): begins the "file" record of @path in w->out, with its result. */
+void cli_walk_json_file(struct cli_walk *w, const char *path, bool ok);
 
 #endif /* IMASTREAM_CLI_WALK_H */

@@ -67,10 +67,15 @@ grep '^imastream relabel: 1 of 17 files, 6%' "$T/progress" >/dev/null ||
 	{ cat "$T/progress"; fail "no percentage after the first file"; }
 [ "$(tail -n 1 "$T/progress" | cut -d, -f1-2)" = "imastream relabel: 17 of 17 files, 100%" ] ||
 	{ cat "$T/progress"; fail "the last progress line is not 17 of 17, 100%"; }
+[ "$(tail -n 1 "$T/progress" | sed 's/.* MiB, //')" = "2 packages done" ] ||
+	{ cat "$T/progress"; fail "the last progress line does not count 2 packages done"; }
 # Named packages: their files only, not the whole database's.
 progress_lines imsextra >"$T/progress"
 n=$(tail -n 1 "$T/progress" | sed -n 's/^imastream relabel: \([0-9]*\) of \1 files, 100%.*/\1/p')
 [ -n "$n" ] && [ "$n" -lt 17 ] || { cat "$T/progress"; fail "imsextra alone: not its own total at 100%"; }
+# One package: singular.
+[ "$(tail -n 1 "$T/progress" | sed 's/.* MiB, //')" = "1 package done" ] ||
+	{ cat "$T/progress"; fail "imsextra alone: the last progress line does not say 1 package done"; }
 # Without --progress (not a terminal), no line at all.
 "$IMS" relabel --root "$R" --dry-run >/dev/null 2>"$T/err" || fail "dry run without --progress"
 if grep ' of 17 files' "$T/err" >/dev/null; then cat "$T/err"; fail "a progress line on a pipe"; fi
