@@ -284,8 +284,10 @@ static int policy_keylime(int argc, char **argv)
 		goto out;
 	if (write_policy(pol, output))
 		goto out;
-	cli_say("policy", "%lu packages, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
-		src.packages, src.files, attest_policy_paths(pol), info->name, src.hashed, src.unreadable);
+	cli_say("policy",
+		"%lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
+		src.packages, src.packages == 1 ? "" : "s", src.files, attest_policy_paths(pol),
+		info->name, src.hashed, src.unreadable);
 	ret = src.unreadable ? CLI_FAILED : CLI_OK;
 out:
 	if (src.rootfd >= 0)

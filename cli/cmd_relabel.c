@@ -357,11 +357,11 @@ int cmd_relabel(int argc, char **argv)
 	}
 	if (!settings.say.quiet)
 		cli_say("relabel",
-			"%lu packages, %lu files %s, %lu already correct, %lu modified, %lu "
+			"%lu package%s, %lu files %s, %lu already correct, %lu modified, %lu "
 			"missing, %lu failed; %s read, %.2f s",
-			c->packages, c->labelled, run.dry_run ? "to label" : "labelled", c->correct,
-			c->modified, c->missing, c->failed,
-			cli_human_size(c->bytes, size, sizeof(size)),
+			c->packages, c->packages == 1 ? "" : "s", c->labelled,
+			run.dry_run ? "to label" : "labelled", c->correct, c->modified, c->missing,
+			c->failed, cli_human_size(c->bytes, size, sizeof(size)),
 			cli_seconds_since(CLOCK_MONOTONIC, &run.start));
 	/* Whether the content went to the worker threads or streamed through the chain here. */
 	if (run.verbose)

@@ -89,7 +89,7 @@ wait $reader || fail "nothing was written into the pipe"
 [ -c "$work/null" ] && [ -p "$work/fifo" ] || fail "--output replaced a device or a pipe with a file"
 cmp -s "$work/fifo.out" "$work/rpm.json" || fail "--output to a pipe: not the policy"
 [ -z "$(find "$work" -maxdepth 1 -name '*.imastream-tmp-*')" ] || fail "--output to a device left a temp file"
-grep -q '1 packages, 2 files' "$work/err" || { cat "$work/err"; fail "the summary does not count 1 package, 2 files"; }
+grep -q '1 package, 2 files' "$work/err" || { cat "$work/err"; fail "the summary does not count 1 package, 2 files"; }
 jq -e '.meta.version == 1 and (.digests | type) == "object" and (.excludes | type) == "array"
 	and (.keyrings | type) == "object" and .ima.log_hash_alg == "sha1"
 	and (.ima.ignored_keyrings | type) == "array" and (."ima-buf" | type) == "object"
@@ -220,7 +220,7 @@ for names in "" imsnone; do
 	# shellcheck disable=SC2086
 	"$IMASTREAM" policy keylime --root "$noneroot" --record --output "$work/none.json" $names 2>"$work/err" ||
 		{ cat "$work/err"; fail "policy keylime --record $names refused a record of a fileless package"; }
-	grep -q '1 packages, 0 files' "$work/err" || { cat "$work/err"; fail "the fileless package is not counted"; }
+	grep -q '1 package, 0 files' "$work/err" || { cat "$work/err"; fail "the fileless package is not counted"; }
 done
 rc=0
 "$IMASTREAM" policy keylime --root "$noneroot" --record imsatt >/dev/null 2>"$work/err" || rc=$?

@@ -69,7 +69,7 @@ R=$T/relabel
 merged_root "$R"
 prpm "$R" --noplugins -i "$PKG" || fail "rpm -i --noplugins failed"
 "$IMS" relabel --root "$R" >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "relabel failed on a merged-/usr root"; }
-grep -q "1 packages, 4 files labelled, .* 0 modified, 0 missing, 0 failed" "$T/err" ||
+grep -q "1 package, 4 files labelled, .* 0 modified, 0 missing, 0 failed" "$T/err" ||
 	{ cat "$T/err"; fail "relabel summary"; }
 check_root "$R" "relabel"
 
