@@ -33,9 +33,10 @@ extern "C" {
  * every rename whose temp file is still there is done, the record's last (its temp files
  * were complete, labelled and synced before the journal was written: recovery rolls
  * forward, never back).  A journal that does not parse (truncated, rotten, hostile) is
- * refused in one line naming it, and nothing at all is changed or removed.  Only names of IMASTREAM_TEMP_PREFIX + a dead writer's pid are
- * removed (never a directory, never a temp of a live process: a writer in another pid
- * namespace whose pid is alive here keeps its files).
+ * refused in one line naming it, and nothing at all is changed or removed.  Only names
+ * of IMASTREAM_TEMP_PREFIX + a dead writer's pid are removed (never a directory, never a
+ * temp of a live process: a writer in another pid namespace whose pid is alive here
+ * keeps its files).
  */
 enum imastream_root_flag {
 	/* Fail with -EBUSY when another transaction holds the lock (default: wait, after a
