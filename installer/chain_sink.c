@@ -26,6 +26,7 @@
 #include "installer/dropped.h"
 #include "installer/header_trust.h"
 #include "installer/private.h"
+#include "installer/sink_progress.h"
 #include "installer/sink_record.h"
 #include "installer/sink_thread.h"
 #include "plugin/core/driver.h"
@@ -77,7 +78,7 @@ struct imastream_chain_sink {
 	struct ims_record_pkg *rpkg;
 	struct ims_dropped dropped; /* an upgrade's removals, planned at commit_package */
 	struct sfile *done, **done_tail; /* closed, awaiting file_done after commit */
-	struct imastream_sink_progress prog;
+	struct ims_sink_progress prog;
 	/* The chain thread (sink_thread.c): file_opened/file_closed and the record of files
 	 * whose chunks the chain does not need.  A failure fails the package at
 	 * commit_package, before any rename. */
@@ -89,12 +90,6 @@ struct imastream_chain_sink {
 static void drain(struct imastream_chain_sink *cs)
 {
 	ims_worker_drain(&cs->worker);
-}
-
-static void progress(struct imastream_chain_sink *cs)
-{
-	if (cs->opts.progress)
-		cs->opts.progress(cs->opts.progress_arg, &cs->prog);
 }
 
 /* The chain thread's copies of what the extractor frees: descriptors and signature. */
@@ -219,7 +214,7 @@ static int cs_begin_package(void *arg, const char *name)
 	}
 	cs->done = NULL;
 	cs->done_tail = &cs->done;
-	cs->prog.package = name;
+	ims_sink_progress_package(&cs->prog, name);
 	if (cs->rec) {
 		err = ims_sink_record_pkg_new(cs->opts.cfg, cs->name, cs->nevra, &cs->rpkg);
 		if (err)
@@ -355,8 +350,7 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 
 	if (sf->stream)
 		err = imastream_chain_file_updated(cs->chain, &sf->f, buf, len);
-	cs->prog.bytes += len;
-	progress(cs);
+	ims_sink_progress_bytes(&cs->prog, len);
 	return err;
 }
 
@@ -506,8 +500,7 @@ static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry
 
 	if (!sf)
 		return -EINVAL;
-	cs->prog.files++;
-	progress(cs);
+	ims_sink_progress_file(&cs->prog);
 	if (cs->verity && S_ISREG(e->mode) && !sf->hardlink && !(sf->tmp = strdup(name))) {
 		sfile_free(sf);
 		return -ENOMEM;
@@ -710,10 +703,7 @@ static void cs_end_package(void *arg, int status)
 	cs->pkg.rpm_header = NULL;
 	free(cs->h_for);
 	cs->h_for = NULL;
-	if (!status)
-		cs->prog.packages++;
-	progress(cs);
-	cs->prog.package = NULL; /* the extractor frees the name after this call */
+	ims_sink_progress_end(&cs->prog, status);
 }
 
 int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
@@ -738,6 +728,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	cs->chain = chain;
 	cs->log = log;
 	IMS_COPY_SIZED(&cs->opts, opts);
+	ims_sink_progress_init(&cs->prog, cs->opts.progress, cs->opts.progress_arg);
 	cs->done_tail = &cs->done;
 	cs->rootfd = dup(rootfd);
 	cs->root = strdup(opts->root);
@@ -832,9 +823,8 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 	ims_worker_stop(&cs->worker);
 	if (cs->tsm)
 		imastream_chain_tsm_post(cs->chain, &cs->txn, res);
-	cs->prog.done = true;
 	if (cs->tsm)
-		progress(cs);
+		ims_sink_progress_done(&cs->prog);
 	ims_header_trust_free(cs->trust);
 	ims_record_free(cs->rec);
 	headerFree(cs->h);
