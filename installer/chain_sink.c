@@ -23,6 +23,7 @@
 #include "imastream/extract.h"
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
+#include "installer/conflicts.h"
 #include "installer/dropped.h"
 #include "installer/header_trust.h"
 #include "installer/private.h"
@@ -232,45 +233,16 @@ static int cs_begin_package(void *arg, const char *name)
 	return err;
 }
 
-/*
- * The package a file conflicts with: the record's owner (sink_record.c), or the root's
- * rpm database's (rpmdb_owner.c); NULL when the entry replaces nobody's file.
- */
-static const char *conflict_owner(struct imastream_chain_sink *cs, const struct imastream_entry *e,
-				  char *buf, size_t size)
-{
-	const struct imastream_record_file *rf = ims_sink_record_conflict(cs->rec, cs->name, e);
-
-	if (rf) {
-		snprintf(buf, size, "%s", rf->package);
-		return buf;
-	}
-	if (cs->owners && !S_ISDIR(e->mode) && !(e->flags & IMASTREAM_ENTRY_UNOWNED) &&
-	    ims_rpmdb_owner_conflict(cs->owners, e, cs->name, buf, size) > 0)
-		return buf;
-	return NULL;
-}
-
+/* A conflict with another package's file: the file_conflict hook and the verdict. */
 static int check_conflict(struct imastream_chain_sink *cs, const struct imastream_entry *e)
 {
-	struct imastream_conflict c;
 	char owner[256];
-	int err;
 
-	if (!conflict_owner(cs, e, owner, sizeof(owner)))
+	if (!ims_conflict_owner(cs->rec, cs->owners, cs->name, e, owner, sizeof(owner)))
 		return 0;
-	c = (struct imastream_conflict){ .size = sizeof(c), .path = e->path, .pkg = &cs->pkg, .owner = owner };
 	drain(cs);
-	err = imastream_chain_file_conflict(cs->chain, &c);
-	if (err)
-		return ims_err(cs->log, err, "%s: %s: conflicts with the file of package %s (refused by the file_conflict hook)",
-			       cs->nevra, e->path, owner);
-	if (!(cs->opts.flags & IMASTREAM_SINK_REPLACE_FILES))
-		return ims_err(cs->log, -EEXIST, "%s: %s: conflicts with the file of package %s",
-			       cs->nevra, e->path, owner);
-	ims_logf(cs->log, IMASTREAM_LOG_INFO, "%s: %s: replaces the file of package %s", cs->nevra,
-		 e->path, owner);
-	return 0;
+	return ims_conflict_judge(cs->chain, &cs->pkg, e->path, owner,
+				  cs->opts.flags & IMASTREAM_SINK_REPLACE_FILES, cs->log);
 }
 
 static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **entry_ctx)

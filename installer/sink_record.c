@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The chain sink's install record: each package's objects as the chain left them, and conflicts. */
+/* The chain sink's install record: each package's objects as the chain left them. */
 #include <string.h>
 #include <sys/stat.h>
 
@@ -18,29 +18,6 @@ int ims_sink_record_pkg_new(const struct imastream_config *cfg, const char *name
 		evm = cfg->evm ? "portable" : "none";
 	}
 	return ims_record_pkg_new(name, nevra, ima, evm, ret);
-}
-
-const struct imastream_record_file *ims_sink_record_conflict(const struct ims_record *rec,
-							      const char *pkg_name,
-							      const struct imastream_entry *e)
-{
-	const struct imastream_record_file *rf;
-
-	if (!rec || S_ISDIR(e->mode) || (e->flags & IMASTREAM_ENTRY_UNOWNED))
-		return NULL;
-	rf = ims_record_lookup(rec, e->path);
-	if (!rf || !strcmp(rf->package, pkg_name) || S_ISDIR(rf->mode))
-		return NULL;
-	if (rf->mode == e->mode && rf->uid == e->uid && rf->gid == e->gid) {
-		if (S_ISLNK(e->mode) && e->link_target && rf->link_target &&
-		    !strcmp(e->link_target, rf->link_target))
-			return NULL;
-		if (S_ISREG(e->mode) && e->digest && rf->digest_algo == e->digest_algo &&
-		    rf->size == e->size && !(e->flags & IMASTREAM_ENTRY_HARDLINK) &&
-		    !memcmp(rf->digest, e->digest, imastream_hash_by_algo(e->digest_algo)->digest_size))
-			return NULL;
-	}
-	return rf;
 }
 
 /* Whether a plugin of the chain wrote xattr @name on the file (not skipped). */

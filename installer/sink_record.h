@@ -14,15 +14,6 @@
 int ims_sink_record_pkg_new(const struct imastream_config *cfg, const char *name,
 			    const char *nevra, struct ims_record_pkg **ret);
 
-/*
- * The recorded object of another package than @pkg_name that entry @e would replace, or
- * NULL: none, a directory, an unowned entry, or the very same object (type, owner, and
- * symlink target or content digest), which two packages may share.
- */
-const struct imastream_record_file *ims_sink_record_conflict(const struct ims_record *rec,
-							      const char *pkg_name,
-							      const struct imastream_entry *e);
-
 /**
  * ims_sink_record_file - add one installed object to the package's record
  * @f: the chain's file after file_closed: the owner and mode the inode has, the xattrs
