@@ -30,6 +30,7 @@
 #include "installer/sink_progress.h"
 #include "installer/sink_record.h"
 #include "installer/sink_thread.h"
+#include "installer/verity.h"
 #include "plugin/core/driver.h"
 
 /* One object between file_opened and file_done. */
@@ -501,36 +502,13 @@ static void cs_entry_abort(void *arg, void *entry_ctx, int err)
  */
 static int enable_verity(struct imastream_chain_sink *cs)
 {
-	char rel[PATH_MAX];
+	int err = 0;
 
-	for (struct sfile *sf = cs->done; sf; sf = sf->next) {
-		const char *slash;
-		int dfd, fd, err;
-
-		if (!sf->tmp || !ims_file_wants_verity(&sf->f))
-			continue;
-		slash = strrchr(sf->dest, '/');
-		if (snprintf(rel, sizeof(rel), "%.*s", slash ? (int)(slash - sf->dest) : 0,
-			     sf->dest) >= (int)sizeof(rel))
-			return ims_err(cs->log, -ENAMETOOLONG, "%s: %s: path too long", cs->nevra,
-				       sf->dest);
-		/* Its directory as the extractor opened it: through the symlinks rpm follows. */
-		dfd = imastream_open_dir_as_rpm(cs->rootfd, rel, O_RDONLY, NULL, 0);
-		fd = dfd < 0 ? dfd :
-			       openat(dfd, sf->tmp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-		if (dfd >= 0 && fd < 0)
-			fd = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		if (fd < 0)
-			return ims_err(cs->log, fd, "%s: %s: cannot open it to enable fs-verity: %s",
-				       cs->nevra, sf->dest, strerror(-fd));
-		err = ims_verity_enable(fd, sf->dest, cs->log);
-		close(fd);
-		if (err)
-			return err;
-	}
-	return 0;
+	for (struct sfile *sf = cs->done; sf && !err; sf = sf->next)
+		if (sf->tmp && ims_file_wants_verity(&sf->f))
+			err = ims_verity_enable_temp(cs->rootfd, sf->dest, sf->tmp, cs->nevra,
+						     cs->log);
+	return err;
 }
 
 static int cs_commit_package(void *arg)
@@ -542,11 +520,9 @@ static int cs_commit_package(void *arg)
 	err = ims_worker_error(&cs->worker);
 	if (err)
 		return err; /* (said when it happened) */
-	if (cs->verity) {
-		err = enable_verity(cs);
-		if (err)
-			return err;
-	}
+	err = cs->verity ? enable_verity(cs) : 0;
+	if (err)
+		return err;
 	if (!cs->rpkg)
 		return 0;
 	err = ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg);
@@ -739,8 +715,7 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 		err = ims_probe_root_verity(cs->opts.cfg, cs->root, cs->log);
 	if (err)
 		goto fail;
-	cs->verity = cs->opts.cfg && IMS_CONFIG_VERITY(cs->opts.cfg) &&
-		     cs->opts.cfg->mode == IMASTREAM_MODE_SIGN;
+	cs->verity = ims_sink_verity_on(cs->opts.cfg);
 	/* Without a database the policy plugins have nobody to look up (and must not
 	 * create one). */
 	cs->txn = (struct imastream_txn){ .size = sizeof(cs->txn), .root = cs->root, .flags = opts->txn_flags,
