@@ -544,57 +544,6 @@ static int cs_journal_steps(void *arg, int (*add)(void *ctx, int step, const cha
 	return ims_dropped_journal(&cs->dropped, add, ctx);
 }
 
-/*
- * After the renames: removes the old version's objects the new one lacks, each seen by
- * the chain as an erase (file_opened and file_done with IMASTREAM_FILE_ERASE, as rpm's
- * erase of a file).  The intent journal already promises them: a plugin cannot refuse
- * one any more.  A failure leaves the new version installed and says what is left.
- */
-static void remove_dropped(struct imastream_chain_sink *cs)
-{
-	struct ims_dropped *d = &cs->dropped;
-	struct imastream_file *files = calloc(d->n, sizeof(*files));
-	char **paths = calloc(d->n, sizeof(*paths));
-	struct ims_journal_outcome out;
-	int err;
-
-	for (size_t i = 0; files && paths && i < d->n; i++) {
-		const struct ims_dropped_step *s = &d->steps[i];
-		struct imastream_file *f = &files[i];
-
-		/* Kept, under another name: never opened, so its file_done below is the
-		 * chain's no-op (a post call without a pre call), and no plugin hears of it. */
-		if (s->step == IMASTREAM_JOURNAL_RPMSAVE)
-			continue;
-		if (asprintf(&paths[i], "%s/%s%s%s", strcmp(cs->root, "/") ? cs->root : "", s->dir,
-			     *s->dir ? "/" : "", s->name) < 0) {
-			paths[i] = NULL;
-			continue; /* (removed all the same; the chain does not hear of it) */
-		}
-		f->size = sizeof(*f);
-		f->path = paths[i];
-		f->dest = paths[i] + (strcmp(cs->root, "/") ? strlen(cs->root) : 0);
-		f->fd = -1;
-		f->mode = s->mode;
-		f->flags = IMASTREAM_FILE_ERASE;
-		f->pkg = &cs->pkg;
-		if (imastream_chain_file_opened(cs->chain, f))
-			ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: %s: the hook chain failed on its removal; removed anyway",
-				 cs->nevra, f->dest);
-	}
-	err = ims_dropped_apply(cs->rootfd, d, cs->root, cs->nevra, cs->log, &out);
-	if (err)
-		ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: installed, but files of the old version it does not have may be left",
-			 cs->nevra);
-	for (size_t i = 0; files && paths && i < d->n; i++) {
-		imastream_chain_file_done(cs->chain, &files[i], err);
-		free(paths[i]);
-	}
-	free(files);
-	free(paths);
-	ims_dropped_clear(d);
-}
-
 /* The record's rename, done at end_package: the intent journal lists it last. */
 static int cs_journal(void *arg, int (*add)(void *ctx, const char *dir, const char *tmp,
 					    const char *name),
@@ -629,8 +578,10 @@ static void cs_end_package(void *arg, int status)
 		sfile_done(cs, sf, status);
 	}
 	cs->done_tail = &cs->done;
+	/* An upgrade: what the old version had and this one lacks goes, as an erase. */
 	if (!status && cs->dropped.n)
-		remove_dropped(cs);
+		ims_dropped_remove(cs->rootfd, &cs->dropped, cs->root, cs->chain, &cs->pkg,
+				   cs->log);
 	ims_dropped_clear(&cs->dropped);
 	if (cs->in_psm) {
 		imastream_chain_psm_post(cs->chain, &cs->pkg, status);
