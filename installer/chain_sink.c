@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The bridge from the extractor's entry sink to the security hook chain. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,12 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <rpm/header.h>
-#include <rpm/rpmmacro.h>
-#include <rpm/rpmtag.h>
-#include <rpm/rpmtd.h>
-#include <rpm/rpmts.h>
 
 #include "common/private.h"
 #include "imastream/chain.h"
@@ -25,8 +18,8 @@
 #include "imastream/rpmdb.h"
 #include "installer/conflicts.h"
 #include "installer/dropped.h"
-#include "installer/header_trust.h"
 #include "installer/private.h"
+#include "installer/sink_package.h"
 #include "installer/sink_progress.h"
 #include "installer/sink_record.h"
 #include "installer/sink_thread.h"
@@ -62,19 +55,11 @@ struct imastream_chain_sink {
 	int rootfd;
 	char *root;
 	struct imastream_txn txn;
-	rpmts ts;
-	bool rpmdb;      /* the root has an rpm database */
 	struct ims_rpmdb_owner *owners; /* the database's files, for conflicts */
 	bool tsm;
-	struct ims_header_trust *trust; /* NULL with IMASTREAM_SINK_NO_SIGNATURES */
 	struct ims_record *rec;
-	/* The package being installed. */
-	Header h;
-	char *h_for;     /* the package name package_header saw */
-	bool sig_ok;     /* its header signature verified */
-	bool take_over;	 /* rpm's database has its name: its entry goes once it is installed */
-	char *name;      /* the record's name: the package's NAME tag, or its name */
-	char *nevra;
+	/* The package being installed: its header, names, and the root's rpm database. */
+	struct ims_sink_package cur;
 	struct imastream_pkg pkg;
 	bool in_psm;
 	struct ims_record_pkg *rpkg;
@@ -127,98 +112,25 @@ static void sfile_done(struct imastream_chain_sink *cs, struct sfile *sf, int re
 	sfile_free(sf);
 }
 
-/* Scriptlets are not run by this installer: say so once per package that has some. */
-static void warn_scriptlets(struct imastream_chain_sink *cs, const char *name, Header h)
-{
-	static const struct { rpmTagVal tag; const char *name; } scripts[] = {
-		{ RPMTAG_PRETRANS, "%pretrans" }, { RPMTAG_PREIN, "%pre" },
-		{ RPMTAG_POSTIN, "%post" }, { RPMTAG_POSTTRANS, "%posttrans" },
-		{ RPMTAG_PREINPROG, "%pre" }, { RPMTAG_POSTINPROG, "%post" },
-		{ RPMTAG_TRIGGERSCRIPTS, "triggers" }, { RPMTAG_FILETRIGGERSCRIPTS, "file triggers" },
-	};
-	char list[128] = "";
-
-	for (size_t i = 0; i < ARRAY_SIZE(scripts); i++) {
-		if (!headerIsEntry(h, scripts[i].tag) || strstr(list, scripts[i].name))
-			continue;
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", list[0] ? " " : "",
-			 scripts[i].name);
-	}
-	if (list[0])
-		ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: scriptlets are not run (%s)", name, list);
-}
-
 static int cs_package_header(void *arg, const char *name, void *rpm_header)
 {
 	struct imastream_chain_sink *cs = arg;
-	Header h = rpm_header;
 
-	headerFree(cs->h);
-	free(cs->h_for);
-	cs->h = headerLink(h);
-	cs->h_for = strdup(name);
-	cs->sig_ok = false;
-	cs->take_over = false;
-	if (!cs->h_for)
-		return -ENOMEM;
-	if (cs->trust) {
-		int err = ims_header_trust_check(cs->trust, cs->chain, name, h,
-						 cs->opts.flags & IMASTREAM_SINK_ALLOW_UNSIGNED,
-						 &cs->sig_ok);
-
-		if (err)
-			return err;
-	}
-	/* One owner per package: what rpm installed is upgraded by rpm, unless asked. */
-	if (cs->rpmdb && headerGetString(h, RPMTAG_NAME)) {
-		const char *n = headerGetString(h, RPMTAG_NAME);
-
-		if (!(cs->opts.flags & IMASTREAM_SINK_TAKE_OVER)) {
-			int err = ims_rpmdb_refuse_owned(cs->ts, cs->root, name, n, cs->log);
-
-			if (err)
-				return err;
-		} else {
-			cs->take_over = ims_rpmdb_installed(cs->ts, n, NULL, 0) == 1;
-		}
-	}
-	warn_scriptlets(cs, name, h);
-	return 0;
+	return ims_sink_package_header(&cs->cur, cs->chain, name, rpm_header);
 }
 
 static int cs_begin_package(void *arg, const char *name)
 {
 	struct imastream_chain_sink *cs = arg;
-	bool rpm = cs->h && cs->h_for && !strcmp(cs->h_for, name);
-	int err;
+	int err = ims_sink_package_begin(&cs->cur, name, cs->opts.txn_flags, &cs->pkg);
 
-	free(cs->name);
-	free(cs->nevra);
-	cs->name = cs->nevra = NULL;
-	if (rpm) {
-		const char *n = headerGetString(cs->h, RPMTAG_NAME);
-
-		cs->name = strdup(n ? n : name);
-		cs->nevra = headerGetAsString(cs->h, RPMTAG_NEVRA);
-	} else {
-		cs->name = strdup(name);
-		cs->nevra = strdup(name);
-	}
-	if (!cs->name || !cs->nevra)
-		return -ENOMEM;
-	cs->pkg = (struct imastream_pkg){ .size = sizeof(cs->pkg), .nevra = cs->nevra, .op = IMASTREAM_PKG_INSTALL };
-	if (rpm) {
-		cs->pkg.rpm_header = cs->h;
-		if (cs->sig_ok || !(cs->opts.flags & IMASTREAM_SINK_NO_HEADER_DIGEST))
-			cs->pkg.flags |= IMASTREAM_PKG_HEADER_VERIFIED;
-		if (!(cs->opts.txn_flags & IMASTREAM_TXN_NOFILEDIGEST))
-			cs->pkg.flags |= IMASTREAM_PKG_FILEDIGESTS_CHECKED;
-	}
+	if (err)
+		return err;
 	cs->done = NULL;
 	cs->done_tail = &cs->done;
 	ims_sink_progress_package(&cs->prog, name);
 	if (cs->rec) {
-		err = ims_sink_record_pkg_new(cs->opts.cfg, cs->name, cs->nevra, &cs->rpkg);
+		err = ims_sink_record_pkg_new(cs->opts.cfg, cs->cur.name, cs->cur.nevra, &cs->rpkg);
 		if (err)
 			return err;
 	}
@@ -239,7 +151,7 @@ static int check_conflict(struct imastream_chain_sink *cs, const struct imastrea
 {
 	char owner[256];
 
-	if (!ims_conflict_owner(cs->rec, cs->owners, cs->name, e, owner, sizeof(owner)))
+	if (!ims_conflict_owner(cs->rec, cs->owners, cs->cur.name, e, owner, sizeof(owner)))
 		return 0;
 	drain(cs);
 	return ims_conflict_judge(cs->chain, &cs->pkg, e->path, owner,
@@ -363,8 +275,9 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	sf->f.pkg_sig = e->sig;
 	sf->f.pkg_sig_len = e->sig_len;
 	if (e->sig)
-		ims_logf(cs->log, IMASTREAM_LOG_DEBUG, "%s: %s: the package carries a %zu-byte IMA signature",
-			 cs->nevra, e->path, e->sig_len);
+		ims_logf(cs->log, IMASTREAM_LOG_DEBUG,
+			 "%s: %s: the package carries a %zu-byte IMA signature", cs->cur.nevra,
+			 e->path, e->sig_len);
 	if (digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
 	    hi->digest_size <= sizeof(sf->f.known_digest)) {
 		sf->f.known_algo = hi->algo;
@@ -409,7 +322,7 @@ static int run_queued(void *arg, struct ims_work_item *item, int failed)
 	path = strdup(sf->e.path);
 	err = close_file(cs, sf, &sf->e, sf->fd, sf->has_digest ? sf->digest : NULL);
 	if (err)
-		ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->nevra,
+		ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->cur.nevra,
 			path ? path : "?", strerror(-err));
 	free(path);
 	return err;
@@ -449,7 +362,7 @@ static int enqueue(struct imastream_chain_sink *cs, struct sfile *sf, const stru
 		/* The extractor closes its descriptors once this returns: ours stay open. */
 		if ((fd >= 0 && (sf->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
 		    (sf->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0) {
-			err = ims_err(cs->log, -errno, "%s: %s: %m", cs->nevra, e->path);
+			err = ims_err(cs->log, -errno, "%s: %s: %m", cs->cur.nevra, e->path);
 			sfile_free(sf);
 			return err;
 		}
@@ -506,7 +419,7 @@ static int enable_verity(struct imastream_chain_sink *cs)
 
 	for (struct sfile *sf = cs->done; sf && !err; sf = sf->next)
 		if (sf->tmp && ims_file_wants_verity(&sf->f))
-			err = ims_verity_enable_temp(cs->rootfd, sf->dest, sf->tmp, cs->nevra,
+			err = ims_verity_enable_temp(cs->rootfd, sf->dest, sf->tmp, cs->cur.nevra,
 						     cs->log);
 	return err;
 }
@@ -529,8 +442,8 @@ static int cs_commit_package(void *arg)
 	/* An upgrade: what the old version had and this one lacks goes after the renames. */
 	ims_dropped_clear(&cs->dropped);
 	if (!err)
-		err = ims_dropped_plan(cs->rootfd, cs->rec, cs->owners, cs->name, cs->nevra, cs->rpkg,
-				       cs->log, &cs->dropped);
+		err = ims_dropped_plan(cs->rootfd, cs->rec, cs->owners, cs->cur.name, cs->cur.nevra,
+				       cs->rpkg, cs->log, &cs->dropped);
 	return err;
 }
 
@@ -589,19 +502,13 @@ static void cs_end_package(void *arg, int status)
 	}
 	if (cs->rpkg) {
 		if (!status && ims_record_pkg_commit(cs->rec, cs->rpkg))
-			ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: installed, but its record is incomplete",
-				 cs->nevra);
+			ims_logf(cs->log, IMASTREAM_LOG_WARNING,
+				 "%s: installed, but its record is incomplete", cs->cur.nevra);
 		ims_record_pkg_free(cs->rpkg);
 		cs->rpkg = NULL;
 	}
-	/* Installed and recorded: rpm's entry of the old version goes (one line if not). */
-	if (!status && cs->take_over)
-		ims_rpmdb_forget(cs->rootfd, cs->root, cs->name, cs->log);
-	cs->take_over = false;
-	cs->h = headerFree(cs->h);
+	ims_sink_package_end(&cs->cur, cs->rootfd, status);
 	cs->pkg.rpm_header = NULL;
-	free(cs->h_for);
-	cs->h_for = NULL;
 	ims_sink_progress_end(&cs->prog, status);
 }
 
@@ -617,10 +524,8 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	if (err)
 		return err;
 	if (!chain || !opts || !opts->root || opts->root[0] != '/' || rootfd < 0)
-		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its absolute path are required");
-	err = ims_rpm_config();
-	if (err)
-		return ims_err(log, err, "cannot read rpm's configuration");
+		return ims_err(log, -EINVAL,
+			       "chain sink: a chain, a root and its absolute path are required");
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return -ENOMEM;
@@ -631,31 +536,19 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	cs->done_tail = &cs->done;
 	cs->rootfd = dup(rootfd);
 	cs->root = strdup(opts->root);
-	cs->ts = rpmtsCreate();
-	if (cs->rootfd < 0 || !cs->root || !cs->ts) {
+	if (cs->rootfd < 0 || !cs->root) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (rpmtsSetRootDir(cs->ts, cs->root)) {
-		err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", cs->root);
+	err = ims_sink_package_init(&cs->cur, cs->rootfd, cs->root, opts->flags, opts->pgp_keys,
+				    log);
+	if (err)
 		goto fail;
-	}
-	err = ims_rpmdb_exists(cs->rootfd, cs->root, log);
-	if (err < 0)
-		goto fail;
-	cs->rpmdb = err;
-	err = 0;
-	if (!(opts->flags & IMASTREAM_SINK_NO_SIGNATURES)) {
-		err = ims_header_trust_new(opts->pgp_keys, cs->rpmdb ? cs->ts : NULL, log,
-					   &cs->trust);
-		if (err)
-			goto fail;
-	}
 	if (!(opts->flags & IMASTREAM_SINK_NO_RECORD)) {
 		err = ims_record_load(cs->rootfd, log, &cs->rec);
 		if (err)
 			goto fail;
-		if (cs->rpmdb && ims_rpmdb_owner_open(cs->root, &cs->owners)) {
+		if (cs->cur.rpmdb && ims_rpmdb_owner_open(cs->root, &cs->owners)) {
 			err = ims_err(log, -EIO, "%s: cannot read the root's rpm database for file conflicts",
 				      cs->root);
 			goto fail;
@@ -669,8 +562,10 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	cs->verity = ims_sink_verity_on(cs->opts.cfg);
 	/* Without a database the policy plugins have nobody to look up (and must not
 	 * create one). */
-	cs->txn = (struct imastream_txn){ .size = sizeof(cs->txn), .root = cs->root, .flags = opts->txn_flags,
-					  .rpm_ts = cs->rpmdb ? cs->ts : NULL };
+	cs->txn = (struct imastream_txn){ .size = sizeof(cs->txn),
+					  .root = cs->root,
+					  .flags = opts->txn_flags,
+					  .rpm_ts = cs->cur.rpmdb ? cs->cur.ts : NULL };
 	err = imastream_chain_tsm_pre(chain, &cs->txn);
 	cs->tsm = true; /* the post hook runs for the plugins the pre hook reached */
 	if (err) {
@@ -723,17 +618,11 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 		imastream_chain_tsm_post(cs->chain, &cs->txn, res);
 	if (cs->tsm)
 		ims_sink_progress_done(&cs->prog);
-	ims_header_trust_free(cs->trust);
+	ims_sink_package_release(&cs->cur);
 	ims_record_free(cs->rec);
-	headerFree(cs->h);
-	if (cs->ts)
-		rpmtsFree(cs->ts);
 	ims_rpmdb_owner_free(cs->owners);
 	if (cs->rootfd >= 0)
 		close(cs->rootfd);
-	free(cs->h_for);
-	free(cs->name);
-	free(cs->nevra);
 	free(cs->root);
 	free(cs);
 }
