@@ -17,7 +17,6 @@
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
 #include "installer/conflicts.h"
-#include "installer/dropped.h"
 #include "installer/private.h"
 #include "installer/sink_package.h"
 #include "installer/sink_progress.h"
@@ -55,15 +54,12 @@ struct imastream_chain_sink {
 	int rootfd;
 	char *root;
 	struct imastream_txn txn;
-	struct ims_rpmdb_owner *owners; /* the database's files, for conflicts */
 	bool tsm;
-	struct ims_record *rec;
+	struct ims_sink_record rec; /* who owns what, and this package's record and removals */
 	/* The package being installed: its header, names, and the root's rpm database. */
 	struct ims_sink_package cur;
 	struct imastream_pkg pkg;
 	bool in_psm;
-	struct ims_record_pkg *rpkg;
-	struct ims_dropped dropped; /* an upgrade's removals, planned at commit_package */
 	struct sfile *done, **done_tail; /* closed, awaiting file_done after commit */
 	struct ims_sink_progress prog;
 	/* The chain thread (sink_thread.c): file_opened/file_closed and the record of files
@@ -129,19 +125,16 @@ static int cs_begin_package(void *arg, const char *name)
 	cs->done = NULL;
 	cs->done_tail = &cs->done;
 	ims_sink_progress_package(&cs->prog, name);
-	if (cs->rec) {
-		err = ims_sink_record_pkg_new(cs->opts.cfg, cs->cur.name, cs->cur.nevra, &cs->rpkg);
-		if (err)
-			return err;
-	}
+	err = ims_sink_record_begin(&cs->rec, cs->opts.cfg, cs->cur.name, cs->cur.nevra);
+	if (err)
+		return err;
 	cs->in_psm = true;
 	err = imastream_chain_psm_pre(cs->chain, &cs->pkg);
 	if (err) {
 		/* The extractor ends nothing it did not begin: the post hook is ours to run. */
 		imastream_chain_psm_post(cs->chain, &cs->pkg, err);
 		cs->in_psm = false;
-		ims_record_pkg_free(cs->rpkg);
-		cs->rpkg = NULL;
+		ims_sink_record_end(&cs->rec, err, cs->cur.nevra, cs->log);
 	}
 	return err;
 }
@@ -151,7 +144,7 @@ static int check_conflict(struct imastream_chain_sink *cs, const struct imastrea
 {
 	char owner[256];
 
-	if (!ims_conflict_owner(cs->rec, cs->owners, cs->cur.name, e, owner, sizeof(owner)))
+	if (!ims_conflict_owner(cs->rec.all, cs->rec.owners, cs->cur.name, e, owner, sizeof(owner)))
 		return 0;
 	drain(cs);
 	return ims_conflict_judge(cs->chain, &cs->pkg, e->path, owner,
@@ -251,7 +244,7 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	int err = 0;
 
 	if (sf->hardlink) {
-		err = ims_sink_record_file(cs->rpkg, cs->chain, NULL, e, NULL);
+		err = ims_sink_record_file(cs->rec.pkg, cs->chain, NULL, e, NULL);
 		sfile_free(sf);
 		return err;
 	}
@@ -290,7 +283,7 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	if (!err)
 		err = imastream_chain_file_closed(cs->chain, &sf->f);
 	if (!err)
-		err = ims_sink_record_file(cs->rpkg, cs->chain, &sf->f, e, digest);
+		err = ims_sink_record_file(cs->rec.pkg, cs->chain, &sf->f, e, digest);
 	/* The extractor closes its fd and frees the signature after this call; the chain
 	 * thread's copies go now (thousands of files may wait for their file_done). */
 	sf->f.fd = -1;
@@ -436,25 +429,17 @@ static int cs_commit_package(void *arg)
 	err = cs->verity ? enable_verity(cs) : 0;
 	if (err)
 		return err;
-	if (!cs->rpkg)
-		return 0;
-	err = ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg);
-	/* An upgrade: what the old version had and this one lacks goes after the renames. */
-	ims_dropped_clear(&cs->dropped);
-	if (!err)
-		err = ims_dropped_plan(cs->rootfd, cs->rec, cs->owners, cs->cur.name, cs->cur.nevra,
-				       cs->rpkg, cs->log, &cs->dropped);
-	return err;
+	return ims_sink_record_commit(&cs->rec, cs->rootfd, cs->cur.name, cs->cur.nevra, cs->log);
 }
 
-/* The upgrade's removals, done at end_package before the record's rename. */
+/* The upgrade's removals, done at end_package before the record's rename (dropped.c). */
 static int cs_journal_steps(void *arg, int (*add)(void *ctx, int step, const char *dir,
 						  const char *name),
 			    void *ctx)
 {
 	struct imastream_chain_sink *cs = arg;
 
-	return ims_dropped_journal(&cs->dropped, add, ctx);
+	return ims_dropped_journal(&cs->rec.dropped, add, ctx);
 }
 
 /* The record's rename, done at end_package: the intent journal lists it last. */
@@ -463,12 +448,8 @@ static int cs_journal(void *arg, int (*add)(void *ctx, const char *dir, const ch
 		      void *ctx)
 {
 	struct imastream_chain_sink *cs = arg;
-	const char *dir, *tmp;
-	char name[NAME_MAX + 1];
 
-	if (!cs->rpkg || ims_record_pkg_pending(cs->rpkg, &dir, &tmp, name, sizeof(name)))
-		return 0;
-	return add(ctx, dir, tmp, name);
+	return ims_sink_record_journal(&cs->rec, add, ctx);
 }
 
 static void cs_end_package(void *arg, int status)
@@ -492,21 +473,13 @@ static void cs_end_package(void *arg, int status)
 	}
 	cs->done_tail = &cs->done;
 	/* An upgrade: what the old version had and this one lacks goes, as an erase. */
-	if (!status && cs->dropped.n)
-		ims_dropped_remove(cs->rootfd, &cs->dropped, cs->root, cs->chain, &cs->pkg,
-				   cs->log);
-	ims_dropped_clear(&cs->dropped);
+	ims_sink_record_remove_dropped(&cs->rec, status, cs->rootfd, cs->root, cs->chain, &cs->pkg,
+				       cs->log);
 	if (cs->in_psm) {
 		imastream_chain_psm_post(cs->chain, &cs->pkg, status);
 		cs->in_psm = false;
 	}
-	if (cs->rpkg) {
-		if (!status && ims_record_pkg_commit(cs->rec, cs->rpkg))
-			ims_logf(cs->log, IMASTREAM_LOG_WARNING,
-				 "%s: installed, but its record is incomplete", cs->cur.nevra);
-		ims_record_pkg_free(cs->rpkg);
-		cs->rpkg = NULL;
-	}
+	ims_sink_record_end(&cs->rec, status, cs->cur.nevra, cs->log);
 	ims_sink_package_end(&cs->cur, cs->rootfd, status);
 	cs->pkg.rpm_header = NULL;
 	ims_sink_progress_end(&cs->prog, status);
@@ -545,14 +518,9 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	if (err)
 		goto fail;
 	if (!(opts->flags & IMASTREAM_SINK_NO_RECORD)) {
-		err = ims_record_load(cs->rootfd, log, &cs->rec);
+		err = ims_sink_record_open(&cs->rec, cs->rootfd, cs->root, cs->cur.rpmdb, log);
 		if (err)
 			goto fail;
-		if (cs->cur.rpmdb && ims_rpmdb_owner_open(cs->root, &cs->owners)) {
-			err = ims_err(log, -EIO, "%s: cannot read the root's rpm database for file conflicts",
-				      cs->root);
-			goto fail;
-		}
 	}
 	err = ims_probe_root_xattrs(cs->opts.cfg, cs->root, NULL, cs->log);
 	if (!err)
@@ -619,8 +587,7 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 	if (cs->tsm)
 		ims_sink_progress_done(&cs->prog);
 	ims_sink_package_release(&cs->cur);
-	ims_record_free(cs->rec);
-	ims_rpmdb_owner_free(cs->owners);
+	ims_sink_record_close(&cs->rec);
 	if (cs->rootfd >= 0)
 		close(cs->rootfd);
 	free(cs->root);
