@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The bridge from the extractor's entry sink to the security hook chain. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +13,8 @@
 #include "imastream/chain_sink.h"
 #include "imastream/entry.h"
 #include "imastream/extract.h"
-#include "imastream/record.h"
-#include "imastream/rpmdb.h"
 #include "installer/conflicts.h"
-#include "installer/private.h"
+#include "installer/sink_file.h"
 #include "installer/sink_package.h"
 #include "installer/sink_progress.h"
 #include "installer/sink_record.h"
@@ -35,14 +32,8 @@ struct sfile {
 	bool opened;   /* file_opened ran: file_done is owed */
 	bool hardlink; /* a further link: the chain already saw its inode */
 	bool stream;   /* chunks go to file_updated */
-	/* Handed to the chain thread: its own copies of what the extractor frees. */
-	bool queued;
-	int fd, dirfd;
-	struct imastream_entry e;
-	char *target;
-	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
-	bool has_digest;
-	uint8_t *sig;
+	bool queued;   /* handed to the chain thread, with its own copies: */
+	struct ims_entry_copy copy;
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
 };
 
@@ -75,26 +66,12 @@ static void drain(struct imastream_chain_sink *cs)
 	ims_worker_drain(&cs->worker);
 }
 
-/* The chain thread's copies of what the extractor frees: descriptors and signature. */
-static void release_copies(struct sfile *sf)
-{
-	if (!sf->queued)
-		return;
-	if (sf->fd >= 0)
-		close(sf->fd);
-	if (sf->dirfd >= 0)
-		close(sf->dirfd);
-	sf->fd = sf->dirfd = -1;
-	free(sf->sig);
-	sf->sig = NULL;
-}
-
 static void sfile_free(struct sfile *sf)
 {
 	if (!sf)
 		return;
-	release_copies(sf);
-	free(sf->target);
+	if (sf->queued)
+		ims_entry_copy_release(&sf->copy);
 	free(sf->tmp);
 	free(sf->dest);
 	free(sf);
@@ -155,17 +132,13 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 {
 	struct imastream_chain_sink *cs = arg;
 	struct sfile *sf;
-	uint32_t algos;
 	int err;
 
 	err = check_conflict(cs, e);
 	if (err)
 		return err;
 	sf = calloc(1, sizeof(*sf));
-	if (!sf)
-		return -ENOMEM;
-	sf->dest = strdup(e->path);
-	if (!sf->dest) {
+	if (!sf || !(sf->dest = strdup(e->path))) {
 		free(sf);
 		return -ENOMEM;
 	}
@@ -175,37 +148,9 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 		sf->hardlink = true;
 		return 0;
 	}
-	sf->f.size = sizeof(sf->f);
-	sf->f.dest = sf->dest;
-	sf->f.fd = -1;
-	sf->f.mode = e->mode;
-	sf->f.uid = e->uid;
-	sf->f.gid = e->gid;
-	sf->f.content_size = e->size;
-	sf->f.pkg = &cs->pkg;
-	if (e->flags & IMASTREAM_ENTRY_CONFIG)
-		sf->f.flags |= IMASTREAM_FILE_CONFIG;
-	if (e->flags & IMASTREAM_ENTRY_UNOWNED)
-		sf->f.flags |= IMASTREAM_FILE_UNOWNED;
-	/*
-	 * Invariant 1: each digest once.  The extractor hashes the content in the header's
-	 * algorithm to check it; when that is every digest the chain asked for, the chain
-	 * takes it as known_digest at file_closed instead of hashing the same bytes again.
-	 * Otherwise (another algorithm, no header digest) the chain hashes the stream.
-	 */
-	algos = imastream_chain_hash_algos(cs->chain);
-	sf->stream = S_ISREG(e->mode) &&
-		     ((cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS) || !e->digest ||
-		      !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo)) ||
-		      cs->verity /* no header has the fs-verity digest: from the stream */);
-	/*
-	 * verity = on streams every file for its tree.  The header digest the extractor
-	 * checks in the same pass is promised to the chain now (known_algo before
-	 * file_opened, the digest at file_closed): when it is every plain digest the chain
-	 * wants, the stream is not hashed a second time in that algorithm.
-	 */
-	if (sf->stream && e->digest && e->digest_algo)
-		sf->f.known_algo = e->digest_algo;
+	sf->stream = ims_sink_file_opened(
+		&sf->f, sf->dest, e, &cs->pkg, imastream_chain_hash_algos(cs->chain),
+		cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS, cs->verity);
 	/* Nothing of this file needs the chain before it is closed: the chain thread
 	 * opens and closes it in one go. */
 	if (cs->worker.started && !sf->stream)
@@ -239,8 +184,6 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 		      const struct imastream_entry *e, int fd, const uint8_t *digest)
 {
-	const struct imastream_hash_info *hi;
-	struct stat st;
 	int err = 0;
 
 	if (sf->hardlink) {
@@ -256,27 +199,12 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 			return err;
 		}
 	}
-	sf->f.path = sf->path;
-	sf->f.fd = fd;
-	/* Owner and mode as the inode has them (EVM covers them): --no-chown leaves the
-	 * caller's, a setgid directory passes its group on. */
-	if ((fd >= 0 ? fstat(fd, &st) : lstat(sf->path, &st)) == 0) {
-		sf->f.uid = st.st_uid;
-		sf->f.gid = st.st_gid;
-		sf->f.mode = st.st_mode;
-	}
-	sf->f.pkg_sig = e->sig;
-	sf->f.pkg_sig_len = e->sig_len;
+	/* The inode's owner and mode, the package's signature, the verified digest. */
+	ims_sink_file_closed(&sf->f, sf->path, fd, e, digest);
 	if (e->sig)
 		ims_logf(cs->log, IMASTREAM_LOG_DEBUG,
 			 "%s: %s: the package carries a %zu-byte IMA signature", cs->cur.nevra,
 			 e->path, e->sig_len);
-	if (digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
-	    hi->digest_size <= sizeof(sf->f.known_digest)) {
-		sf->f.known_algo = hi->algo;
-		memcpy(sf->f.known_digest, digest, hi->digest_size);
-		sf->f.known_len = hi->digest_size;
-	}
 	/* An empty file streams nothing: its (empty) stream still gives the digest. */
 	err = sf->stream && S_ISREG(e->mode) && !e->size ?
 	      imastream_chain_file_updated(cs->chain, &sf->f, "", 0) : 0;
@@ -289,7 +217,8 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 	sf->f.fd = -1;
 	sf->f.pkg_sig = NULL;
 	sf->f.pkg_sig_len = 0;
-	release_copies(sf);
+	if (sf->queued)
+		ims_entry_copy_release(&sf->copy);
 	if (err) {
 		sfile_done(cs, sf, err);
 		return err;
@@ -312,8 +241,9 @@ static int run_queued(void *arg, struct ims_work_item *item, int failed)
 		sfile_done(cs, sf, failed);
 		return 0;
 	}
-	path = strdup(sf->e.path);
-	err = close_file(cs, sf, &sf->e, sf->fd, sf->has_digest ? sf->digest : NULL);
+	path = strdup(sf->dest);
+	err = close_file(cs, sf, &sf->copy.e, sf->copy.fd,
+			 sf->copy.has_digest ? sf->copy.digest : NULL);
 	if (err)
 		ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->cur.nevra,
 			path ? path : "?", strerror(-err));
@@ -325,49 +255,24 @@ static int run_queued(void *arg, struct ims_work_item *item, int failed)
 static int enqueue(struct imastream_chain_sink *cs, struct sfile *sf, const struct imastream_entry *e,
 		   int fd, int dirfd, const char *name, const uint8_t *digest)
 {
-	const struct imastream_hash_info *hi = imastream_hash_by_algo(e->digest_algo);
 	int err;
 
 	sf->queued = true;
-	sf->fd = sf->dirfd = -1;
-	sf->e = *e;
-	sf->e.path = sf->dest;
-	sf->e.digest = NULL;
-	sf->e.sig = NULL;
-	sf->e.sig_len = 0;
-	sf->e.caps = NULL;
-	sf->e.link_target = NULL;
-	if (e->link_target && !(sf->target = strdup(e->link_target)))
-		goto nomem;
-	sf->e.link_target = sf->target;
-	if (e->sig && e->sig_len) {
-		if (!(sf->sig = malloc(e->sig_len)))
-			goto nomem;
-		memcpy(sf->sig, e->sig, e->sig_len);
-		sf->e.sig = sf->sig;
-		sf->e.sig_len = e->sig_len;
-	}
-	if (digest && hi && hi->digest_size <= sizeof(sf->digest)) {
-		memcpy(sf->digest, digest, hi->digest_size);
-		sf->has_digest = true;
-	}
-	if (!sf->hardlink) {
+	err = ims_entry_copy_take(&sf->copy, e, sf->dest, digest);
+	if (!err && !sf->hardlink) {
 		/* The extractor closes its descriptors once this returns: ours stay open. */
-		if ((fd >= 0 && (sf->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
-		    (sf->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0) {
-			err = ims_err(cs->log, -errno, "%s: %s: %m", cs->cur.nevra, e->path);
-			sfile_free(sf);
-			return err;
-		}
-		snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", sf->dirfd, name);
+		err = ims_entry_copy_fds(&sf->copy, fd, dirfd);
+		if (err)
+			ims_err(cs->log, err, "%s: %s: %s", cs->cur.nevra, e->path, strerror(-err));
+		else
+			snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", sf->copy.dirfd,
+				 name);
 	}
-	err = ims_worker_push(&cs->worker, &sf->work);
+	if (!err)
+		err = ims_worker_push(&cs->worker, &sf->work);
 	if (err)
-		sfile_free(sf); /* (a file already failed: the package is lost) */
+		sfile_free(sf); /* (a push fails when a file already failed: the package is lost) */
 	return err;
-nomem:
-	sfile_free(sf);
-	return -ENOMEM;
 }
 
 static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry *e, int fd,
@@ -463,12 +368,9 @@ static void cs_end_package(void *arg, int status)
 		struct sfile *sf = cs->done;
 
 		cs->done = sf->next;
-		if (!status) {
-			/* Renamed: plugins that look at the file now find it at its final path. */
-			snprintf(final, sizeof(final), "%s/%s", strcmp(cs->root, "/") ? cs->root : "",
-				 sf->dest[0] == '/' ? sf->dest + 1 : sf->dest);
-			sf->f.path = final;
-		}
+		/* Renamed: plugins that look at the file now find it at its final path. */
+		if (!status)
+			sf->f.path = ims_sink_file_final(final, sizeof(final), cs->root, sf->dest);
 		sfile_done(cs, sf, status);
 	}
 	cs->done_tail = &cs->done;
