@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The bridge from the extractor's entry sink to the security hook chain. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,24 +8,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <rpm/header.h>
-#include <rpm/rpmmacro.h>
-#include <rpm/rpmtag.h>
-#include <rpm/rpmtd.h>
-#include <rpm/rpmts.h>
-
 #include "common/private.h"
 #include "imastream/chain.h"
 #include "imastream/chain_sink.h"
 #include "imastream/entry.h"
 #include "imastream/extract.h"
-#include "imastream/record.h"
-#include "imastream/rpmdb.h"
-#include "installer/dropped.h"
-#include "installer/header_trust.h"
-#include "installer/private.h"
+#include "installer/conflicts.h"
+#include "installer/sink_file.h"
+#include "installer/sink_package.h"
+#include "installer/sink_progress.h"
 #include "installer/sink_record.h"
 #include "installer/sink_thread.h"
+#include "installer/verity.h"
 #include "plugin/core/driver.h"
 
 /* One object between file_opened and file_done. */
@@ -40,14 +32,8 @@ struct sfile {
 	bool opened;   /* file_opened ran: file_done is owed */
 	bool hardlink; /* a further link: the chain already saw its inode */
 	bool stream;   /* chunks go to file_updated */
-	/* Handed to the chain thread: its own copies of what the extractor frees. */
-	bool queued;
-	int fd, dirfd;
-	struct imastream_entry e;
-	char *target;
-	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
-	bool has_digest;
-	uint8_t *sig;
+	bool queued;   /* handed to the chain thread, with its own copies: */
+	struct ims_entry_copy copy;
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
 };
 
@@ -59,25 +45,14 @@ struct imastream_chain_sink {
 	int rootfd;
 	char *root;
 	struct imastream_txn txn;
-	rpmts ts;
-	bool rpmdb;      /* the root has an rpm database */
-	struct ims_rpmdb_owner *owners; /* the database's files, for conflicts */
 	bool tsm;
-	struct ims_header_trust *trust; /* NULL with IMASTREAM_SINK_NO_SIGNATURES */
-	struct ims_record *rec;
-	/* The package being installed. */
-	Header h;
-	char *h_for;     /* the package name package_header saw */
-	bool sig_ok;     /* its header signature verified */
-	bool take_over;	 /* rpm's database has its name: its entry goes once it is installed */
-	char *name;      /* the record's name: the package's NAME tag, or its name */
-	char *nevra;
+	struct ims_sink_record rec; /* who owns what, and this package's record and removals */
+	/* The package being installed: its header, names, and the root's rpm database. */
+	struct ims_sink_package cur;
 	struct imastream_pkg pkg;
 	bool in_psm;
-	struct ims_record_pkg *rpkg;
-	struct ims_dropped dropped; /* an upgrade's removals, planned at commit_package */
 	struct sfile *done, **done_tail; /* closed, awaiting file_done after commit */
-	struct imastream_sink_progress prog;
+	struct ims_sink_progress prog;
 	/* The chain thread (sink_thread.c): file_opened/file_closed and the record of files
 	 * whose chunks the chain does not need.  A failure fails the package at
 	 * commit_package, before any rename. */
@@ -91,32 +66,12 @@ static void drain(struct imastream_chain_sink *cs)
 	ims_worker_drain(&cs->worker);
 }
 
-static void progress(struct imastream_chain_sink *cs)
-{
-	if (cs->opts.progress)
-		cs->opts.progress(cs->opts.progress_arg, &cs->prog);
-}
-
-/* The chain thread's copies of what the extractor frees: descriptors and signature. */
-static void release_copies(struct sfile *sf)
-{
-	if (!sf->queued)
-		return;
-	if (sf->fd >= 0)
-		close(sf->fd);
-	if (sf->dirfd >= 0)
-		close(sf->dirfd);
-	sf->fd = sf->dirfd = -1;
-	free(sf->sig);
-	sf->sig = NULL;
-}
-
 static void sfile_free(struct sfile *sf)
 {
 	if (!sf)
 		return;
-	release_copies(sf);
-	free(sf->target);
+	if (sf->queued)
+		ims_entry_copy_release(&sf->copy);
 	free(sf->tmp);
 	free(sf->dest);
 	free(sf);
@@ -130,169 +85,60 @@ static void sfile_done(struct imastream_chain_sink *cs, struct sfile *sf, int re
 	sfile_free(sf);
 }
 
-/* Scriptlets are not run by this installer: say so once per package that has some. */
-static void warn_scriptlets(struct imastream_chain_sink *cs, const char *name, Header h)
-{
-	static const struct { rpmTagVal tag; const char *name; } scripts[] = {
-		{ RPMTAG_PRETRANS, "%pretrans" }, { RPMTAG_PREIN, "%pre" },
-		{ RPMTAG_POSTIN, "%post" }, { RPMTAG_POSTTRANS, "%posttrans" },
-		{ RPMTAG_PREINPROG, "%pre" }, { RPMTAG_POSTINPROG, "%post" },
-		{ RPMTAG_TRIGGERSCRIPTS, "triggers" }, { RPMTAG_FILETRIGGERSCRIPTS, "file triggers" },
-	};
-	char list[128] = "";
-
-	for (size_t i = 0; i < ARRAY_SIZE(scripts); i++) {
-		if (!headerIsEntry(h, scripts[i].tag) || strstr(list, scripts[i].name))
-			continue;
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", list[0] ? " " : "",
-			 scripts[i].name);
-	}
-	if (list[0])
-		ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: scriptlets are not run (%s)", name, list);
-}
-
 static int cs_package_header(void *arg, const char *name, void *rpm_header)
 {
 	struct imastream_chain_sink *cs = arg;
-	Header h = rpm_header;
 
-	headerFree(cs->h);
-	free(cs->h_for);
-	cs->h = headerLink(h);
-	cs->h_for = strdup(name);
-	cs->sig_ok = false;
-	cs->take_over = false;
-	if (!cs->h_for)
-		return -ENOMEM;
-	if (cs->trust) {
-		int err = ims_header_trust_check(cs->trust, cs->chain, name, h,
-						 cs->opts.flags & IMASTREAM_SINK_ALLOW_UNSIGNED,
-						 &cs->sig_ok);
-
-		if (err)
-			return err;
-	}
-	/* One owner per package: what rpm installed is upgraded by rpm, unless asked. */
-	if (cs->rpmdb && headerGetString(h, RPMTAG_NAME)) {
-		const char *n = headerGetString(h, RPMTAG_NAME);
-
-		if (!(cs->opts.flags & IMASTREAM_SINK_TAKE_OVER)) {
-			int err = ims_rpmdb_refuse_owned(cs->ts, cs->root, name, n, cs->log);
-
-			if (err)
-				return err;
-		} else {
-			cs->take_over = ims_rpmdb_installed(cs->ts, n, NULL, 0) == 1;
-		}
-	}
-	warn_scriptlets(cs, name, h);
-	return 0;
+	return ims_sink_package_header(&cs->cur, cs->chain, name, rpm_header);
 }
 
 static int cs_begin_package(void *arg, const char *name)
 {
 	struct imastream_chain_sink *cs = arg;
-	bool rpm = cs->h && cs->h_for && !strcmp(cs->h_for, name);
-	int err;
+	int err = ims_sink_package_begin(&cs->cur, name, cs->opts.txn_flags, &cs->pkg);
 
-	free(cs->name);
-	free(cs->nevra);
-	cs->name = cs->nevra = NULL;
-	if (rpm) {
-		const char *n = headerGetString(cs->h, RPMTAG_NAME);
-
-		cs->name = strdup(n ? n : name);
-		cs->nevra = headerGetAsString(cs->h, RPMTAG_NEVRA);
-	} else {
-		cs->name = strdup(name);
-		cs->nevra = strdup(name);
-	}
-	if (!cs->name || !cs->nevra)
-		return -ENOMEM;
-	cs->pkg = (struct imastream_pkg){ .size = sizeof(cs->pkg), .nevra = cs->nevra, .op = IMASTREAM_PKG_INSTALL };
-	if (rpm) {
-		cs->pkg.rpm_header = cs->h;
-		if (cs->sig_ok || !(cs->opts.flags & IMASTREAM_SINK_NO_HEADER_DIGEST))
-			cs->pkg.flags |= IMASTREAM_PKG_HEADER_VERIFIED;
-		if (!(cs->opts.txn_flags & IMASTREAM_TXN_NOFILEDIGEST))
-			cs->pkg.flags |= IMASTREAM_PKG_FILEDIGESTS_CHECKED;
-	}
+	if (err)
+		return err;
 	cs->done = NULL;
 	cs->done_tail = &cs->done;
-	cs->prog.package = name;
-	if (cs->rec) {
-		err = ims_sink_record_pkg_new(cs->opts.cfg, cs->name, cs->nevra, &cs->rpkg);
-		if (err)
-			return err;
-	}
+	ims_sink_progress_package(&cs->prog, name);
+	err = ims_sink_record_begin(&cs->rec, cs->opts.cfg, cs->cur.name, cs->cur.nevra);
+	if (err)
+		return err;
 	cs->in_psm = true;
 	err = imastream_chain_psm_pre(cs->chain, &cs->pkg);
 	if (err) {
 		/* The extractor ends nothing it did not begin: the post hook is ours to run. */
 		imastream_chain_psm_post(cs->chain, &cs->pkg, err);
 		cs->in_psm = false;
-		ims_record_pkg_free(cs->rpkg);
-		cs->rpkg = NULL;
+		ims_sink_record_end(&cs->rec, err, cs->cur.nevra, cs->log);
 	}
 	return err;
 }
 
-/*
- * The package a file conflicts with: the record's owner (sink_record.c), or the root's
- * rpm database's (rpmdb_owner.c); NULL when the entry replaces nobody's file.
- */
-static const char *conflict_owner(struct imastream_chain_sink *cs, const struct imastream_entry *e,
-				  char *buf, size_t size)
-{
-	const struct imastream_record_file *rf = ims_sink_record_conflict(cs->rec, cs->name, e);
-
-	if (rf) {
-		snprintf(buf, size, "%s", rf->package);
-		return buf;
-	}
-	if (cs->owners && !S_ISDIR(e->mode) && !(e->flags & IMASTREAM_ENTRY_UNOWNED) &&
-	    ims_rpmdb_owner_conflict(cs->owners, e, cs->name, buf, size) > 0)
-		return buf;
-	return NULL;
-}
-
+/* A conflict with another package's file: the file_conflict hook and the verdict. */
 static int check_conflict(struct imastream_chain_sink *cs, const struct imastream_entry *e)
 {
-	struct imastream_conflict c;
 	char owner[256];
-	int err;
 
-	if (!conflict_owner(cs, e, owner, sizeof(owner)))
+	if (!ims_conflict_owner(cs->rec.all, cs->rec.owners, cs->cur.name, e, owner, sizeof(owner)))
 		return 0;
-	c = (struct imastream_conflict){ .size = sizeof(c), .path = e->path, .pkg = &cs->pkg, .owner = owner };
 	drain(cs);
-	err = imastream_chain_file_conflict(cs->chain, &c);
-	if (err)
-		return ims_err(cs->log, err, "%s: %s: conflicts with the file of package %s (refused by the file_conflict hook)",
-			       cs->nevra, e->path, owner);
-	if (!(cs->opts.flags & IMASTREAM_SINK_REPLACE_FILES))
-		return ims_err(cs->log, -EEXIST, "%s: %s: conflicts with the file of package %s",
-			       cs->nevra, e->path, owner);
-	ims_logf(cs->log, IMASTREAM_LOG_INFO, "%s: %s: replaces the file of package %s", cs->nevra,
-		 e->path, owner);
-	return 0;
+	return ims_conflict_judge(cs->chain, &cs->pkg, e->path, owner,
+				  cs->opts.flags & IMASTREAM_SINK_REPLACE_FILES, cs->log);
 }
 
 static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **entry_ctx)
 {
 	struct imastream_chain_sink *cs = arg;
 	struct sfile *sf;
-	uint32_t algos;
 	int err;
 
 	err = check_conflict(cs, e);
 	if (err)
 		return err;
 	sf = calloc(1, sizeof(*sf));
-	if (!sf)
-		return -ENOMEM;
-	sf->dest = strdup(e->path);
-	if (!sf->dest) {
+	if (!sf || !(sf->dest = strdup(e->path))) {
 		free(sf);
 		return -ENOMEM;
 	}
@@ -302,37 +148,9 @@ static int cs_entry_begin(void *arg, const struct imastream_entry *e, void **ent
 		sf->hardlink = true;
 		return 0;
 	}
-	sf->f.size = sizeof(sf->f);
-	sf->f.dest = sf->dest;
-	sf->f.fd = -1;
-	sf->f.mode = e->mode;
-	sf->f.uid = e->uid;
-	sf->f.gid = e->gid;
-	sf->f.content_size = e->size;
-	sf->f.pkg = &cs->pkg;
-	if (e->flags & IMASTREAM_ENTRY_CONFIG)
-		sf->f.flags |= IMASTREAM_FILE_CONFIG;
-	if (e->flags & IMASTREAM_ENTRY_UNOWNED)
-		sf->f.flags |= IMASTREAM_FILE_UNOWNED;
-	/*
-	 * Invariant 1: each digest once.  The extractor hashes the content in the header's
-	 * algorithm to check it; when that is every digest the chain asked for, the chain
-	 * takes it as known_digest at file_closed instead of hashing the same bytes again.
-	 * Otherwise (another algorithm, no header digest) the chain hashes the stream.
-	 */
-	algos = imastream_chain_hash_algos(cs->chain);
-	sf->stream = S_ISREG(e->mode) &&
-		     ((cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS) || !e->digest ||
-		      !e->digest_algo || (algos & ~IMASTREAM_HASH_BIT(e->digest_algo)) ||
-		      cs->verity /* no header has the fs-verity digest: from the stream */);
-	/*
-	 * verity = on streams every file for its tree.  The header digest the extractor
-	 * checks in the same pass is promised to the chain now (known_algo before
-	 * file_opened, the digest at file_closed): when it is every plain digest the chain
-	 * wants, the stream is not hashed a second time in that algorithm.
-	 */
-	if (sf->stream && e->digest && e->digest_algo)
-		sf->f.known_algo = e->digest_algo;
+	sf->stream = ims_sink_file_opened(
+		&sf->f, sf->dest, e, &cs->pkg, imastream_chain_hash_algos(cs->chain),
+		cs->opts.flags & IMASTREAM_SINK_STREAM_ALWAYS, cs->verity);
 	/* Nothing of this file needs the chain before it is closed: the chain thread
 	 * opens and closes it in one go. */
 	if (cs->worker.started && !sf->stream)
@@ -355,8 +173,7 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 
 	if (sf->stream)
 		err = imastream_chain_file_updated(cs->chain, &sf->f, buf, len);
-	cs->prog.bytes += len;
-	progress(cs);
+	ims_sink_progress_bytes(&cs->prog, len);
 	return err;
 }
 
@@ -367,12 +184,10 @@ static int cs_entry_data(void *arg, void *entry_ctx, const void *buf, size_t len
 static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 		      const struct imastream_entry *e, int fd, const uint8_t *digest)
 {
-	const struct imastream_hash_info *hi;
-	struct stat st;
 	int err = 0;
 
 	if (sf->hardlink) {
-		err = ims_sink_record_file(cs->rpkg, cs->chain, NULL, e, NULL);
+		err = ims_sink_record_file(cs->rec.pkg, cs->chain, NULL, e, NULL);
 		sfile_free(sf);
 		return err;
 	}
@@ -384,39 +199,26 @@ static int close_file(struct imastream_chain_sink *cs, struct sfile *sf,
 			return err;
 		}
 	}
-	sf->f.path = sf->path;
-	sf->f.fd = fd;
-	/* Owner and mode as the inode has them (EVM covers them): --no-chown leaves the
-	 * caller's, a setgid directory passes its group on. */
-	if ((fd >= 0 ? fstat(fd, &st) : lstat(sf->path, &st)) == 0) {
-		sf->f.uid = st.st_uid;
-		sf->f.gid = st.st_gid;
-		sf->f.mode = st.st_mode;
-	}
-	sf->f.pkg_sig = e->sig;
-	sf->f.pkg_sig_len = e->sig_len;
+	/* The inode's owner and mode, the package's signature, the verified digest. */
+	ims_sink_file_closed(&sf->f, sf->path, fd, e, digest);
 	if (e->sig)
-		ims_logf(cs->log, IMASTREAM_LOG_DEBUG, "%s: %s: the package carries a %zu-byte IMA signature",
-			 cs->nevra, e->path, e->sig_len);
-	if (digest && (hi = imastream_hash_by_algo(e->digest_algo)) &&
-	    hi->digest_size <= sizeof(sf->f.known_digest)) {
-		sf->f.known_algo = hi->algo;
-		memcpy(sf->f.known_digest, digest, hi->digest_size);
-		sf->f.known_len = hi->digest_size;
-	}
+		ims_logf(cs->log, IMASTREAM_LOG_DEBUG,
+			 "%s: %s: the package carries a %zu-byte IMA signature", cs->cur.nevra,
+			 e->path, e->sig_len);
 	/* An empty file streams nothing: its (empty) stream still gives the digest. */
 	err = sf->stream && S_ISREG(e->mode) && !e->size ?
 	      imastream_chain_file_updated(cs->chain, &sf->f, "", 0) : 0;
 	if (!err)
 		err = imastream_chain_file_closed(cs->chain, &sf->f);
 	if (!err)
-		err = ims_sink_record_file(cs->rpkg, cs->chain, &sf->f, e, digest);
+		err = ims_sink_record_file(cs->rec.pkg, cs->chain, &sf->f, e, digest);
 	/* The extractor closes its fd and frees the signature after this call; the chain
 	 * thread's copies go now (thousands of files may wait for their file_done). */
 	sf->f.fd = -1;
 	sf->f.pkg_sig = NULL;
 	sf->f.pkg_sig_len = 0;
-	release_copies(sf);
+	if (sf->queued)
+		ims_entry_copy_release(&sf->copy);
 	if (err) {
 		sfile_done(cs, sf, err);
 		return err;
@@ -439,10 +241,11 @@ static int run_queued(void *arg, struct ims_work_item *item, int failed)
 		sfile_done(cs, sf, failed);
 		return 0;
 	}
-	path = strdup(sf->e.path);
-	err = close_file(cs, sf, &sf->e, sf->fd, sf->has_digest ? sf->digest : NULL);
+	path = strdup(sf->dest);
+	err = close_file(cs, sf, &sf->copy.e, sf->copy.fd,
+			 sf->copy.has_digest ? sf->copy.digest : NULL);
 	if (err)
-		ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->nevra,
+		ims_err(cs->log, err, "%s: %s: the hook chain failed: %s", cs->cur.nevra,
 			path ? path : "?", strerror(-err));
 	free(path);
 	return err;
@@ -452,49 +255,24 @@ static int run_queued(void *arg, struct ims_work_item *item, int failed)
 static int enqueue(struct imastream_chain_sink *cs, struct sfile *sf, const struct imastream_entry *e,
 		   int fd, int dirfd, const char *name, const uint8_t *digest)
 {
-	const struct imastream_hash_info *hi = imastream_hash_by_algo(e->digest_algo);
 	int err;
 
 	sf->queued = true;
-	sf->fd = sf->dirfd = -1;
-	sf->e = *e;
-	sf->e.path = sf->dest;
-	sf->e.digest = NULL;
-	sf->e.sig = NULL;
-	sf->e.sig_len = 0;
-	sf->e.caps = NULL;
-	sf->e.link_target = NULL;
-	if (e->link_target && !(sf->target = strdup(e->link_target)))
-		goto nomem;
-	sf->e.link_target = sf->target;
-	if (e->sig && e->sig_len) {
-		if (!(sf->sig = malloc(e->sig_len)))
-			goto nomem;
-		memcpy(sf->sig, e->sig, e->sig_len);
-		sf->e.sig = sf->sig;
-		sf->e.sig_len = e->sig_len;
-	}
-	if (digest && hi && hi->digest_size <= sizeof(sf->digest)) {
-		memcpy(sf->digest, digest, hi->digest_size);
-		sf->has_digest = true;
-	}
-	if (!sf->hardlink) {
+	err = ims_entry_copy_take(&sf->copy, e, sf->dest, digest);
+	if (!err && !sf->hardlink) {
 		/* The extractor closes its descriptors once this returns: ours stay open. */
-		if ((fd >= 0 && (sf->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
-		    (sf->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0) {
-			err = ims_err(cs->log, -errno, "%s: %s: %m", cs->nevra, e->path);
-			sfile_free(sf);
-			return err;
-		}
-		snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", sf->dirfd, name);
+		err = ims_entry_copy_fds(&sf->copy, fd, dirfd);
+		if (err)
+			ims_err(cs->log, err, "%s: %s: %s", cs->cur.nevra, e->path, strerror(-err));
+		else
+			snprintf(sf->path, sizeof(sf->path), "/proc/self/fd/%d/%s", sf->copy.dirfd,
+				 name);
 	}
-	err = ims_worker_push(&cs->worker, &sf->work);
+	if (!err)
+		err = ims_worker_push(&cs->worker, &sf->work);
 	if (err)
-		sfile_free(sf); /* (a file already failed: the package is lost) */
+		sfile_free(sf); /* (a push fails when a file already failed: the package is lost) */
 	return err;
-nomem:
-	sfile_free(sf);
-	return -ENOMEM;
 }
 
 static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry *e, int fd,
@@ -506,8 +284,7 @@ static int cs_entry_end(void *arg, void *entry_ctx, const struct imastream_entry
 
 	if (!sf)
 		return -EINVAL;
-	cs->prog.files++;
-	progress(cs);
+	ims_sink_progress_file(&cs->prog);
 	if (cs->verity && S_ISREG(e->mode) && !sf->hardlink && !(sf->tmp = strdup(name))) {
 		sfile_free(sf);
 		return -ENOMEM;
@@ -536,36 +313,13 @@ static void cs_entry_abort(void *arg, void *entry_ctx, int err)
  */
 static int enable_verity(struct imastream_chain_sink *cs)
 {
-	char rel[PATH_MAX];
+	int err = 0;
 
-	for (struct sfile *sf = cs->done; sf; sf = sf->next) {
-		const char *slash;
-		int dfd, fd, err;
-
-		if (!sf->tmp || !ims_file_wants_verity(&sf->f))
-			continue;
-		slash = strrchr(sf->dest, '/');
-		if (snprintf(rel, sizeof(rel), "%.*s", slash ? (int)(slash - sf->dest) : 0,
-			     sf->dest) >= (int)sizeof(rel))
-			return ims_err(cs->log, -ENAMETOOLONG, "%s: %s: path too long", cs->nevra,
-				       sf->dest);
-		/* Its directory as the extractor opened it: through the symlinks rpm follows. */
-		dfd = imastream_open_dir_as_rpm(cs->rootfd, rel, O_RDONLY, NULL, 0);
-		fd = dfd < 0 ? dfd :
-			       openat(dfd, sf->tmp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-		if (dfd >= 0 && fd < 0)
-			fd = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		if (fd < 0)
-			return ims_err(cs->log, fd, "%s: %s: cannot open it to enable fs-verity: %s",
-				       cs->nevra, sf->dest, strerror(-fd));
-		err = ims_verity_enable(fd, sf->dest, cs->log);
-		close(fd);
-		if (err)
-			return err;
-	}
-	return 0;
+	for (struct sfile *sf = cs->done; sf && !err; sf = sf->next)
+		if (sf->tmp && ims_file_wants_verity(&sf->f))
+			err = ims_verity_enable_temp(cs->rootfd, sf->dest, sf->tmp, cs->cur.nevra,
+						     cs->log);
+	return err;
 }
 
 static int cs_commit_package(void *arg)
@@ -577,81 +331,20 @@ static int cs_commit_package(void *arg)
 	err = ims_worker_error(&cs->worker);
 	if (err)
 		return err; /* (said when it happened) */
-	if (cs->verity) {
-		err = enable_verity(cs);
-		if (err)
-			return err;
-	}
-	if (!cs->rpkg)
-		return 0;
-	err = ims_record_pkg_write(cs->rec, cs->rootfd, cs->rpkg);
-	/* An upgrade: what the old version had and this one lacks goes after the renames. */
-	ims_dropped_clear(&cs->dropped);
-	if (!err)
-		err = ims_dropped_plan(cs->rootfd, cs->rec, cs->owners, cs->name, cs->nevra, cs->rpkg,
-				       cs->log, &cs->dropped);
-	return err;
+	err = cs->verity ? enable_verity(cs) : 0;
+	if (err)
+		return err;
+	return ims_sink_record_commit(&cs->rec, cs->rootfd, cs->cur.name, cs->cur.nevra, cs->log);
 }
 
-/* The upgrade's removals, done at end_package before the record's rename. */
+/* The upgrade's removals, done at end_package before the record's rename (dropped.c). */
 static int cs_journal_steps(void *arg, int (*add)(void *ctx, int step, const char *dir,
 						  const char *name),
 			    void *ctx)
 {
 	struct imastream_chain_sink *cs = arg;
 
-	return ims_dropped_journal(&cs->dropped, add, ctx);
-}
-
-/*
- * After the renames: removes the old version's objects the new one lacks, each seen by
- * the chain as an erase (file_opened and file_done with IMASTREAM_FILE_ERASE, as rpm's
- * erase of a file).  The intent journal already promises them: a plugin cannot refuse
- * one any more.  A failure leaves the new version installed and says what is left.
- */
-static void remove_dropped(struct imastream_chain_sink *cs)
-{
-	struct ims_dropped *d = &cs->dropped;
-	struct imastream_file *files = calloc(d->n, sizeof(*files));
-	char **paths = calloc(d->n, sizeof(*paths));
-	struct ims_journal_outcome out;
-	int err;
-
-	for (size_t i = 0; files && paths && i < d->n; i++) {
-		const struct ims_dropped_step *s = &d->steps[i];
-		struct imastream_file *f = &files[i];
-
-		/* Kept, under another name: never opened, so its file_done below is the
-		 * chain's no-op (a post call without a pre call), and no plugin hears of it. */
-		if (s->step == IMASTREAM_JOURNAL_RPMSAVE)
-			continue;
-		if (asprintf(&paths[i], "%s/%s%s%s", strcmp(cs->root, "/") ? cs->root : "", s->dir,
-			     *s->dir ? "/" : "", s->name) < 0) {
-			paths[i] = NULL;
-			continue; /* (removed all the same; the chain does not hear of it) */
-		}
-		f->size = sizeof(*f);
-		f->path = paths[i];
-		f->dest = paths[i] + (strcmp(cs->root, "/") ? strlen(cs->root) : 0);
-		f->fd = -1;
-		f->mode = s->mode;
-		f->flags = IMASTREAM_FILE_ERASE;
-		f->pkg = &cs->pkg;
-		if (imastream_chain_file_opened(cs->chain, f))
-			ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: %s: the hook chain failed on its removal; removed anyway",
-				 cs->nevra, f->dest);
-	}
-	err = ims_dropped_apply(cs->rootfd, d, cs->root, cs->nevra, cs->log, &out);
-	if (err)
-		ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: installed, but files of the old version it does not have may be left",
-			 cs->nevra);
-	for (size_t i = 0; files && paths && i < d->n; i++) {
-		imastream_chain_file_done(cs->chain, &files[i], err);
-		free(paths[i]);
-	}
-	free(files);
-	free(paths);
-	ims_dropped_clear(d);
+	return ims_dropped_journal(&cs->rec.dropped, add, ctx);
 }
 
 /* The record's rename, done at end_package: the intent journal lists it last. */
@@ -660,12 +353,8 @@ static int cs_journal(void *arg, int (*add)(void *ctx, const char *dir, const ch
 		      void *ctx)
 {
 	struct imastream_chain_sink *cs = arg;
-	const char *dir, *tmp;
-	char name[NAME_MAX + 1];
 
-	if (!cs->rpkg || ims_record_pkg_pending(cs->rpkg, &dir, &tmp, name, sizeof(name)))
-		return 0;
-	return add(ctx, dir, tmp, name);
+	return ims_sink_record_journal(&cs->rec, add, ctx);
 }
 
 static void cs_end_package(void *arg, int status)
@@ -679,41 +368,23 @@ static void cs_end_package(void *arg, int status)
 		struct sfile *sf = cs->done;
 
 		cs->done = sf->next;
-		if (!status) {
-			/* Renamed: plugins that look at the file now find it at its final path. */
-			snprintf(final, sizeof(final), "%s/%s", strcmp(cs->root, "/") ? cs->root : "",
-				 sf->dest[0] == '/' ? sf->dest + 1 : sf->dest);
-			sf->f.path = final;
-		}
+		/* Renamed: plugins that look at the file now find it at its final path. */
+		if (!status)
+			sf->f.path = ims_sink_file_final(final, sizeof(final), cs->root, sf->dest);
 		sfile_done(cs, sf, status);
 	}
 	cs->done_tail = &cs->done;
-	if (!status && cs->dropped.n)
-		remove_dropped(cs);
-	ims_dropped_clear(&cs->dropped);
+	/* An upgrade: what the old version had and this one lacks goes, as an erase. */
+	ims_sink_record_remove_dropped(&cs->rec, status, cs->rootfd, cs->root, cs->chain, &cs->pkg,
+				       cs->log);
 	if (cs->in_psm) {
 		imastream_chain_psm_post(cs->chain, &cs->pkg, status);
 		cs->in_psm = false;
 	}
-	if (cs->rpkg) {
-		if (!status && ims_record_pkg_commit(cs->rec, cs->rpkg))
-			ims_logf(cs->log, IMASTREAM_LOG_WARNING, "%s: installed, but its record is incomplete",
-				 cs->nevra);
-		ims_record_pkg_free(cs->rpkg);
-		cs->rpkg = NULL;
-	}
-	/* Installed and recorded: rpm's entry of the old version goes (one line if not). */
-	if (!status && cs->take_over)
-		ims_rpmdb_forget(cs->rootfd, cs->root, cs->name, cs->log);
-	cs->take_over = false;
-	cs->h = headerFree(cs->h);
+	ims_sink_record_end(&cs->rec, status, cs->cur.nevra, cs->log);
+	ims_sink_package_end(&cs->cur, cs->rootfd, status);
 	cs->pkg.rpm_header = NULL;
-	free(cs->h_for);
-	cs->h_for = NULL;
-	if (!status)
-		cs->prog.packages++;
-	progress(cs);
-	cs->prog.package = NULL; /* the extractor frees the name after this call */
+	ims_sink_progress_end(&cs->prog, status);
 }
 
 int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
@@ -728,60 +399,43 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 	if (err)
 		return err;
 	if (!chain || !opts || !opts->root || opts->root[0] != '/' || rootfd < 0)
-		return ims_err(log, -EINVAL, "chain sink: a chain, a root and its absolute path are required");
-	err = ims_rpm_config();
-	if (err)
-		return ims_err(log, err, "cannot read rpm's configuration");
+		return ims_err(log, -EINVAL,
+			       "chain sink: a chain, a root and its absolute path are required");
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return -ENOMEM;
 	cs->chain = chain;
 	cs->log = log;
 	IMS_COPY_SIZED(&cs->opts, opts);
+	ims_sink_progress_init(&cs->prog, cs->opts.progress, cs->opts.progress_arg);
 	cs->done_tail = &cs->done;
 	cs->rootfd = dup(rootfd);
 	cs->root = strdup(opts->root);
-	cs->ts = rpmtsCreate();
-	if (cs->rootfd < 0 || !cs->root || !cs->ts) {
+	if (cs->rootfd < 0 || !cs->root) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (rpmtsSetRootDir(cs->ts, cs->root)) {
-		err = ims_err(log, -EINVAL, "%s: not usable as rpm's root directory", cs->root);
+	err = ims_sink_package_init(&cs->cur, cs->rootfd, cs->root, opts->flags, opts->pgp_keys,
+				    log);
+	if (err)
 		goto fail;
-	}
-	err = ims_rpmdb_exists(cs->rootfd, cs->root, log);
-	if (err < 0)
-		goto fail;
-	cs->rpmdb = err;
-	err = 0;
-	if (!(opts->flags & IMASTREAM_SINK_NO_SIGNATURES)) {
-		err = ims_header_trust_new(opts->pgp_keys, cs->rpmdb ? cs->ts : NULL, log,
-					   &cs->trust);
-		if (err)
-			goto fail;
-	}
 	if (!(opts->flags & IMASTREAM_SINK_NO_RECORD)) {
-		err = ims_record_load(cs->rootfd, log, &cs->rec);
+		err = ims_sink_record_open(&cs->rec, cs->rootfd, cs->root, cs->cur.rpmdb, log);
 		if (err)
 			goto fail;
-		if (cs->rpmdb && ims_rpmdb_owner_open(cs->root, &cs->owners)) {
-			err = ims_err(log, -EIO, "%s: cannot read the root's rpm database for file conflicts",
-				      cs->root);
-			goto fail;
-		}
 	}
 	err = ims_probe_root_xattrs(cs->opts.cfg, cs->root, NULL, cs->log);
 	if (!err)
 		err = ims_probe_root_verity(cs->opts.cfg, cs->root, cs->log);
 	if (err)
 		goto fail;
-	cs->verity = cs->opts.cfg && IMS_CONFIG_VERITY(cs->opts.cfg) &&
-		     cs->opts.cfg->mode == IMASTREAM_MODE_SIGN;
+	cs->verity = ims_sink_verity_on(cs->opts.cfg);
 	/* Without a database the policy plugins have nobody to look up (and must not
 	 * create one). */
-	cs->txn = (struct imastream_txn){ .size = sizeof(cs->txn), .root = cs->root, .flags = opts->txn_flags,
-					  .rpm_ts = cs->rpmdb ? cs->ts : NULL };
+	cs->txn = (struct imastream_txn){ .size = sizeof(cs->txn),
+					  .root = cs->root,
+					  .flags = opts->txn_flags,
+					  .rpm_ts = cs->cur.rpmdb ? cs->cur.ts : NULL };
 	err = imastream_chain_tsm_pre(chain, &cs->txn);
 	cs->tsm = true; /* the post hook runs for the plugins the pre hook reached */
 	if (err) {
@@ -832,20 +486,12 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 	ims_worker_stop(&cs->worker);
 	if (cs->tsm)
 		imastream_chain_tsm_post(cs->chain, &cs->txn, res);
-	cs->prog.done = true;
 	if (cs->tsm)
-		progress(cs);
-	ims_header_trust_free(cs->trust);
-	ims_record_free(cs->rec);
-	headerFree(cs->h);
-	if (cs->ts)
-		rpmtsFree(cs->ts);
-	ims_rpmdb_owner_free(cs->owners);
+		ims_sink_progress_done(&cs->prog);
+	ims_sink_package_release(&cs->cur);
+	ims_sink_record_close(&cs->rec);
 	if (cs->rootfd >= 0)
 		close(cs->rootfd);
-	free(cs->h_for);
-	free(cs->name);
-	free(cs->nevra);
 	free(cs->root);
 	free(cs);
 }

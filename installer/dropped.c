@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/private.h"
+#include "imastream/chain.h"
 #include "imastream/extract.h"
 #include "imastream/hash.h"
 #include "imastream/record.h"
@@ -305,4 +307,56 @@ int ims_dropped_apply(int rootfd, const struct ims_dropped *d, const char *root,
 			why ? why : strerror(-err));
 	ims_journal_clear(&j);
 	return err;
+}
+
+/*
+ * The chain hears each removal as rpm's erase of a file would make it: file_opened before
+ * the steps, file_done after them with their outcome.
+ */
+void ims_dropped_remove(int rootfd, struct ims_dropped *d, const char *root,
+			struct imastream_chain *chain, const struct imastream_pkg *pkg,
+			const struct imastream_log *log)
+{
+	struct imastream_file *files = calloc(d->n, sizeof(*files));
+	char **paths = calloc(d->n, sizeof(*paths));
+	struct ims_journal_outcome out;
+	int err;
+
+	for (size_t i = 0; files && paths && i < d->n; i++) {
+		const struct ims_dropped_step *s = &d->steps[i];
+		struct imastream_file *f = &files[i];
+
+		/* Kept, under another name: never opened, so its file_done below is the
+		 * chain's no-op (a post call without a pre call), and no plugin hears of it. */
+		if (s->step == IMASTREAM_JOURNAL_RPMSAVE)
+			continue;
+		if (asprintf(&paths[i], "%s/%s%s%s", strcmp(root, "/") ? root : "", s->dir,
+			     *s->dir ? "/" : "", s->name) < 0) {
+			paths[i] = NULL;
+			continue; /* (removed all the same; the chain does not hear of it) */
+		}
+		f->size = sizeof(*f);
+		f->path = paths[i];
+		f->dest = paths[i] + (strcmp(root, "/") ? strlen(root) : 0);
+		f->fd = -1;
+		f->mode = s->mode;
+		f->flags = IMASTREAM_FILE_ERASE;
+		f->pkg = pkg;
+		if (imastream_chain_file_opened(chain, f))
+			ims_logf(log, IMASTREAM_LOG_WARNING,
+				 "%s: %s: the hook chain failed on its removal; removed anyway",
+				 pkg->nevra, f->dest);
+	}
+	err = ims_dropped_apply(rootfd, d, root, pkg->nevra, log, &out);
+	if (err)
+		ims_logf(log, IMASTREAM_LOG_WARNING,
+			 "%s: installed, but files of the old version it does not have may be left",
+			 pkg->nevra);
+	for (size_t i = 0; files && paths && i < d->n; i++) {
+		imastream_chain_file_done(chain, &files[i], err);
+		free(paths[i]);
+	}
+	free(files);
+	free(paths);
+	ims_dropped_clear(d);
 }

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include "imastream/chain.h"
 #include "installer/journal.h"
 #include "installer/private.h"
 
@@ -64,5 +65,16 @@ int ims_dropped_journal(const struct ims_dropped *d,
 int ims_dropped_apply(int rootfd, const struct ims_dropped *d, const char *root,
 		      const char *nevra, const struct imastream_log *log,
 		      struct ims_journal_outcome *out);
+
+/*
+ * The chain sink's removals after @pkg's renames: does @d's steps (ims_dropped_apply()),
+ * each seen by @chain as an erase (file_opened and file_done with IMASTREAM_FILE_ERASE, as
+ * rpm's erase of a file).  The intent journal already promises them: a plugin cannot
+ * refuse one any more.  A failure leaves the new version installed and says what is
+ * left.  @d is cleared.
+ */
+void ims_dropped_remove(int rootfd, struct ims_dropped *d, const char *root,
+			struct imastream_chain *chain, const struct imastream_pkg *pkg,
+			const struct imastream_log *log);
 
 #endif /* IMASTREAM_INSTALLER_DROPPED_H */

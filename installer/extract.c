@@ -640,10 +640,27 @@ static int begin_nondir(struct imastream_extract *x, int dir, const char *base)
 	return sink_end(x, -1, dfd, tmp, NULL);
 }
 
+bool ims_entry_type_supported(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFLNK:
+	case S_IFDIR:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int check_entry(struct imastream_extract *x, const struct imastream_entry *e)
 {
 	mode_t type = e->mode & S_IFMT;
 
+	if (!ims_entry_type_supported(type))
+		return entry_err(x, -EINVAL, "unsupported file type 0%o", (unsigned int)type);
 	switch (type) {
 	case S_IFREG:
 		if (e->digest && !imastream_hash_by_algo(e->digest_algo))
@@ -653,13 +670,8 @@ static int check_entry(struct imastream_extract *x, const struct imastream_entry
 		if (!e->link_target || !*e->link_target || strlen(e->link_target) >= PATH_MAX)
 			return entry_err(x, -EINVAL, "symlink without a valid target");
 		break;
-	case S_IFDIR:
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-		break;
 	default:
-		return entry_err(x, -EINVAL, "unsupported file type 0%o", (unsigned int)type);
+		break; /* a directory, a device or a FIFO: nothing more to check */
 	}
 	if (type != S_IFREG && e->size)
 		return entry_err(x, -EINVAL, "a non-regular entry with %llu bytes of content",

@@ -26,6 +26,13 @@ const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extra
  * Return: 0, -EINVAL (no package open), -ENOMEM.
  */
 int ims_extract_set_nevra(struct imastream_extract *x, const char *nevra);
+/*
+ * Whether the extractor takes an entry of type @mode & S_IFMT: a regular file, a
+ * directory, a symlink, a character or block device or a FIFO (never a socket).  A
+ * package reader asks it of every entry its header lists, to refuse the package before
+ * its first write rather than in the middle of it.
+ */
+bool ims_entry_type_supported(mode_t mode);
 
 /*
  * ims_rpm_check_header - what imastream_install_rpm() checks before writing (the header,

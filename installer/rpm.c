@@ -144,6 +144,11 @@ static int check_header_files(struct pkgread *r, int rootfd, uint64_t *total_ret
 
 		if (is_ghost(r, fx))
 			continue;
+		if (!ims_entry_type_supported(mode)) {
+			err = file_err(r, fx, -EINVAL, "unsupported file type 0%o",
+				       (unsigned int)mode);
+			goto out;
+		}
 		switch (mode & S_IFMT) {
 		case S_IFREG:
 			nlinks = rpmfilesFLinks(r->files, fx, &links);
@@ -176,14 +181,8 @@ static int check_header_files(struct pkgread *r, int rootfd, uint64_t *total_ret
 				goto out;
 			}
 			break;
-		case S_IFDIR:
-		case S_IFCHR:
-		case S_IFBLK:
-		case S_IFIFO:
-			break;
 		default:
-			err = file_err(r, fx, -EINVAL, "unsupported file type 0%o", (unsigned int)mode);
-			goto out;
+			break; /* a directory, a device or a FIFO: nothing more to check */
 		}
 
 		/* No entry may go through another entry that is not a directory: the

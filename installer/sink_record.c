@@ -1,46 +1,87 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The chain sink's install record: each package's objects as the chain left them, and conflicts. */
+/* The chain sink's install record: each package's objects as the chain left them, written, planned and renamed. */
+#include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/private.h"
 #include "imastream/hash.h"
 #include "imastream/hooks.h"
 #include "installer/sink_record.h"
 
-int ims_sink_record_pkg_new(const struct imastream_config *cfg, const char *name,
-			    const char *nevra, struct ims_record_pkg **ret)
+int ims_sink_record_open(struct ims_sink_record *r, int rootfd, const char *root, bool rpmdb,
+			 const struct imastream_log *log)
+{
+	int err = ims_record_load(rootfd, log, &r->all);
+
+	if (err)
+		return err;
+	if (rpmdb && ims_rpmdb_owner_open(root, &r->owners))
+		return ims_err(log, -EIO,
+			       "%s: cannot read the root's rpm database for file conflicts", root);
+	return 0;
+}
+
+void ims_sink_record_close(struct ims_sink_record *r)
+{
+	ims_record_free(r->all);
+	ims_rpmdb_owner_free(r->owners);
+	r->all = NULL;
+	r->owners = NULL;
+}
+
+int ims_sink_record_begin(struct ims_sink_record *r, const struct imastream_config *cfg,
+			  const char *name, const char *nevra)
 {
 	const char *ima = NULL, *evm = NULL;
 
+	if (!r->all)
+		return 0;
 	if (cfg) {
 		ima = cfg->mode == IMASTREAM_MODE_SIGN ? "sign" :
 		      cfg->mode == IMASTREAM_MODE_HASH ? "hash" : "off";
 		evm = cfg->evm ? "portable" : "none";
 	}
-	return ims_record_pkg_new(name, nevra, ima, evm, ret);
+	return ims_record_pkg_new(name, nevra, ima, evm, &r->pkg);
 }
 
-const struct imastream_record_file *ims_sink_record_conflict(const struct ims_record *rec,
-							      const char *pkg_name,
-							      const struct imastream_entry *e)
+int ims_sink_record_commit(struct ims_sink_record *r, int rootfd, const char *name,
+			   const char *nevra, const struct imastream_log *log)
 {
-	const struct imastream_record_file *rf;
+	int err;
 
-	if (!rec || S_ISDIR(e->mode) || (e->flags & IMASTREAM_ENTRY_UNOWNED))
-		return NULL;
-	rf = ims_record_lookup(rec, e->path);
-	if (!rf || !strcmp(rf->package, pkg_name) || S_ISDIR(rf->mode))
-		return NULL;
-	if (rf->mode == e->mode && rf->uid == e->uid && rf->gid == e->gid) {
-		if (S_ISLNK(e->mode) && e->link_target && rf->link_target &&
-		    !strcmp(e->link_target, rf->link_target))
-			return NULL;
-		if (S_ISREG(e->mode) && e->digest && rf->digest_algo == e->digest_algo &&
-		    rf->size == e->size && !(e->flags & IMASTREAM_ENTRY_HARDLINK) &&
-		    !memcmp(rf->digest, e->digest, imastream_hash_by_algo(e->digest_algo)->digest_size))
-			return NULL;
-	}
-	return rf;
+	if (!r->pkg)
+		return 0;
+	err = ims_record_pkg_write(r->all, rootfd, r->pkg);
+	/* An upgrade: what the old version had and this one lacks goes after the renames. */
+	ims_dropped_clear(&r->dropped);
+	if (!err)
+		err = ims_dropped_plan(rootfd, r->all, r->owners, name, nevra, r->pkg, log,
+				       &r->dropped);
+	return err;
+}
+
+void ims_sink_record_remove_dropped(struct ims_sink_record *r, int status, int rootfd,
+				    const char *root, struct imastream_chain *chain,
+				    const struct imastream_pkg *pkg,
+				    const struct imastream_log *log)
+{
+	if (!status && r->dropped.n)
+		ims_dropped_remove(rootfd, &r->dropped, root, chain, pkg, log);
+	ims_dropped_clear(&r->dropped);
+}
+
+void ims_sink_record_end(struct ims_sink_record *r, int status, const char *nevra,
+			 const struct imastream_log *log)
+{
+	if (!r->pkg)
+		return;
+	if (!status && ims_record_pkg_commit(r->all, r->pkg))
+		ims_logf(log, IMASTREAM_LOG_WARNING, "%s: installed, but its record is incomplete",
+			 nevra);
+	ims_record_pkg_free(r->pkg);
+	r->pkg = NULL;
 }
 
 /* Whether a plugin of the chain wrote xattr @name on the file (not skipped). */
@@ -118,4 +159,17 @@ int ims_sink_record_file(struct ims_record_pkg *rpkg, const struct imastream_cha
 		chain_digest(chain, f, &rf);
 	}
 	return ims_record_pkg_add(rpkg, &rf);
+}
+
+int ims_sink_record_journal(const struct ims_sink_record *r,
+			    int (*add)(void *ctx, const char *dir, const char *tmp,
+				       const char *name),
+			    void *ctx)
+{
+	const char *dir, *tmp;
+	char name[NAME_MAX + 1];
+
+	if (!r->pkg || ims_record_pkg_pending(r->pkg, &dir, &tmp, name, sizeof(name)))
+		return 0;
+	return add(ctx, dir, tmp, name);
 }

@@ -3,25 +3,59 @@
 #ifndef IMASTREAM_INSTALLER_SINK_RECORD_H
 #define IMASTREAM_INSTALLER_SINK_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "imastream/chain.h"
 #include "imastream/entry.h"
 #include "imastream/record.h"
+#include "installer/dropped.h"
 #include "installer/private.h"
 
-/* A new package record, noting the chain's IMA and EVM modes from @cfg (may be NULL). */
-int ims_sink_record_pkg_new(const struct imastream_config *cfg, const char *name,
-			    const char *nevra, struct ims_record_pkg **ret);
+/*
+ * The books the chain sink keeps of a root: every package's record and rpm's database's
+ * files (who owns what), and the record and removals of the package being installed.
+ */
+struct ims_sink_record {
+	struct ims_record *all;		/* NULL with IMASTREAM_SINK_NO_RECORD */
+	struct ims_rpmdb_owner *owners; /* the root's rpm database's files, or NULL */
+	struct ims_record_pkg *pkg;	/* the package's record, from begin to end */
+	struct ims_dropped dropped;	/* an upgrade's removals, planned at commit_package */
+};
 
 /*
- * The recorded object of another package than @pkg_name that entry @e would replace, or
- * NULL: none, a directory, an unowned entry, or the very same object (type, owner, and
- * symlink target or content digest), which two packages may share.
+ * Loads @rootfd's records and, when the root has an rpm database (@rpmdb), opens it for
+ * file conflicts.  Return: 0, or a negative errno (said); close @r either way.
  */
-const struct imastream_record_file *ims_sink_record_conflict(const struct ims_record *rec,
-							      const char *pkg_name,
-							      const struct imastream_entry *e);
+int ims_sink_record_open(struct ims_sink_record *r, int rootfd, const char *root, bool rpmdb,
+			 const struct imastream_log *log);
+void ims_sink_record_close(struct ims_sink_record *r);
+
+/* begin_package: a new record of package @name (none when the root's records are not
+ * kept), noting the chain's IMA and EVM modes from @cfg (may be NULL). */
+int ims_sink_record_begin(struct ims_sink_record *r, const struct imastream_config *cfg,
+			  const char *name, const char *nevra);
+
+/*
+ * commit_package: writes the package's record under its temp name, then plans what an
+ * upgrade removes (ims_dropped_plan()) against the root as it is now.  Return: 0, -errno.
+ */
+int ims_sink_record_commit(struct ims_sink_record *r, int rootfd, const char *name,
+			   const char *nevra, const struct imastream_log *log);
+
+/*
+ * end_package, after the package's renames: an upgrade's removals when @status is 0
+ * (ims_dropped_remove(): the chain hears each as an erase of @pkg's), forgotten either way.
+ */
+void ims_sink_record_remove_dropped(struct ims_sink_record *r, int status, int rootfd,
+				    const char *root, struct imastream_chain *chain,
+				    const struct imastream_pkg *pkg,
+				    const struct imastream_log *log);
+
+/* end_package: renames the record into place when @status is 0 (one warning line if that
+ * fails: the package is installed all the same), then drops it. */
+void ims_sink_record_end(struct ims_sink_record *r, int status, const char *nevra,
+			 const struct imastream_log *log);
 
 /**
  * ims_sink_record_file - add one installed object to the package's record
@@ -35,5 +69,14 @@ const struct imastream_record_file *ims_sink_record_conflict(const struct ims_re
 int ims_sink_record_file(struct ims_record_pkg *rpkg, const struct imastream_chain *chain,
 			 struct imastream_file *f, const struct imastream_entry *e,
 			 const uint8_t *digest);
+
+/*
+ * The record's rename, for the intent journal (the sink's journal callback): @add is
+ * called once with it when the package's record was written.  Return: 0 or @add's error.
+ */
+int ims_sink_record_journal(const struct ims_sink_record *r,
+			    int (*add)(void *ctx, const char *dir, const char *tmp,
+				       const char *name),
+			    void *ctx);
 
 #endif /* IMASTREAM_INSTALLER_SINK_RECORD_H */
