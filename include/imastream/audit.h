@@ -133,10 +133,11 @@ enum {
  * security.ima or security.evm: rpm's temp files whatever they carry, others when one of
  * the two is a signature (or with IMASTREAM_ORPHANS_UNSIGNED).  A file of another name
  * than rpm's (temp, .rpmnew, .rpmsave, .rpmorig) counts only in a directory a package
- * lists itself: one that merely holds packages' files may have other owners.  A host that appraises
- * by digest has the kernel write security.ima on every file it creates: those are not
- * orphans, and taking their digest off would keep them from being read.  Takes no lock: a caller that fixes holds rpm's transaction lock
- * (imastream_root_txn_begin()), so that a running transaction's temp files are not taken.
+ * lists itself: one that merely holds packages' files may have other owners.  A host that
+ * appraises by digest has the kernel write security.ima on every file it creates: those
+ * are not orphans, and taking their digest off would keep them from being read.  Takes no
+ * lock: a caller that fixes holds rpm's transaction lock (imastream_root_txn_begin()), so
+ * that a running transaction's temp files are not taken.
  * Return: 0, or -errno (said in one line).
  */
 IMASTREAM_API int imastream_orphans_rpmdb(const char *root, unsigned int flags,

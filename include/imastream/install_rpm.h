@@ -65,7 +65,8 @@ struct imastream_precheck;
 IMASTREAM_API int imastream_precheck_new(int rootfd, const char *root, const char *const *pgp_keys,
 					 unsigned int sink_flags, const struct imastream_log *log,
 					 struct imastream_precheck **ret);
-/* 0 when @fd's package (@flags: enum imastream_install_flag) passes, else the refusal, said in one line. */
+/* 0 when @fd's package (@flags: enum imastream_install_flag) passes, else the refusal,
+ * said in one line. */
 IMASTREAM_API int imastream_precheck_rpm(struct imastream_precheck *pc, int fd, const char *name,
 					 unsigned int flags);
 IMASTREAM_API void imastream_precheck_free(struct imastream_precheck *pc);

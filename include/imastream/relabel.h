@@ -109,10 +109,10 @@ IMASTREAM_API int imastream_relabel_new(struct imastream_chain *chain,
  *
  * For each regular, non-ghost file (directories and symlinks are checked for type,
  * owner, mode or target, and get only what the chain gives them: labels): its
- * directory is opened below the root without
- * following any symlink, the file itself likewise; type, mode, owner, size and
- * capabilities are compared with the header, the content is read once, fed to the chain (which computes
- * every digest it needs) and its digest compared with the header's.  Only a file that
+ * directory is opened below the root without following any symlink, the file itself
+ * likewise; type, mode, owner, size and capabilities are compared with the header, the
+ * content is read once, fed to the chain (which computes every digest it needs) and its
+ * digest compared with the header's.  Only a file that
  * matches gets values, and only those that differ from what it has are written: labels
  * and security.ima first, security.evm strictly last (an old security.evm is removed
  * before anything it covers changes, so none ever covers a stale value).
