@@ -73,6 +73,11 @@ struct imastream_chain;
 struct imastream_config;
 struct imastream_chain_sink;
 
+/*
+ * Bridge options (imastream_chain_sink_new flags).  Each layer has its own set, alike in
+ * shape (a bit, the reason beside it) but never shared: the extractor, the rpm reader,
+ * the bridge and the root transaction each see only what they act on.
+ */
 enum imastream_chain_sink_flag {
 	/* Accept packages whose header is unsigned or signed by an unknown key. */
 	IMASTREAM_SINK_ALLOW_UNSIGNED = 1u << 0,

@@ -10,7 +10,8 @@
 extern "C" {
 #endif
 
-/* rpm reader options (imastream_install_rpm flags). */
+/* rpm reader options (imastream_install_rpm flags); the bridge's and the extractor's are
+ * sets of their own (chain_sink.h says why). */
 enum imastream_install_flag {
 	/* Skip the header digest check (rpm's --nodigest); per-file digests are still checked. */
 	IMASTREAM_INSTALL_NO_HEADER_DIGEST = 1u << 0,
