@@ -4,11 +4,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/private.h"
@@ -80,9 +78,9 @@ int ims_follow_dir_link(int rootfd, int parentfd, const char *name, int flags, c
 			return err;
 		snprintf(joined, sizeof(joined), "%s%s%s", parent, *parent ? "/" : "", target);
 	}
-	fd = (int)syscall(SYS_openat2, rootfd, joined, &how, sizeof(how));
+	fd = ims_openat2(rootfd, joined, &how);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/*
 	 * rpm's rule (fsmOpenat(), since CVE-2021-35939): the link's owner must be root or
 	 * the owner of what it leads to.  Like rpm, the link is looked at after its target
@@ -153,7 +151,7 @@ int imastream_open_dir_as_rpm(int rootfd, const char *dir, int flags, char *real
 		return -ENAMETOOLONG;
 	if (has_dot_component(dir))
 		return -EXDEV;
-	/* Most directories have no symlink on the way: one openat2(), as before. */
+	/* Most directories have no symlink on the way: one openat2(). */
 	fd = imastream_open_beneath(rootfd, dir, oflags);
 	if (fd >= 0) {
 		int err = real ? copy_normalized(dir, real, real_size) : 0;

@@ -4,6 +4,7 @@
 #define IMASTREAM_INSTALLED_PRIVATE_H
 
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -49,5 +50,13 @@ struct ims_rpmdb_links;
 int ims_rpmdb_links(struct ims_rpmdb_links **links, const char *root, int rootfd,
 		    const struct stat *st, const struct imastream_log *log, unsigned long *count);
 void ims_rpmdb_links_free(struct ims_rpmdb_links *l);
+
+/*
+ * openat2(2) of @path below @rootfd, its @how->resolve rules (RESOLVE_BENEATH with
+ * RESOLVE_NO_SYMLINKS, or RESOLVE_IN_ROOT) kept by a walk of single opens where the kernel
+ * has no openat2 (before Linux 5.6) or a sandbox filters it out (seccomp, valgrind).
+ * Return: a descriptor, or -errno as openat2 says it.
+ */
+int ims_openat2(int rootfd, const char *path, const struct open_how *how);
 
 #endif /* IMASTREAM_INSTALLED_PRIVATE_H */

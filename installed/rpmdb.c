@@ -4,11 +4,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
@@ -56,19 +54,17 @@ int imastream_open_beneath(int rootfd, const char *path, int flags)
 {
 	struct open_how how = {
 		/* openat2 takes no flag O_PATH ignores (O_NOCTTY) with it. */
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY)),
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC |
+				    ((flags & O_PATH) ? 0 : O_NOCTTY)),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	int fd;
-
 	if (rootfd < 0 || !path)
 		return -EINVAL;
 	while (*path == '/')
 		path++;
 	if (!*path)
 		path = ".";
-	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return ims_openat2(rootfd, path, &how);
 }
 
 /*

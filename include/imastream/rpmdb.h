@@ -24,9 +24,11 @@ extern "C" {
  * @flags: open(2) flags; O_NOFOLLOW, O_CLOEXEC and (but with O_PATH) O_NOCTTY are added
  *
  * No component may be a symlink (the last one neither) and ".." may not climb out:
- * openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS.
+ * openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, or,
+ * where the kernel has none (before Linux 5.6) or a sandbox filters it out, a walk of
+ * single O_NOFOLLOW opens that keeps the same rules (".." is refused there).
  * Return: a descriptor, or -errno (-ELOOP: a symlink on the way, -EXDEV: out of the
- * root, -ENOENT, -ENOSYS before Linux 5.6).
+ * root, -ENOENT).
  */
 IMASTREAM_API int imastream_open_beneath(int rootfd, const char *path, int flags);
 
