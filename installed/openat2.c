@@ -19,10 +19,10 @@ static int openat2_missing;
 #define LINKS_MAX 40
 
 /* Component @name of @dirfd with no symlink followed; -ELOOP for one, as openat2 says it. */
-static int open_component(int dirfd, const char *name, int flags)
+static int open_component(int dirfd, const char *name, int flags, mode_t mode)
 {
 	struct stat st;
-	int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 	int err;
 
 	if (fd >= 0)
@@ -40,7 +40,7 @@ static int open_component(int dirfd, const char *name, int flags)
  * if it is a link.  Without links, ".." is the only way out, and it is refused outright
  * (-EXDEV) where openat2 would allow one that stays inside: no caller passes one.
  */
-static int walk_beneath(int rootfd, const char *path, int flags)
+static int walk_beneath(int rootfd, const char *path, int flags, mode_t mode)
 {
 	char buf[PATH_MAX];
 	char *save = NULL, *c, *next;
@@ -71,7 +71,7 @@ static int walk_beneath(int rootfd, const char *path, int flags)
 			close(fd);
 			return -EXDEV;
 		}
-		nfd = open_component(fd, c, next ? O_PATH | O_DIRECTORY : flags);
+		nfd = open_component(fd, c, next ? O_PATH | O_DIRECTORY : flags, mode);
 		close(fd);
 		if (nfd < 0)
 			return nfd;
@@ -121,7 +121,7 @@ static int resolve_in_root(int rootfd, const char *path, bool follow_last, char 
 			real[len] = 0;
 			continue;
 		}
-		dfd = walk_beneath(rootfd, len ? real : ".", O_PATH | O_DIRECTORY);
+		dfd = walk_beneath(rootfd, len ? real : ".", O_PATH | O_DIRECTORY, 0);
 		if (dfd < 0)
 			return dfd;
 		if ((!last || follow_last) && !fstatat(dfd, c, &st, AT_SYMLINK_NOFOLLOW) &&
@@ -175,7 +175,7 @@ int ims_openat2(int rootfd, const char *path, const struct open_how *how)
 		char real[PATH_MAX];
 		int err = resolve_in_root(rootfd, path, !(flags & O_NOFOLLOW), real, sizeof(real));
 
-		return err ? err : walk_beneath(rootfd, real, flags);
+		return err ? err : walk_beneath(rootfd, real, flags, (mode_t)how->mode);
 	}
-	return walk_beneath(rootfd, path, flags);
+	return walk_beneath(rootfd, path, flags, (mode_t)how->mode);
 }
