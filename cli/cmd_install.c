@@ -187,9 +187,9 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	if (p->done) {
 		cli_error("%s", text);
 	} else {
-		char line[sizeof(text) + 16];
+		char line[sizeof(text) + 24];
 
-		snprintf(line, sizeof(line), "imastream: %s", text);
+		snprintf(line, sizeof(line), "imastream install: %s", text);
 		cli_progress_draw(line);
 	}
 }

@@ -147,7 +147,7 @@ before=$(cd "$dbroot" && find . -path ./root -prune -o -printf '%p %y %m %s\n' |
 rc=0
 "$IMASTREAM" install --root "$dbroot" --allow-unsigned --quiet "$b1" 2>"$work/err" || rc=$?
 [ $rc = 1 ] || fail "a file rpm's database gives to imsrec-a was overwritten (exit $rc)"
-grep -qx "imastream: imsrec-b-1.0-1.noarch: /opt/rec/shared: conflicts with the file of package imsrec-a" "$work/err" ||
+grep -qx "imastream install: imsrec-b-1.0-1.noarch: /opt/rec/shared: conflicts with the file of package imsrec-a" "$work/err" ||
 	{ cat "$work/err"; fail "the conflict with rpm's database does not name the file and its owner"; }
 [ "$before" = "$(cd "$dbroot" && find . -path ./root -prune -o -printf '%p %y %m %s\n' | sort)" ] ||
 	fail "the refused package left something in the root"
