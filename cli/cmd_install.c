@@ -453,6 +453,7 @@ out:
 	if (summary || (json && cs)) {
 		cli_json_begin(&out, "summary");
 		cli_json_str(&out, "command", "install");
+		cli_json_str(&out, "root", root_abs);
 		cli_json_uint(&out, "packages", (uint64_t)(argc - cli_parse_operands(&p)));
 		cli_json_uint(&out, "failed", failed);
 		cli_json_uint(&out, "files", pr.files);

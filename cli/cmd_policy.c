@@ -285,9 +285,9 @@ static int policy_keylime(int argc, char **argv)
 	if (write_policy(pol, output))
 		goto out;
 	cli_say("policy",
-		"%lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
-		src.packages, src.packages == 1 ? "" : "s", src.files, attest_policy_paths(pol),
-		info->name, src.hashed, src.unreadable);
+		"%s: %lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
+		root_abs, src.packages, src.packages == 1 ? "" : "s", src.files,
+		attest_policy_paths(pol), info->name, src.hashed, src.unreadable);
 	ret = src.unreadable ? CLI_FAILED : CLI_OK;
 out:
 	if (src.rootfd >= 0)
