@@ -167,6 +167,48 @@ static void check_line(const struct attest_policy *pol, char *line, unsigned lon
 	free(e);
 }
 
+/*
+ * The first entry of --log tells whether it is a measurement list at all: a binary list,
+ * a JSON file (the policy given twice) or any other file is said once, not once a line.
+ * Return: true after that one line.
+ */
+static bool not_a_list(const char *line, size_t len, const char *log_file)
+{
+	const char *p = line + strspn(line, " \t\r");
+	struct attest_entry *e;
+	const char *why = NULL;
+	char *copy;
+	int err;
+
+	if (memchr(line, '\0', len)) {
+		cli_say("attest",
+			"%s: a binary file, not the text measurement list: give the kernel's "
+			"ascii_runtime_measurements, not binary_runtime_measurements",
+			log_file);
+		return true;
+	}
+	if (*p == '{' || *p == '[') {
+		cli_say("attest",
+			"%s: a JSON file (a policy?), not an IMA measurement list: give --log the "
+			"kernel's ascii_runtime_measurements",
+			log_file);
+		return true;
+	}
+	e = malloc(sizeof(*e));
+	copy = strdup(line);
+	err = e && copy ? attest_parse_line(copy, e, &why) : 0;
+	free(copy);
+	free(e);
+	if (err == -EINVAL) {
+		cli_say("attest",
+			"%s: not an IMA measurement list (its first entry: %s): give the kernel's "
+			"ascii_runtime_measurements",
+			log_file, why);
+		return true;
+	}
+	return false;
+}
+
 static int attest_check(int argc, char **argv)
 {
 	const char *policy_file = NULL, *log_file = NULL;
@@ -233,8 +275,16 @@ static int attest_check(int argc, char **argv)
 			line[--got] = '\0';
 		if (!got)
 			continue;
+		if (!n.entries && not_a_list(line, (size_t)got, log_file)) {
+			free(line);
+			fclose(log);
+			attest_policy_free(pol);
+			return CLI_USAGE;
+		}
 		check_line(pol, line, lineno, log_file, verbose, &n);
 	}
+	if (!n.entries && !ferror(log))
+		cli_say("attest", "%s: empty: no measurement to check", log_file);
 	if (ferror(log)) {
 		cli_say("attest", "%s: read error at line %lu", log_file, lineno + 1);
 		n.failed++;
