@@ -329,6 +329,16 @@ int cmd_install(int argc, char **argv)
 				 open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) :
 				 -2;
 
+		/* A directory is a mistake said here, not a read error when its turn comes. */
+		if (fd == -2 && S_ISDIR(sb.st_mode)) {
+			refused[i] = strdup("is a directory, not an rpm package (give the .rpm "
+					    "files in it)");
+			if (!refused[i])
+				goto out;
+			cli_say("install", "%s: %s", argv[i], refused[i]);
+			failed++;
+			continue;
+		}
 		if (fd == -2)
 			continue;
 

@@ -460,6 +460,9 @@ int cmd_sign_package(int argc, char **argv)
 		return cli_usage_error("sign-package", "no package given");
 	if (cli_key_check_pass("sign-package", &key) != CLI_OK)
 		return CLI_USAGE;
+	/* Where the packages go, once and before the key: not once per package after it. */
+	if (run.opts.outdir && cli_dir_check("sign-package", "--outdir", run.opts.outdir))
+		return CLI_FAILED;
 	if (!import_file) {
 		err = cli_key_prompt("sign-package", &key);
 		if (err)

@@ -44,6 +44,9 @@ says "imastream sign: cert.pem is a certificate, not a private key" sign --key c
 says "imastream sign: cert600.pem is a certificate, not a private key" sign --key cert600.pem f
 says "imastream sign: cert.der is a certificate, not a private key" sign --key cert.der f
 says "imastream sign: pub.pem is a public key, not a private key" sign --key pub.pem f
+# A wrong passphrase is said as such, without OpenSSL's error codes.
+(umask 077; cp "$keys/rsa2048-enc.pem" enc.pem; echo "not the passphrase" >wrong.pass)
+says "imastream sign: enc.pem: wrong passphrase for the private key" sign --key enc.pem --pass-file wrong.pass f
 # ... and a real private key open to others is still refused for that.
 says "imastream sign: key644.pem: private key is readable or writable by group or others (mode 0644); run chmod 600 on it" \
 	sign --key key644.pem f
@@ -57,6 +60,21 @@ says "imastream recover: nothere: No such file or directory" recover --root noth
 says "imastream relabel: nothere: No such file or directory" relabel --root nothere
 says "imastream hash: nothere: No such file or directory" hash nothere
 says "imastream keys list: keyring _nosuch_ring_name not found under the user keyring" keys list _nosuch_ring_name
+
+# An output into a directory that does not exist is said so, once, before the key is
+# loaded (nosuch.pem would fail) and before any work.
+printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile sha256 %064d /a\nend 1\n' 0 0 >ok.manifest
+says "imastream sign-digests: nodir/sigs: directory nodir does not exist" \
+	sign-digests --key nosuch.pem ok.manifest -o nodir/sigs
+says "imastream sign-package: --outdir: directory nodir does not exist" \
+	sign-package --key nosuch.pem --outdir nodir x.rpm y.rpm
+says "imastream policy: nodir/policy.json: directory nodir does not exist" \
+	policy keylime --root . --output nodir/policy.json
+# A bad manifest is named with its line.
+printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile sha256 %064d /a\nend 2\n' 0 0 >bad.manifest
+says "imastream sign-digests: bad.manifest, line 4: the end line's count is not the number of file lines" \
+	sign-digests --key key.pem bad.manifest -o sigs
+[ ! -e sigs ] || fail "a refused manifest left its output"
 
 # Every option with a fixed set of values lists them.
 says "imastream sign: --evm takes 'portable' or 'none', not 'portabel' (see imastream sign --help)" \

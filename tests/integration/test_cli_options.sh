@@ -64,6 +64,19 @@ usage_error "imastream install: $work/dup.conf:3: mode is set again, to another 
 usage_error "imastream install: package_sigs = verify needs trust, the certificates that check the packages' file signatures (or package_sigs = auto: verify when trust is set)" \
 	install --root . -o package_sigs=verify x.rpm
 
+# Options that contradict each other are refused, not one of them silently unheeded:
+# --quiet with --progress, two sources of a policy, a key for a run that signs nothing.
+usage_error "imastream hash: --progress and --quiet: give one of them (see imastream hash --help)" \
+	hash --quiet --progress x
+usage_error "imastream relabel: --progress and --quiet: give one of them (see imastream relabel --help)" \
+	relabel --root . --progress --quiet
+usage_error "imastream policy: --rpmdb and --record: give one source of reference digests (see imastream policy --help)" \
+	policy keylime --root . --rpmdb --record
+usage_error "imastream relabel: -k key.pem: mode hash and evm none sign nothing: add --mode sign or --evm portable, or leave the key out (see imastream relabel --help)" \
+	relabel --root . --mode hash -k key.pem
+usage_error "imastream install: --key key.pem: mode hash and evm none sign nothing: add --mode sign or --evm portable, or leave the key out (see imastream install --help)" \
+	install --root . --key key.pem x.rpm
+
 # install names the option a user types where the chain names an rpm macro, and an
 # option's error names the spelling that was typed.
 rc=0; "$imastream" install --root . --mode sign x.rpm >out 2>err || rc=$?
