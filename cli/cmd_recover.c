@@ -99,6 +99,20 @@ static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f
 	cli_json_put(job->json, stdout);
 }
 
+/* "PATH: KIND: FATE" on standard output, the path escaped (imastream(1)). */
+static void orphan_line(const struct imastream_orphan *f, const char *fate)
+{
+	struct cli_line l = { 0 };
+
+	cli_line_name(&l, f->path);
+	cli_line_text(&l, ": ");
+	cli_line_text(&l, cli_orphan_kind(f->kind));
+	cli_line_text(&l, ": ");
+	cli_line_text(&l, fate);
+	cli_line_put(&l, stdout);
+	cli_line_free(&l);
+}
+
 static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 {
 	struct orphan_job *job = arg;
@@ -117,18 +131,17 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 		return;
 	}
 	if (job->dry_run) {
-		printf("%s: %s: would be %s\n", f->path, cli_orphan_kind(f->kind),
-		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" :
-		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
-							      "removed once its writer is gone" :
-							      "unlabelled");
+		orphan_line(f, f->kind == IMASTREAM_ORPHAN_RPM_TEMP ?
+				       "would be removed" :
+			       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
+				       "would be removed once its writer is gone" :
+				       "would be unlabelled");
 	} else if (f->fixed < 0) {
 		cli_say("recover", "%s: %s: cannot be %s: %s", f->path, cli_orphan_kind(f->kind),
 			f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled",
 			strerror(-f->fixed));
 	} else if (f->fixed > 0) {
-		printf("%s: %s: %s\n", f->path, cli_orphan_kind(f->kind),
-		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled");
+		orphan_line(f, f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled");
 	}
 }
 

@@ -72,6 +72,14 @@ run verify-rpmdb verify --root ./rpm/../rpm --rpmdb
 paths verify-rpmdb "$T/rpm" /etc/imstest.conf "/opt/imstest/bin/tool;0badf00d"
 run recover recover --root ./rpm/../rpm --rpmdb -n
 paths recover "$T/rpm" "/opt/imstest/bin/tool;0badf00d"
+# An orphan named with a newline is one escaped line, as every name is (imastream(1)).
+odd="$T/rpm/opt/imstest/bin/$(printf 'odd\nname');0badf00d"
+cp -p "$T/rpm/opt/imstest/bin/tool;0badf00d" "$odd"
+setfattr -h -n security.ima -v "0x0404$(sha256sum <"$odd" | cut -c1-64)" "$odd" || fail "setfattr"
+"$IMS" recover --root "$T/rpm" --rpmdb -n >recover-odd.out 2>/dev/null
+grep -qxF '\/opt/imstest/bin/odd\nname;0badf00d: an rpm temp file of a transaction that did not end: would be removed' recover-odd.out &&
+	[ "$(wc -l <recover-odd.out)" = 2 ] || fail "recover: an orphan's name is not escaped: $(cat -A recover-odd.out)"
+echo "ok: recover escapes names"
 run verify-root verify --root ./inst/../inst
 paths verify-root "$T/inst" /opt/imstest/bin/tool /etc/imstest.conf
 
