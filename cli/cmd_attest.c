@@ -40,8 +40,9 @@ static const struct cli_spec attest_spec = {
 	"and a summary on stderr.\n",
 	.uses = attest_options,
 	.epilog =
-	"Exit status: 0 when every entry passed, 1 when any failed or a line of the\n"
-	"list is malformed, 2 for a usage error or a policy that cannot be read.\n",
+	"Exit status: 0 when every entry passed, 1 when any failed, a line of the list\n"
+	"is malformed or the list is empty, 2 for a usage error, a policy that cannot\n"
+	"be read, or a --log that is no ascii measurement list (a binary list, JSON).\n",
 };
 
 static char *read_policy(const char *file, size_t *len_ret)

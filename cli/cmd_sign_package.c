@@ -90,10 +90,11 @@ static const struct cli_spec sign_package_spec = {
 	.uses = sign_package_options,
 	.aliases = sign_package_aliases,
 	.epilog =
-	"Exit status: 0 if every package was signed (or exported), 1 if the key cannot\n"
-	"be loaded, a DIR cannot be read or holds no package, or any package failed\n"
-	"(each failure is one line on stderr, that package is untouched and the others\n"
-	"are still done), 2 for a usage error.\n",
+	"Exit status: 0 if every package was signed (or exported), 1 if the --outdir\n"
+	"cannot be written (checked first), the key cannot be loaded, a DIR cannot be\n"
+	"read or holds no package, or any package failed (each failure is one line on\n"
+	"stderr, that package is untouched and the others are still done), 2 for a\n"
+	"usage error.\n",
 };
 
 /* One package's outcome, kept until the main thread reports it in list order. */
