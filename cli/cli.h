@@ -41,10 +41,16 @@ int cmd_attest(int argc, char **argv);
  * terminal.
  */
 
-/* A log that prints "imastream: message" to stderr; DEBUG/INFO only when verbose. */
+/*
+ * Every line the command prints on stderr starts with "imastream CMD:", the name of the
+ * command that runs (set once by main(), before any thread starts), the library's
+ * messages included; only a line before any command is known says "imastream:".
+ */
+void cli_set_command(const char *name);
+/* A log that prints "imastream CMD: message" to stderr; DEBUG/INFO only when verbose. */
 extern const struct imastream_log cli_log;
 void cli_set_verbose(int level);
-/* "imastream: MESSAGE" on stderr, escaped, in one write (safe from worker threads). */
+/* "imastream CMD: MESSAGE" on stderr, escaped, in one write (safe from worker threads). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Why a labelled file no package owns is an orphan (verify --rpmdb, recover --rpmdb). */
 const char *cli_orphan_kind(int kind);

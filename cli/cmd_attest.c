@@ -40,8 +40,9 @@ static const struct cli_spec attest_spec = {
 	"and a summary on stderr.\n",
 	.uses = attest_options,
 	.epilog =
-	"Exit status: 0 when every entry passed, 1 when any failed or a line of the\n"
-	"list is malformed, 2 for a usage error or a policy that cannot be read.\n",
+	"Exit status: 0 when every entry passed, 1 when any failed, a line of the list\n"
+	"is malformed or the list is empty, 2 for a usage error, a policy that cannot\n"
+	"be read, or a --log that is no ascii measurement list (a binary list, JSON).\n",
 };
 
 static char *read_policy(const char *file, size_t *len_ret)
@@ -167,6 +168,42 @@ static void check_line(const struct attest_policy *pol, char *line, unsigned lon
 	free(e);
 }
 
+/*
+ * The first entry of --log tells whether it is a measurement list at all: a binary list,
+ * a JSON file (the policy given twice) or any other file is said once, not once a line.
+ * Return: true after that one line.
+ */
+static bool not_a_list(const char *line, size_t len, const char *log_file)
+{
+	const char *p = line + strspn(line, " \t\r");
+	size_t pcr = strspn(line, "0123456789"), hash;
+
+	if (memchr(line, '\0', len)) {
+		cli_say("attest",
+			"%s: a binary file, not the text measurement list: give the kernel's "
+			"ascii_runtime_measurements, not binary_runtime_measurements",
+			log_file);
+		return true;
+	}
+	if (*p == '{' || *p == '[') {
+		cli_say("attest",
+			"%s: a JSON file (a policy?), not an IMA measurement list: give --log the "
+			"kernel's ascii_runtime_measurements",
+			log_file);
+		return true;
+	}
+	/* "PCR TEMPLATE-HASH ...": a malformed entry after that is the entry's to say. */
+	hash = pcr && line[pcr] == ' ' ? strspn(line + pcr + 1, "0123456789abcdef") : 0;
+	if (hash < 40 || line[pcr + 1 + hash] != ' ') {
+		cli_say("attest",
+			"%s: not an IMA measurement list (its first line is no \"PCR TEMPLATE-HASH "
+			"TEMPLATE ...\" entry): give the kernel's ascii_runtime_measurements",
+			log_file);
+		return true;
+	}
+	return false;
+}
+
 static int attest_check(int argc, char **argv)
 {
 	const char *policy_file = NULL, *log_file = NULL;
@@ -233,8 +270,16 @@ static int attest_check(int argc, char **argv)
 			line[--got] = '\0';
 		if (!got)
 			continue;
+		if (!n.entries && not_a_list(line, (size_t)got, log_file)) {
+			free(line);
+			fclose(log);
+			attest_policy_free(pol);
+			return CLI_USAGE;
+		}
 		check_line(pol, line, lineno, log_file, verbose, &n);
 	}
+	if (!n.entries && !ferror(log))
+		cli_say("attest", "%s: empty: no measurement to check", log_file);
 	if (ferror(log)) {
 		cli_say("attest", "%s: read error at line %lu", log_file, lineno + 1);
 		n.failed++;

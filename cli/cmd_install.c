@@ -187,9 +187,9 @@ static void show_progress(void *arg, const struct imastream_sink_progress *p)
 	if (p->done) {
 		cli_error("%s", text);
 	} else {
-		char line[sizeof(text) + 16];
+		char line[sizeof(text) + 24];
 
-		snprintf(line, sizeof(line), "imastream: %s", text);
+		snprintf(line, sizeof(line), "imastream install: %s", text);
 		cli_progress_draw(line);
 	}
 }
@@ -329,6 +329,16 @@ int cmd_install(int argc, char **argv)
 				 open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) :
 				 -2;
 
+		/* A directory is a mistake said here, not a read error when its turn comes. */
+		if (fd == -2 && S_ISDIR(sb.st_mode)) {
+			refused[i] = strdup("is a directory, not an rpm package (give the .rpm "
+					    "files in it)");
+			if (!refused[i])
+				goto out;
+			cli_say("install", "%s: %s", argv[i], refused[i]);
+			failed++;
+			continue;
+		}
 		if (fd == -2)
 			continue;
 
@@ -453,6 +463,7 @@ out:
 	if (summary || (json && cs)) {
 		cli_json_begin(&out, "summary");
 		cli_json_str(&out, "command", "install");
+		cli_json_str(&out, "root", root_abs);
 		cli_json_uint(&out, "packages", (uint64_t)(argc - cli_parse_operands(&p)));
 		cli_json_uint(&out, "failed", failed);
 		cli_json_uint(&out, "files", pr.files);

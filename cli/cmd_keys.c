@@ -335,6 +335,7 @@ int cmd_keys(int argc, char **argv)
 		spec = &id_spec;
 	else
 		return cli_usage_error("keys", "unknown keys command '%s': import, list or id", sub);
+	cli_set_command(spec->cmd);
 	cli_parse_start(&p, spec, argc - 1, argv + 1);
 	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
 		switch (c) {

@@ -183,7 +183,7 @@ static int policy_keylime(int argc, char **argv)
 	const char *trust[MAX_TRUST], *excludes[64];
 	unsigned int ntrust = 0, nexcl = 0;
 	const struct imastream_hash_info *info = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
-	bool use_record = false;
+	bool use_record = false, source_given = false; /* --rpmdb or --record: one of them */
 	struct attest_policy *pol = NULL;
 	struct attest_source src = { 0 };
 	char root_abs[PATH_MAX];
@@ -201,10 +201,14 @@ static int policy_keylime(int argc, char **argv)
 			root = p.arg;
 			break;
 		case CLI_OPT_RPMDB:
-			use_record = false;
-			break;
 		case CLI_OPT_RECORD:
-			use_record = true;
+			/* Two sources would make the last one typed win silently. */
+			if (source_given && (c == CLI_OPT_RECORD) != use_record)
+				return cli_usage_error("policy",
+						       "--rpmdb and --record: give one source of "
+						       "reference digests");
+			source_given = true;
+			use_record = c == CLI_OPT_RECORD;
 			break;
 		case CLI_OPT_HASH_ALGO:
 			info = imastream_hash_by_name(p.arg);
@@ -247,6 +251,9 @@ static int policy_keylime(int argc, char **argv)
 		cli_say("policy", "%s: %s", root, strerror(errno));
 		return CLI_USAGE;
 	}
+	/* Where the policy goes, before the whole database is read, not after. */
+	if (output && cli_replace_check("policy", output))
+		return CLI_FAILED;
 	/* "/" as the prefix would double every slash. */
 	if (prefix && !strcmp(prefix, "/"))
 		prefix = NULL;
@@ -285,9 +292,9 @@ static int policy_keylime(int argc, char **argv)
 	if (write_policy(pol, output))
 		goto out;
 	cli_say("policy",
-		"%lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
-		src.packages, src.packages == 1 ? "" : "s", src.files, attest_policy_paths(pol),
-		info->name, src.hashed, src.unreadable);
+		"%s: %lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
+		root_abs, src.packages, src.packages == 1 ? "" : "s", src.files,
+		attest_policy_paths(pol), info->name, src.hashed, src.unreadable);
 	ret = src.unreadable ? CLI_FAILED : CLI_OK;
 out:
 	if (src.rootfd >= 0)

@@ -83,14 +83,11 @@ static const char *orphan_fate(int kind)
 		       "unlabelled";
 }
 
-static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f, const char *root)
+/* An orphan's record: its path as the root's own system names it (imastream(1), PATHS). */
+static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f)
 {
-	char *path = NULL;
-
-	if (asprintf(&path, "%s%s", root, f->path) < 0)
-		path = NULL;
 	cli_json_begin(job->json, "file");
-	cli_json_str(job->json, "path", path ? path : f->path);
+	cli_json_str(job->json, "path", f->path);
 	cli_json_str(job->json, "kind", cli_orphan_kind(f->kind));
 	cli_json_str(job->json, "result",
 		     job->dry_run ? "found" :
@@ -100,13 +97,25 @@ static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f
 	if (f->fixed < 0)
 		cli_json_str(job->json, "reason", strerror(-f->fixed));
 	cli_json_put(job->json, stdout);
-	free(path);
+}
+
+/* "PATH: KIND: FATE" on standard output, the path escaped (imastream(1)). */
+static void orphan_line(const struct imastream_orphan *f, const char *fate)
+{
+	struct cli_line l = { 0 };
+
+	cli_line_name(&l, f->path);
+	cli_line_text(&l, ": ");
+	cli_line_text(&l, cli_orphan_kind(f->kind));
+	cli_line_text(&l, ": ");
+	cli_line_text(&l, fate);
+	cli_line_put(&l, stdout);
+	cli_line_free(&l);
 }
 
 static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 {
 	struct orphan_job *job = arg;
-	const char *root = strcmp(job->root, "/") ? job->root : "";
 
 	job->found++;
 	if (!job->dry_run && f->fixed > 0) {
@@ -118,23 +127,21 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 		job->failed++;
 	}
 	if (job->json) {
-		orphan_json(job, f, root);
+		orphan_json(job, f);
 		return;
 	}
 	if (job->dry_run) {
-		printf("%s%s: %s: would be %s\n", root, f->path, cli_orphan_kind(f->kind),
-		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" :
-		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
-							      "removed once its writer is gone" :
-							      "unlabelled");
+		orphan_line(f, f->kind == IMASTREAM_ORPHAN_RPM_TEMP ?
+				       "would be removed" :
+			       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
+				       "would be removed once its writer is gone" :
+				       "would be unlabelled");
 	} else if (f->fixed < 0) {
-		cli_say("recover", "%s%s: %s: cannot be %s: %s", root, f->path,
-			cli_orphan_kind(f->kind),
+		cli_say("recover", "%s: %s: cannot be %s: %s", f->path, cli_orphan_kind(f->kind),
 			f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled",
 			strerror(-f->fixed));
 	} else if (f->fixed > 0) {
-		printf("%s%s: %s: %s\n", root, f->path, cli_orphan_kind(f->kind),
-		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled");
+		orphan_line(f, f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled");
 	}
 }
 
@@ -233,8 +240,8 @@ int cmd_recover(int argc, char **argv)
 	if (!err && !say.quiet && !say.json && !dry_run) {
 		char size[32];
 
-		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root, st.removed,
-			cli_human_size(st.bytes, size, sizeof(size)),
+		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root_abs,
+			st.removed, cli_human_size(st.bytes, size, sizeof(size)),
 			st.kept ? ", kept those of running processes" : "",
 			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	}
@@ -248,7 +255,7 @@ int cmd_recover(int argc, char **argv)
 	if (say.json && err != -EINVAL) {
 		cli_json_begin(&out, "summary");
 		cli_json_str(&out, "command", "recover");
-		cli_json_str(&out, "root", root);
+		cli_json_str(&out, "root", root_abs);
 		cli_json_uint(&out, "journals", st.journals);
 		cli_json_uint(&out, "completed", st.completed);
 		cli_json_uint(&out, "removed", st.removed);

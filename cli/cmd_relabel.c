@@ -343,6 +343,7 @@ int cmd_relabel(int argc, char **argv)
 	if (run.json) {
 		cli_json_begin(run.json, "summary");
 		cli_json_str(run.json, "command", "relabel");
+		cli_json_str(run.json, "root", root_abs);
 		cli_json_uint(run.json, "packages", c->packages);
 		cli_json_uint(run.json, run.dry_run ? "to_label" : "labelled", c->labelled);
 		cli_json_uint(run.json, "correct", c->correct);
@@ -357,9 +358,9 @@ int cmd_relabel(int argc, char **argv)
 	}
 	if (!settings.say.quiet)
 		cli_say("relabel",
-			"%lu package%s, %lu files %s, %lu already correct, %lu modified, %lu "
+			"%s: %lu package%s, %lu files %s, %lu already correct, %lu modified, %lu "
 			"missing, %lu failed; %s read, %.2f s",
-			c->packages, c->packages == 1 ? "" : "s", c->labelled,
+			root_abs, c->packages, c->packages == 1 ? "" : "s", c->labelled,
 			run.dry_run ? "to label" : "labelled", c->correct, c->modified, c->missing,
 			c->failed, cli_human_size(c->bytes, size, sizeof(size)),
 			cli_seconds_since(CLOCK_MONOTONIC, &run.start));

@@ -229,6 +229,9 @@ int cmd_sign_digests(int argc, char **argv)
 		rc = CLI_USAGE;
 		goto out;
 	}
+	/* Where the signatures go, before the key and the signing, not after them. */
+	if (cli_replace_check("sign-digests", output))
+		goto out;
 	if (cli_key_prompt("sign-digests", &key))
 		goto out;
 	/* A remote key (p11-kit's client) writes to a socket: a lost server fails, not kills. */

@@ -90,10 +90,11 @@ static const struct cli_spec sign_package_spec = {
 	.uses = sign_package_options,
 	.aliases = sign_package_aliases,
 	.epilog =
-	"Exit status: 0 if every package was signed (or exported), 1 if the key cannot\n"
-	"be loaded, a DIR cannot be read or holds no package, or any package failed\n"
-	"(each failure is one line on stderr, that package is untouched and the others\n"
-	"are still done), 2 for a usage error.\n",
+	"Exit status: 0 if every package was signed (or exported), 1 if the --outdir\n"
+	"cannot be written (checked first), the key cannot be loaded, a DIR cannot be\n"
+	"read or holds no package, or any package failed (each failure is one line on\n"
+	"stderr, that package is untouched and the others are still done), 2 for a\n"
+	"usage error.\n",
 };
 
 /* One package's outcome, kept until the main thread reports it in list order. */
@@ -460,6 +461,9 @@ int cmd_sign_package(int argc, char **argv)
 		return cli_usage_error("sign-package", "no package given");
 	if (cli_key_check_pass("sign-package", &key) != CLI_OK)
 		return CLI_USAGE;
+	/* Where the packages go, once and before the key: not once per package after it. */
+	if (run.opts.outdir && cli_dir_check("sign-package", "--outdir", run.opts.outdir))
+		return CLI_FAILED;
 	if (!import_file) {
 		err = cli_key_prompt("sign-package", &key);
 		if (err)

@@ -177,13 +177,18 @@ static void reason(char *buf, size_t size, const char *name,
 /* --format json: print_verdict() writes records here instead (NULL: text). */
 static struct cli_json *verdict_json;
 
-/* The summary record of --root and --rpmdb (the walk writes its own). */
-static void summary_record(unsigned long files, unsigned long failed, const struct timespec *t0)
+/*
+ * The summary record of --root and --rpmdb (the walk writes its own): @root is the
+ * absolute root, the only place it is given (file paths are the root's own).
+ */
+static void summary_record(const char *root, unsigned long files, unsigned long failed,
+			   const struct timespec *t0)
 {
 	struct cli_json j = { 0 };
 
 	cli_json_begin(&j, "summary");
 	cli_json_str(&j, "command", "verify");
+	cli_json_str(&j, "root", root);
 	cli_json_uint(&j, "files", files);
 	cli_json_uint(&j, "failed", failed);
 	cli_json_seconds(&j, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, t0));
@@ -256,7 +261,6 @@ static const struct cli_walk_ops verify_ops = { verify_item, print_item };
 /* --root: every object of the install record, checked in record order. */
 struct root_job {
 	int rootfd;
-	const char *root;
 	unsigned int flags;
 	bool evm_given;
 	enum evm_mode evm;
@@ -270,10 +274,10 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	struct verify_result res = { 0 };
 	struct verify_job vj = { .flags = job->flags, .evm = job->evm };
 	struct cli_item it = { .data = &res };
-	char why[512] = "", path[4096];
+	const char *path = f->path; /* as the root's own system names it (imastream(1), PATHS) */
+	char why[512] = "";
 	int fd = -1, rc;
 
-	snprintf(path, sizeof(path), "%s%s", strcmp(job->root, "/") ? job->root : "", f->path);
 	job->checked++;
 	rc = imastream_record_check(job->rootfd, f, &fd, why, sizeof(why));
 	if (rc) {
@@ -298,7 +302,7 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	if (vj.evm == EVM_NONE)
 		vj.flags |= IMASTREAM_VERIFY_NO_EVM;
 	it.fd = fd;
-	it.path = path;
+	it.path = (char *)path; /* print_item() only reads it */
 	memset(&res, 0, sizeof(res));
 	res.report.size = sizeof(res.report);
 	if (imastream_verify_file(job->verifier, fd, path, vj.flags, &res.report)) {
@@ -362,17 +366,22 @@ static const char *state_not_regular(int rootfd)
 		       "running";
 }
 
-static int verify_root(const char *root, struct imastream_trust *trust, unsigned int flags,
+static int verify_root(const char *typed, struct imastream_trust *trust, unsigned int flags,
 		       enum evm_mode evm, bool evm_given)
 {
-	struct root_job job = { .root = root, .flags = flags, .evm = evm, .evm_given = evm_given };
+	struct root_job job = { .flags = flags, .evm = evm, .evm_given = evm_given };
+	char *root = NULL;
 	struct timespec t0;
 	int err, ret = CLI_FAILED;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	job.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (job.rootfd < 0) {
-		cli_say("verify", "%s: %s", root, strerror(errno));
+	job.rootfd = open(typed, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (job.rootfd >= 0)
+		root = realpath(typed, NULL);
+	if (!root) {
+		cli_say("verify", "%s: %s", typed, strerror(errno));
+		if (job.rootfd >= 0)
+			close(job.rootfd);
 		return CLI_USAGE;
 	}
 	/* Files of a package half renamed, a record not yet: its files are not to blame. */
@@ -403,10 +412,10 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	err = imastream_record_foreach(job.rootfd, verify_recorded, &job, &cli_log);
 	if (!err && verdict_json)
-		summary_record(job.checked, job.failed, &t0);
+		summary_record(root, job.checked, job.failed, &t0);
 	else if (!err && job.checked)
-		cli_say("verify", "%lu files, %lu failed, %.2f s", job.checked, job.failed,
-			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+		cli_say("verify", "%s: %lu files, %lu failed, %.2f s", root, job.checked,
+			job.failed, cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	if (fflush(stdout) == EOF) {
 		cli_say("verify", "cannot write to stdout: %s", strerror(errno));
 		goto out;
@@ -425,12 +434,12 @@ static int verify_root(const char *root, struct imastream_trust *trust, unsigned
 out:
 	imastream_verifier_free(job.verifier);
 	close(job.rootfd);
+	free(root);
 	return ret;
 }
 
 /* --rpmdb: every file of the root's packages, against its header and its signatures. */
 struct rpmdb_job {
-	const char *root;
 	enum evm_mode evm;
 	bool json;
 	bool user;
@@ -489,10 +498,10 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 {
 	struct rpmdb_job *job = arg;
 	const struct imastream_verify_report *r = &f->report;
-	char path[4096], content[160], why[640] = "";
+	const char *path = f->path; /* as the root's own system names it (imastream(1), PATHS) */
+	char content[160], why[640] = "";
 	bool ok;
 
-	snprintf(path, sizeof(path), "%s%s", strcmp(job->root, "/") ? job->root : "", f->path);
 	job->checked++;
 	switch (f->state) {
 	case IMASTREAM_AUDIT_INTACT:
@@ -585,9 +594,9 @@ const char *cli_orphan_kind(int kind)
 static void orphan_one(void *arg, const struct imastream_orphan *f)
 {
 	struct rpmdb_job *job = arg;
-	char path[4096], verdict[256];
+	const char *path = f->path;
+	char verdict[256];
 
-	snprintf(path, sizeof(path), "%s%s", strcmp(job->root, "/") ? job->root : "", f->path);
 	job->orphans++;
 	if (job->json) {
 		fputs("{\"record\":\"file\",\"package\":null,\"path\":", stdout);
@@ -621,7 +630,6 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 		cli_say("verify", "%s: %s", root, strerror(errno));
 		return CLI_USAGE;
 	}
-	job.root = root_abs;
 	if (imastream_verifier_new(trust, &cli_log, &v))
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -639,16 +647,16 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	if (err)
 		goto out; /* said */
 	if (json) {
-		summary_record(job.checked + job.orphans, job.failed + job.orphans, &t0);
+		summary_record(root_abs, job.checked + job.orphans, job.failed + job.orphans, &t0);
 	} else if (job.orphans) {
 		cli_say("verify",
-			"%lu files, %lu failed; %lu labelled files no package owns "
+			"%s: %lu files, %lu failed; %lu labelled files no package owns "
 			"(imastream recover --root %s --rpmdb removes or unlabels them), %.2f s",
-			job.checked, job.failed, job.orphans, root,
+			root_abs, job.checked, job.failed, job.orphans, root_abs,
 			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	} else {
-		cli_say("verify", "%lu files, %lu failed, %.2f s", job.checked, job.failed,
-			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+		cli_say("verify", "%s: %lu files, %lu failed, %.2f s", root_abs, job.checked,
+			job.failed, cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	}
 	ret = job.failed || job.orphans ? CLI_FAILED : CLI_OK;
 out:

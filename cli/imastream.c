@@ -71,6 +71,7 @@ static int run(const char *name, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(name, commands[i].name))
 			continue;
+		cli_set_command(commands[i].name);
 		ret = commands[i].run(argc, argv);
 		/* A passphrase typed for -p does not outlive the command. */
 		cli_pass_forget();

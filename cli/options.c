@@ -458,11 +458,14 @@ int cli_say_option(const struct cli_parser *p, int c, struct cli_say *s)
 {
 	switch (c) {
 	case CLI_OPT_PROGRESS:
-		s->show = 1;
-		return 1;
 	case CLI_OPT_QUIET:
-		s->show = 0;
-		s->quiet = true;
+		/* Both would leave one of them silently unheeded. */
+		if (s->show == (c == CLI_OPT_QUIET)) {
+			cli_usage_error(p->spec->cmd, "--progress and --quiet: give one of them");
+			return -1;
+		}
+		s->show = c == CLI_OPT_PROGRESS;
+		s->quiet = c == CLI_OPT_QUIET;
 		return 1;
 	case CLI_OPT_VERBOSE:
 		s->verbose++;

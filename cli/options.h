@@ -183,7 +183,7 @@ int cli_key_prompt(const char *cmd, struct cli_key *k);
  */
 struct cli_say {
 	int show;    /* --progress 1, --quiet 0, neither -1: for cli_progress_wanted() */
-	bool quiet;  /* --quiet was given, whatever came after it: no summary line */
+	bool quiet;  /* --quiet was given: no summary line (--progress with it is refused) */
 	int verbose; /* -v, repeatable */
 	bool json;   /* --format json */
 };

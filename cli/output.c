@@ -17,6 +17,8 @@
 static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool progress_shown;
 static int verbosity;
+/* The running command (cli_set_command()): every message of the command carries its name. */
+static const char *command;
 /* cli_capture_begin(): this thread's messages are held here instead of printed. */
 static __thread struct cli_capture *capturing;
 
@@ -181,7 +183,7 @@ static void print_message(const char *prefix, const char *msg)
 	pthread_mutex_lock(&stderr_lock);
 	clear_progress_locked();
 	if (l.oom)
-		fputs("imastream: out of memory\n", stderr);
+		fprintf(stderr, "%s: out of memory\n", prefix);
 	else
 		fprintf(stderr, "%s\n", l.buf);
 	pthread_mutex_unlock(&stderr_lock);
@@ -200,19 +202,26 @@ static void vmessage(const char *prefix, const char *fmt, va_list ap)
 	free(msg);
 }
 
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage("imastream", fmt, ap);
-	va_end(ap);
-}
-
 /* "imastream CMD" (or "imastream" without a command), the prefix of a command's messages. */
 static void cmd_prefix(char *buf, size_t size, const char *cmd)
 {
 	snprintf(buf, size, "imastream%s%s", cmd ? " " : "", cmd ? cmd : "");
+}
+
+void cli_set_command(const char *name)
+{
+	command = name;
+}
+
+void cli_error(const char *fmt, ...)
+{
+	char prefix[64];
+	va_list ap;
+
+	cmd_prefix(prefix, sizeof(prefix), command);
+	va_start(ap, fmt);
+	vmessage(prefix, fmt, ap);
+	va_end(ap);
 }
 
 void cli_say(const char *cmd, const char *fmt, ...)
@@ -248,10 +257,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 static void print_to_stderr(void *arg, int level, const char *msg)
 {
+	char prefix[64];
+
 	(void)arg;
 	if (level > IMASTREAM_LOG_NOTICE + verbosity)
 		return;
-	put_message("imastream", msg);
+	cmd_prefix(prefix, sizeof(prefix), command);
+	put_message(prefix, msg);
 }
 
 const struct imastream_log cli_log = { print_to_stderr, NULL };

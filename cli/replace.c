@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Output files that a reader sees old or new, never half-written: a temp file beside them, renamed over. */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +10,47 @@
 
 #include "cli/cli.h"
 #include "cli/replace.h"
+
+int cli_dir_check(const char *cmd, const char *what, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st)) {
+		int err = -errno;
+
+		if (err == -ENOENT)
+			cli_say(cmd, "%s: directory %s does not exist", what, dir);
+		else
+			cli_say(cmd, "%s: directory %s: %s", what, dir, strerror(-err));
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cli_say(cmd, "%s: %s is not a directory", what, dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		int err = -errno;
+
+		cli_say(cmd, "%s: cannot write in directory %s: %s", what, dir, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int cli_replace_check(const char *cmd, const char *file)
+{
+	char copy[PATH_MAX];
+	struct stat st;
+
+	/* Standard output, and a device or pipe written in place, need no directory. */
+	if (!strcmp(file, "-") || (!stat(file, &st) && !S_ISREG(st.st_mode)))
+		return 0;
+	if ((size_t)snprintf(copy, sizeof(copy), "%s", file) >= sizeof(copy)) {
+		cli_say(cmd, "%s: path too long", file);
+		return -ENAMETOOLONG;
+	}
+	return cli_dir_check(cmd, file, dirname(copy));
+}
 
 int cli_replace_open(struct cli_replace *r, const char *cmd, const char *file)
 {
@@ -42,11 +85,17 @@ int cli_replace_open(struct cli_replace *r, const char *cmd, const char *file)
 		cli_say(cmd, "%s: path too long", file);
 		return -ENAMETOOLONG;
 	}
+	err = cli_replace_check(cmd, file);
+	if (err) {
+		r->tmp[0] = '\0';
+		return err;
+	}
 	fd = mkstemp(r->tmp);
 	r->out = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!r->out) {
 		err = -errno;
-		cli_say(cmd, "%s: cannot create a file beside it: %s", file, strerror(-err));
+		cli_say(cmd, "%s: cannot create its temporary file %s: %s", file, r->tmp,
+			strerror(-err));
 		if (fd >= 0) {
 			close(fd);
 			unlink(r->tmp);

@@ -21,6 +21,14 @@ struct cli_replace {
  */
 int cli_replace_open(struct cli_replace *r, const char *cmd, const char *file);
 /*
+ * Whether @file could be written: its directory exists and is writable (standard output
+ * and devices need none).  For a command to refuse before any work, not after it.
+ * Return: 0, or -errno after one line "imastream CMD: FILE: directory DIR does not exist".
+ */
+int cli_replace_check(const char *cmd, const char *file);
+/* The same for a directory @dir that files are written into; @what names it in the line. */
+int cli_dir_check(const char *cmd, const char *what, const char *dir);
+/*
  * With @err 0: flushes, syncs and renames the temp file over @file (mode 0644); else, or
  * when that fails, removes it and leaves @file as it was.  A write error is said in one
  * line.  Return: @err, or the -errno of finishing.

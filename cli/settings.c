@@ -127,6 +127,16 @@ int cli_settings_config(struct cli_settings *cs, struct imastream_config *cfg,
 			goto usage;
 	if (imastream_config_check(cfg, log))
 		goto usage;
+	/* A key typed for a run that signs nothing was meant for a mode not asked for. */
+	if (cli_settings_typed(cs, "key") && cfg->mode != IMASTREAM_MODE_SIGN && !cfg->evm) {
+		cli_usage_error(cs->cmd,
+				"%s %s: mode %s and evm none sign nothing: add --mode sign or "
+				"--evm portable, or leave the key out",
+				cli_settings_typed(cs, "key"), cfg->key,
+				cfg->mode == IMASTREAM_MODE_OFF ? "off" : "hash");
+		imastream_config_release(cfg);
+		return CLI_USAGE;
+	}
 	return CLI_OK;
 usage:
 	imastream_config_release(cfg);

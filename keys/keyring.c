@@ -98,8 +98,18 @@ int imastream_keyring_resolve(const char *ring, bool create, const struct imastr
 	if (ring[0] == '_') {
 		/* Where the kernel looks for _ima/_evm: reachable from the user keyring. */
 		id = keyctl_search(KEY_SPEC_USER_KEYRING, "keyring", ring, 0);
-		if (id < 0 && errno == ENOKEY && create)
+		if (id < 0 && errno == ENOKEY && create) {
 			id = add_key("keyring", ring, NULL, 0, KEY_SPEC_USER_KEYRING);
+			/* A misspelt name must not go unseen: the kernel reads _ima and _evm. */
+			if (id >= 0)
+				ims_logf(log, IMASTREAM_LOG_NOTICE,
+					 "keyring %s did not exist: created it in the user keyring "
+					 "(@u), serial %d%s",
+					 ring, id,
+					 strcmp(ring, "_ima") && strcmp(ring, "_evm") ?
+						 "; IMA and EVM read _ima and _evm only" :
+						 "");
+		}
 		if (id < 0 && errno == ENOKEY)
 			return ims_err(log, -ENOKEY, "keyring %s not found under the user keyring", ring);
 		if (id < 0)

@@ -144,13 +144,18 @@ int ims_load_privkey_mem(const void *buf, size_t len, const char *pass, const ch
 		pkey = decode_der_privkey(buf, len, &st);
 	}
 	if (!pkey) {
+		/* OpenSSL's reason here is a decryption code ("pkcs12 cipherfinal error")
+		 * that says nothing more than the line does. */
+		if (st.asked)
+			ERR_clear_error();
 		if (st.asked && !pass)
-			err = ims_openssl_err(log, -EINVAL,
-					      "%s: private key is encrypted: give its passphrase (a file or an environment variable)",
-					      what);
+			err = ims_err(log, -EINVAL,
+				      "%s: private key is encrypted: give its passphrase (a file "
+				      "or an environment variable)",
+				      what);
 		else if (st.asked)
-			err = ims_openssl_err(log, -EKEYREJECTED,
-					      "%s: wrong passphrase for the private key", what);
+			err = ims_err(log, -EKEYREJECTED,
+				      "%s: wrong passphrase for the private key", what);
 		else if (!(err = wrong_kind(buf, len, what, IMS_KIND_PRIVATE_KEY, log)))
 			err = ims_openssl_err(log, -EINVAL, "%s: no usable private key in it (damaged or not a key)",
 					      what);

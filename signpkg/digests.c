@@ -129,9 +129,11 @@ int imastream_signpkg_manifest_load(const char *path, int kind, const struct ima
 		free(buf);
 		return ims_err(log, -ENOMEM, "%s: out of memory", name);
 	}
-	/* Its message names the kind of file and the line: there is one such file per call. */
-	err = kind == IMASTREAM_SIGNPKG_SIGNATURES ? signatures_parse(buf, len, log, &sm->m) :
-	      manifest_parse(buf, len, log, &sm->m);
+	/* Its message names the file and the line. */
+	err = manifest_parse_file(buf, len,
+				  kind == IMASTREAM_SIGNPKG_SIGNATURES ? MANIFEST_SIGNATURES :
+									 MANIFEST_DIGESTS,
+				  name, log, &sm->m);
 	free(buf);
 	if (err) {
 		free(sm);

@@ -357,11 +357,15 @@ static bool starts(const char *line, size_t len, const char *word)
 	return len > n && !memcmp(line, word, n) && line[n] == ' ';
 }
 
-static int parse(const char *buf, size_t len, enum manifest_kind kind,
+static int parse(const char *buf, size_t len, enum manifest_kind kind, const char *name,
 		 const struct imastream_log *log, struct manifest *m)
 {
 	bool sigs = kind == MANIFEST_SIGNATURES;
-	struct parser ps = { .log = log, .m = m, .what = sigs ? "signatures file" : "digest manifest" };
+	struct parser ps = { .log = log,
+			     .m = m,
+			     .what = name ? name :
+				     sigs ? "signatures file" :
+					    "digest manifest" };
 	const char *magic = sigs ? SIGNATURES_MAGIC : MANIFEST_MAGIC;
 	const char *record = sigs ? "sig" : "file";
 	size_t pos = 0, max_line = sigs ? SIGNATURES_MAX_LINE : MANIFEST_MAX_LINE;
@@ -412,13 +416,19 @@ static int parse(const char *buf, size_t len, enum manifest_kind kind,
 int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
 		   struct manifest *m)
 {
-	return parse(buf, len, MANIFEST_DIGESTS, log, m);
+	return parse(buf, len, MANIFEST_DIGESTS, NULL, log, m);
 }
 
 int signatures_parse(const char *buf, size_t len, const struct imastream_log *log,
 		     struct manifest *m)
 {
-	return parse(buf, len, MANIFEST_SIGNATURES, log, m);
+	return parse(buf, len, MANIFEST_SIGNATURES, NULL, log, m);
+}
+
+int manifest_parse_file(const char *buf, size_t len, enum manifest_kind kind, const char *name,
+			const struct imastream_log *log, struct manifest *m)
+{
+	return parse(buf, len, kind, name, log, m);
 }
 
 void manifest_free(struct manifest *m)

@@ -103,6 +103,12 @@ int manifest_parse(const char *buf, size_t len, const struct imastream_log *log,
 /* The same for a signatures file (SIGNATURES_MAGIC); messages name it so. */
 int signatures_parse(const char *buf, size_t len, const struct imastream_log *log,
 		     struct manifest *m);
+/*
+ * Either kind read from a file: messages name @name ("FILE, line N: ..."), so that a
+ * user who passed several files knows which one to fix.
+ */
+int manifest_parse_file(const char *buf, size_t len, enum manifest_kind kind, const char *name,
+			const struct imastream_log *log, struct manifest *m);
 void manifest_free(struct manifest *m);
 
 /* Writes the magic line: once, at the start of a manifest.  Return: 0 or -EIO. */

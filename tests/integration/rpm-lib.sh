@@ -24,6 +24,8 @@ setup_scratch() {
 	[ "$(id -u)" = 0 ] || { echo "SKIP: rpm --root installs need root"; exit 77; }
 	T=$(mktemp -d "${TMPDIR:-/tmp}/imastream-rpm.XXXXXX")
 	trap 'rm -rf "$T"' EXIT
+	# Canonical, as the commands name a root in their summaries (imastream(1), PATHS).
+	T=$(cd "$T" && pwd -P)
 }
 
 # build_pkg SPEC [VERSION [PAYLOAD]]: builds into $T/topdir and prints the rpm's path.

@@ -263,6 +263,26 @@ echo '{"meta":{}}' >"$work/notpolicy.json"
 rc=0
 "$IMASTREAM" attest check --policy "$work/notpolicy.json" --log "$work/bad.log" 2>"$work/err" || rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] || { cat "$work/err"; fail "a policy without meta.version exited $rc"; }
+# A file that is no measurement list is said once, not once a line: the policy given
+# twice, the kernel's binary list, any other text (exit 2, as a file that is no policy).
+for what in json binary text; do
+	case $what in
+	json) cp "$work/rpm.json" "$work/notlog"; want="a JSON file (a policy?), not an IMA measurement list" ;;
+	binary) printf '\012\000\000\000\024\000\000\000boot_aggregate\012\000\000\000\000\000' >"$work/notlog"
+		want="a binary file, not the text measurement list" ;;
+	text) printf 'hello\nworld\nagain\n' >"$work/notlog"; want="not an IMA measurement list (its first line is no \"PCR TEMPLATE-HASH TEMPLATE ...\" entry)" ;;
+	esac
+	rc=0
+	"$IMASTREAM" attest check --policy "$work/rpm.json" --log "$work/notlog" >/dev/null 2>"$work/err" || rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -qF "imastream attest: $work/notlog: $want" "$work/err" ||
+		{ cat "$work/err"; fail "a $what file as --log: exit $rc, not one line saying what it is"; }
+done
+# An empty list fails and says why.
+: >"$work/empty.log"
+rc=0
+"$IMASTREAM" attest check --policy "$work/rpm.json" --log "$work/empty.log" >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -qxF "imastream attest: $work/empty.log: empty: no measurement to check" "$work/err" ||
+	{ cat "$work/err"; fail "an empty --log: exit $rc without saying why"; }
 cp "$work/rpm.json" "$work/keep.json"
 rc=0
 "$IMASTREAM" policy keylime --root "$work/nowhere" --output "$work/keep.json" 2>"$work/err" || rc=$?

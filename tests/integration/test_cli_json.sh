@@ -85,7 +85,7 @@ check_json verify file 5 <vroot.json
 # The text form ends with the same counts and the time on stderr.
 "$IMS" verify --root "$T/inst" >vroot.txt 2>vroot.err || fail "verify --root: $(cat vroot.err)"
 files=$(python3 -c 'import json; print([json.loads(l) for l in open("vroot.json")][-1]["files"])')
-grep -Eqx "imastream verify: $files files, 0 failed, [0-9.]+ s" vroot.err ||
+grep -Eqx "imastream verify: $T/inst: $files files, 0 failed, [0-9.]+ s" vroot.err ||
 	fail "verify --root: no summary line: $(cat vroot.err)"
 "$IMS" recover --root "$T/inst" --format json >recover.json 2>recover.err || fail "recover: $(cat recover.err)"
 check_json recover none 0 <recover.json

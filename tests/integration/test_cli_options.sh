@@ -59,21 +59,34 @@ usage_error "imastream sign: give one of -p, --pass-file and --pass-env (see ima
 # A configuration that could only fail later is refused before anything is read: a key a
 # config file sets twice to two values, package_sigs = verify with no certificate.
 printf 'mode = sign\n# later\nmode = hash\n' >dup.conf
-usage_error "imastream: $work/dup.conf:3: mode is set again, to another value than on line 1: set it once" \
+usage_error "imastream install: $work/dup.conf:3: mode is set again, to another value than on line 1: set it once" \
 	install --root . --config "$work/dup.conf" x.rpm
-usage_error "imastream: package_sigs = verify needs trust, the certificates that check the packages' file signatures (or package_sigs = auto: verify when trust is set)" \
+usage_error "imastream install: package_sigs = verify needs trust, the certificates that check the packages' file signatures (or package_sigs = auto: verify when trust is set)" \
 	install --root . -o package_sigs=verify x.rpm
+
+# Options that contradict each other are refused, not one of them silently unheeded:
+# --quiet with --progress, two sources of a policy, a key for a run that signs nothing.
+usage_error "imastream hash: --progress and --quiet: give one of them (see imastream hash --help)" \
+	hash --quiet --progress x
+usage_error "imastream relabel: --progress and --quiet: give one of them (see imastream relabel --help)" \
+	relabel --root . --progress --quiet
+usage_error "imastream policy: --rpmdb and --record: give one source of reference digests (see imastream policy --help)" \
+	policy keylime --root . --rpmdb --record
+usage_error "imastream relabel: -k key.pem: mode hash and evm none sign nothing: add --mode sign or --evm portable, or leave the key out (see imastream relabel --help)" \
+	relabel --root . --mode hash -k key.pem
+usage_error "imastream install: --key key.pem: mode hash and evm none sign nothing: add --mode sign or --evm portable, or leave the key out (see imastream install --help)" \
+	install --root . --key key.pem x.rpm
 
 # install names the option a user types where the chain names an rpm macro, and an
 # option's error names the spelling that was typed.
 rc=0; "$imastream" install --root . --mode sign x.rpm >out 2>err || rc=$?
-[ "$rc" = 2 ] && [ "$(cat err)" = "imastream: mode sign needs a key (--key)" ] ||
+[ "$rc" = 2 ] && [ "$(cat err)" = "imastream install: mode sign needs a key (--key)" ] ||
 	fail "install --mode sign without a key: $rc '$(cat err)'"
 rc=0; "$imastream" install --root . --portable x.rpm >out 2>err || rc=$?
-[ "$rc" = 2 ] && [ "$(cat err)" = "imastream: evm portable needs a key (--key)" ] ||
+[ "$rc" = 2 ] && [ "$(cat err)" = "imastream install: evm portable needs a key (--key)" ] ||
 	fail "install --portable without a key: $rc '$(cat err)'"
 rc=0; "$imastream" install --root . --hashalgo sha3000 x.rpm >out 2>err || rc=$?
-[ "$rc" = 2 ] && grep -qx 'imastream: --hashalgo: unknown hash algorithm "sha3000" (md5, sha1, sha256, sha384, sha512, sha224 or sm3)' err ||
+[ "$rc" = 2 ] && grep -qx 'imastream install: --hashalgo: unknown hash algorithm "sha3000" (md5, sha1, sha256, sha384, sha512, sha224 or sm3)' err ||
 	fail "install --hashalgo sha3000: $rc '$(cat err)'"
 ok
 
@@ -131,7 +144,7 @@ grep -qxF '\0404'"$(sha256sum "$nl" | cut -c2-)" out || fail "hash: the newline 
 grep -qxF '\0404'"$(sha256sum 'odd/back\slash' | cut -c2-)" out ||
 	fail "hash: the backslash name is not as sha256sum has it"
 grep -qF '  odd/esc\x1b[31mred\ttab' out || fail "hash: ESC and tab not escaped: $(cat -A out)"
-grep -qxF 'imastream: odd/fifo\rcr: not a regular file (FIFO), not hashed' err ||
+grep -qxF 'imastream hash: odd/fifo\rcr: not a regular file (FIFO), not hashed' err ||
 	fail "hash: the FIFO's name is not escaped on stderr: $(cat -A err)"
 ! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' out err || fail "hash: a control byte got out"
 ok
@@ -148,7 +161,7 @@ grep -qxF '\odd/new\nline: OK' out && grep -qxF '\odd/back\\slash: OK' out &&
 ok
 # A message of the library that names a file is escaped as well (the key loader's).
 rc=0; "$imastream" sign --key "$nl" tree/a >out 2>err || rc=$?
-[ "$rc" = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q '^imastream: odd/new\\nline: ' err ||
+[ "$rc" = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q '^imastream sign: odd/new\\nline: ' err ||
 	fail "a key named with a newline: $rc $(cat -A err)"
 printf 'x' >>"$nl"
 rc=0; "$imastream" verify --xattr-user --trust "$cert" "$nl" >out 2>err || rc=$?

@@ -64,10 +64,10 @@ for j in 1 2; do
 	[ $rc -eq 1 ] || fail "arguments -j $j: exit $rc, expected 1"
 	[ "$(wc -l <"$work/args-out-$j")" -eq 3 ] || fail "arguments -j $j: not 3 files done"
 done
-printf '%s\n' "imastream: $tree/fifo: not a regular file (FIFO)" \
-	"imastream: $tree/a/link-to-file: not a regular file (symbolic link)" \
-	"imastream: /dev/null: not a regular file (character device)" \
-	"imastream: $work/missing: No such file or directory" >"$work/args-want"
+printf '%s\n' "imastream hash: $tree/fifo: not a regular file (FIFO)" \
+	"imastream hash: $tree/a/link-to-file: not a regular file (symbolic link)" \
+	"imastream hash: /dev/null: not a regular file (character device)" \
+	"imastream hash: $work/missing: No such file or directory" >"$work/args-want"
 for j in 1 2; do
 	cmp -s "$work/args-want" "$work/args-err-$j" ||
 		fail "arguments -j $j: stderr: $(cat "$work/args-err-$j")"

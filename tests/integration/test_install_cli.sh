@@ -43,7 +43,7 @@ make_root "$theirs"
 "$IMASTREAM" install --root "$ours" --allow-unsigned "${pkgs[@]}" >"$work/out" 2>"$work/err" ||
 	{ cat "$work/err" >&2; fail "imastream install failed"; }
 # Scriptlets are not run, and that is said once, for the package that has them.
-[ "$(cat "$work/err")" = "imastream: $work/top2/RPMS/noarch/imstest-1.0-1.noarch.rpm: scriptlets are not run (%post)" ] ||
+[ "$(cat "$work/err")" = "imastream install: $work/top2/RPMS/noarch/imstest-1.0-1.noarch.rpm: scriptlets are not run (%post)" ] ||
 	{ cat "$work/err" >&2; fail "expected exactly the scriptlet warning on stderr"; }
 [ ! -s "$work/out" ] || fail "imastream install wrote to stdout"
 rpm -i --root "$theirs" --nodeps --noscripts --notriggers --define '_dbpath /rpmdb' \
@@ -187,9 +187,9 @@ echo "== progress: one updating line with --progress, nothing with --quiet"
 make_root "$work/progress"
 "$IMASTREAM" install --root "$work/progress" --allow-unsigned --progress "${pkgs[0]}" 2>"$work/err" ||
 	fail "install --progress failed"
-grep -q 'imastream: \[1/1\] done: [0-9.]* MiB, [0-9]* files, [0-9.]* MiB/s, [0-9.]* s$' "$work/err" ||
+grep -q 'imastream install: \[1/1\] done: [0-9.]* MiB, [0-9]* files, [0-9.]* MiB/s, [0-9.]* s$' "$work/err" ||
 	{ cat -A "$work/err" >&2; fail "no final progress line"; }
 # How far, as the share of the package files read so far.
-tr '\r' '\n' <"$work/err" | grep -E '^(.\[K)?imastream: \[1/1\] .*, [0-9]+%' >/dev/null ||
+tr '\r' '\n' <"$work/err" | grep -E '^(.\[K)?imastream install: \[1/1\] .*, [0-9]+%' >/dev/null ||
 	{ cat -A "$work/err" >&2; fail "no percentage in the progress line"; }
 echo "PASS: tree identical to rpm -i; hash, sha512 and sign ($n files) verified by evmctl in 6 modes"

@@ -77,7 +77,7 @@ expect_refused() {
 	after=$(root_listing "$root")
 	[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") >&2 || true; fail "$name: the root changed"; }
 	[ -z "$(ls -A "$outside")" ] || fail "$name: something was written outside the root: $(ls -A "$outside")"
-	echo "ok $name: $(sed 's/^install-rpm: //; s/^imastream: //' "$work/err")"
+	echo "ok $name: $(sed 's/^install-rpm: //; s/^imastream install: //' "$work/err")"
 	passed=$((passed + 1))
 }
 

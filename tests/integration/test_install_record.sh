@@ -96,7 +96,7 @@ echo "== --replace-files installs it; the file is then the new package's"
 inst --replace-files "$b1" || fail "--replace-files did not install"
 [ "$(cat "$root/opt/rec/shared")" = "from b" ] || fail "the shared file was not replaced"
 "$IMASTREAM" verify --root "$root" >"$work/verify" || { cat "$work/verify"; fail "verify --root after --replace-files"; }
-[ "$(grep -c '^/.*/opt/rec/shared: OK$' "$work/verify")" = 1 ] || fail "the shared file was not checked exactly once"
+[ "$(grep -c '^/opt/rec/shared: OK$' "$work/verify")" = 1 ] || fail "the shared file was not checked exactly once"
 
 echo "== tampering is detected"
 printf 'imsrec-b 1.1\n' >"$root/opt/rec/imsrec-b/own"    # same size, new content
@@ -107,12 +107,12 @@ rm "$root/opt/rec/shared"
 rc=0
 "$IMASTREAM" verify --root "$root" >"$work/verify" || rc=$?
 [ $rc = 1 ] || fail "verify --root exited $rc on a tampered root"
-grep -q '/opt/rec/imsrec-b/own: FAIL: content changed (sha256 digest) (package imsrec-b)$' "$work/verify" ||
+grep -q '^/opt/rec/imsrec-b/own: FAIL: content changed (sha256 digest) (package imsrec-b)$' "$work/verify" ||
 	{ cat "$work/verify"; fail "changed content not detected"; }
-grep -q '/opt/rec/same: FAIL: missing security.ima$' "$work/verify" || { cat "$work/verify"; fail "missing security.ima not detected"; }
-grep -q '/opt/rec/imsrec-a/own: FAIL: mode 0600, recorded 0644' "$work/verify" || fail "mode change not detected"
-grep -q '/opt/rec/imsrec-a/link: FAIL: symlink target changed' "$work/verify" || fail "symlink change not detected"
-grep -q '/opt/rec/shared: FAIL: missing (package imsrec-b)' "$work/verify" || fail "removal not detected"
+grep -q '^/opt/rec/same: FAIL: missing security.ima$' "$work/verify" || { cat "$work/verify"; fail "missing security.ima not detected"; }
+grep -q '^/opt/rec/imsrec-a/own: FAIL: mode 0600, recorded 0644' "$work/verify" || fail "mode change not detected"
+grep -q '^/opt/rec/imsrec-a/link: FAIL: symlink target changed' "$work/verify" || fail "symlink change not detected"
+grep -q '^/opt/rec/shared: FAIL: missing (package imsrec-b)' "$work/verify" || fail "removal not detected"
 [ "$(grep -c FAIL "$work/verify")" = 5 ] || { cat "$work/verify"; fail "expected exactly 5 failures"; }
 
 echo "== the record's format is 1 without %config files; a newer one is refused by its version"
@@ -147,7 +147,7 @@ before=$(cd "$dbroot" && find . -path ./root -prune -o -printf '%p %y %m %s\n' |
 rc=0
 "$IMASTREAM" install --root "$dbroot" --allow-unsigned --quiet "$b1" 2>"$work/err" || rc=$?
 [ $rc = 1 ] || fail "a file rpm's database gives to imsrec-a was overwritten (exit $rc)"
-grep -qx "imastream: imsrec-b-1.0-1.noarch: /opt/rec/shared: conflicts with the file of package imsrec-a" "$work/err" ||
+grep -qx "imastream install: imsrec-b-1.0-1.noarch: /opt/rec/shared: conflicts with the file of package imsrec-a" "$work/err" ||
 	{ cat "$work/err"; fail "the conflict with rpm's database does not name the file and its owner"; }
 [ "$before" = "$(cd "$dbroot" && find . -path ./root -prune -o -printf '%p %y %m %s\n' | sort)" ] ||
 	fail "the refused package left something in the root"

@@ -13,6 +13,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 pkg=$(build_pkg "$work" imsref w2.xzdio)
 other=$(build_pkg "$work" imsref-rpm w2.xzdio)
 echo "not a package" >"$work/junk.rpm"
+mkdir "$work/pkgdir"
 # A header whose digest no longer matches: one byte of its file list changed.
 cp "$pkg" "$work/bad-header.rpm"
 off=$(grep -abo "imsref" "$pkg" | sed -n 3p | cut -d: -f1)
@@ -53,6 +54,9 @@ check_refusals() {
 		install --root "$root" --allow-unsigned --plugins nosuch "$pkg"
 	lines=2 refused "$root" "two refused packages" "not an rpm package" \
 		install --root "$root" --quiet "$work/junk.rpm" "$pkg"
+	# A directory given as a package: said as such, first, not as a read error.
+	refused "$root" "a directory as a package" "^imastream install: $work/pkgdir: is a directory, not an rpm package (give the .rpm files in it)$" \
+		install --root "$root" --allow-unsigned "$work/pkgdir"
 }
 
 echo "== a plain directory: every refusal leaves it as it was"

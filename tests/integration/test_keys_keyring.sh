@@ -30,6 +30,9 @@ if ! out=$("$imastream" keys import --keyring "$ring" "$keys/rsa2048.crt" 2>err.
 fi
 serial=$out
 ring_id=$(keyctl search @u keyring "$ring") || fail "import did not create $ring under @u"
+# ... and said so, where, and that the kernel would not read a ring of that name.
+[ "$(cat err.txt)" = "imastream keys import: keyring $ring did not exist: created it in the user keyring (@u), serial $ring_id; IMA and EVM read _ima and _evm only" ] ||
+	fail "import created $ring without saying so: '$(cat err.txt)'"
 [ "$(keyctl rdescribe "$serial" | cut -d';' -f1)" = asymmetric ] || fail "key $serial is not asymmetric"
 
 # The kernel finds it by the key id that IMA signatures carry (its "id:" partial match).
@@ -39,7 +42,8 @@ keyid=$(skid_tail "$keys/rsa2048.crt")
 # A second certificate, DER this time and by numeric ring id; then the forced SKID one.
 serial2=$("$imastream" keys import --keyring "$ring_id" "$keys/ec-p256.der" 2>err.txt) ||
 	grep -q "ec-p256.der: this kernel cannot use ECDSA P-256 keys" err.txt || fail "DER import: $(cat err.txt)"
-serial3=$("$imastream" keys import -k "$ring" "$keys/rsa2048-forced.crt") || fail "second import into $ring"
+serial3=$("$imastream" keys import -k "$ring" "$keys/rsa2048-forced.crt" 2>err.txt) || fail "second import into $ring"
+[ ! -s err.txt ] || fail "an import into an existing ring said: $(cat err.txt)"
 [ "$(keyctl search "$ring_id" asymmetric id:12345678)" = "$serial3" ] || fail "forced SKID not matched"
 
 # list: serial, type, key id, description, in the kernel's order; keyctl agrees.

@@ -89,17 +89,17 @@ echo "== verify --rpmdb reports them"
 "$IMS" verify --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" &&
 	fail "verify --rpmdb passed a root with signed orphans"
 for t in $temps; do
-	grep -qxF "$R/$t: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima, security.evm)" "$T/out" ||
+	grep -qxF "/$t: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima, security.evm)" "$T/out" ||
 		{ cat "$T/out"; fail "verify --rpmdb: no line for $t"; }
 done
-grep -qxF "$R/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima)" "$T/out" ||
+grep -qxF "/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the digest-only rpm temp file"; }
-grep -qxF "$R/usr/lib/imsusr/old-tool: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
+grep -qxF "/usr/lib/imsusr/old-tool: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the unowned signed file"; }
-grep -qxF "$R/usr/bin/imsusr.rpmsave: FAIL: an rpm copy of a %config file that no package owns, labelled (security.ima, security.evm)" "$T/out" ||
+grep -qxF "/usr/bin/imsusr.rpmsave: FAIL: an rpm copy of a %config file that no package owns, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb: no line for the .rpmsave copy"; }
 [ "$(wc -l <"$T/out")" = 7 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 7 orphans (kernel-made and shared-tool are none)"; }
-grep -q "verify: 4 files, 0 failed; 7 labelled files no package owns" "$T/err" || { cat "$T/err"; fail "verify total"; }
+grep -qF "verify: $R: 4 files, 0 failed; 7 labelled files no package owns" "$T/err" || { cat "$T/err"; fail "verify total"; }
 "$IMS" verify --root "$R" --rpmdb --format json >"$T/json" 2>/dev/null && fail "json: exit 0 with orphans"
 [ "$(grep -c '"orphan":"rpm-temp","ima":true,"evm":true}$' "$T/json")" = 4 ] || { cat "$T/json"; fail "json: rpm-temp records"; }
 
@@ -107,7 +107,7 @@ echo "== recover --rpmdb -n names them and changes nothing"
 (cd "$R" && getfattr -R -h -d -m - -e hex . 2>/dev/null; find . | sort) >"$T/before"
 "$IMS" recover --root "$R" --rpmdb -n >"$T/out" 2>"$T/err" && fail "recover -n exited 0 with orphans"
 [ "$(grep -c ': an rpm temp file of a transaction that did not end: would be removed$' "$T/out")" = 5 ] &&
-	grep -qxF "$R/usr/lib/imsusr/old-tool: a file no installed package owns: would be unlabelled" "$T/out" ||
+	grep -qxF "/usr/lib/imsusr/old-tool: a file no installed package owns: would be unlabelled" "$T/out" ||
 	{ cat "$T/out"; fail "recover -n: the orphans are not named"; }
 (cd "$R" && getfattr -R -h -d -m - -e hex . 2>/dev/null; find . | sort) >"$T/after"
 cmp -s "$T/before" "$T/after" || fail "recover -n changed the root"

@@ -160,7 +160,7 @@ refused "another content's digest" "is for another content" \
 	--import-signatures "$tmp/s.digest" --cert "$tmp/ec.pem"
 # A malformed signatures file: refused before any package is read.
 edit_sigs '3s/ sha256 / SHA256 /' "$tmp/s.bad"
-refused "a malformed signatures file" "signatures file, line 3: an unknown hash algorithm" \
+refused "a malformed signatures file" "$tmp/s.bad, line 3: an unknown hash algorithm" \
 	--import-signatures "$tmp/s.bad" --cert "$tmp/ec.pem"
 # A manifest is not a signatures file.
 refused "a manifest given as signatures" "not a signatures file" \
@@ -179,7 +179,7 @@ hostile() {
 	[ -z "$(find "$tmp" -maxdepth 1 -name 'keep.imastream-tmp-*')" ] && ok || fail "$1: temp file left"
 }
 sed '2s/^package /package  /' "$tmp/m" >"$tmp/hostile"
-hostile "a double space" "digest manifest, line 2:"
+hostile "a double space" "^imastream sign-digests: $tmp/hostile, line 2: "
 { head -n 2 "$tmp/m"; printf 'file sha256 %s /%s\n' "$(printf '%064d' 0)" "$(head -c 17000 /dev/zero | tr '\0' a)"; } >"$tmp/hostile"
 hostile "an oversized line" "a line longer than 16384 bytes"
 sed '$d' "$tmp/m" >"$tmp/hostile"
@@ -190,11 +190,11 @@ cp "$tmp/s" "$tmp/hostile"
 hostile "a signatures file as manifest" "not a digest manifest"
 # What --import-signatures would refuse later is refused before anything is signed.
 printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile sha256 %064d /opt/../../etc/shadow\nend 1\n' 0 0 >"$tmp/hostile"
-hostile "a path leading out" "digest manifest, line 3: a path with an empty, \".\" or \"..\" component"
+hostile "a path leading out" "$tmp/hostile, line 3: a path with an empty, \".\" or \"..\" component"
 printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile sha256 %064d /a\nfile sha256 %064d /a\nend 2\n' 0 0 1 >"$tmp/hostile"
-hostile "a path listed twice" "digest manifest, line 4: a second line for the path of line 3 in this package"
+hostile "a path listed twice" "$tmp/hostile, line 4: a second line for the path of line 3 in this package"
 { cat "$tmp/m"; sed -n '2,/^end /p' "$tmp/m"; } >"$tmp/hostile"
-hostile "two blocks for one package header" "digest manifest, line $(( $(wc -l <"$tmp/m") + 1 )): a second block for the package header of line 2 "
+hostile "two blocks for one package header" "$tmp/hostile, line $(( $(wc -l <"$tmp/m") + 1 )): a second block for the package header of line 2 "
 # A manifest of md5 digests is a usage error without --allow-weak.
 printf 'imastream-digests 1\npackage x-1-1.noarch %064d\nfile md5 %032d /a\nend 1\n' 0 1 >"$tmp/weak"
 rc=0

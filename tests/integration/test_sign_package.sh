@@ -301,9 +301,9 @@ printf '\377' | dd of="$tmp/bad/flip.rpm" bs=1 seek=5000 conv=notrunc 2>/dev/nul
 expect_error "flipped header byte" 'corrupt package\|malformed' "$tmp/bad/flip.rpm" \
 	--key "$tmp/rsa.key" "$tmp/bad/flip.rpm"
 cp "$pkg_a" "$tmp/bad/ok.rpm"
-expect_error "missing output folder" 'temporary file' "$tmp/bad/ok.rpm" \
+expect_error "missing output folder" "outdir: directory $tmp/nonexistent does not exist" "$tmp/bad/ok.rpm" \
 	--key "$tmp/rsa.key" -o "$tmp/nonexistent" "$tmp/bad/ok.rpm"
-expect_error "read-only output folder" 'temporary file' "$tmp/bad/ok.rpm" \
+expect_error "read-only output folder" "outdir: cannot write in directory /proc/sys" "$tmp/bad/ok.rpm" \
 	--key "$tmp/rsa.key" -o /proc/sys "$tmp/bad/ok.rpm"
 expect_error "unknown algorithm" 'unknown hash algorithm' "$tmp/bad/ok.rpm" \
 	--key "$tmp/rsa.key" -a sha3 "$tmp/bad/ok.rpm"
