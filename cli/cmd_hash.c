@@ -56,29 +56,29 @@ static const struct cli_use hash_options[] = {
 static const struct cli_spec hash_spec = {
 	.cmd = "hash",
 	.synopsis =
-		"Usage: imastream hash [-r] [-a ALGO] [--xattr-user] [-n] [--no-names] [-j N]\n"
-		"                      [-v] PATH...\n"
-		"       imastream hash --verity [-r] [--no-names] [-j N] [-v] PATH...\n"
-		"\n"
-		"Hashes the content of each regular file and writes the digest to security.ima,\n"
-		"byte for byte as 'evmctl ima_hash' does: type 01 for md5 and sha1, type 04\n"
-		"(with the algorithm byte) otherwise. Prints one line per file, the value in hex,\n"
-		"two spaces and the file's name, as sha256sum does (--no-names: the value alone,\n"
-		"as evmctl prints it). With -r, a progress line on a terminal and a summary on\n"
-		"stderr.\n"
-		"\n"
-		"With --verity, prints the fs-verity file digest instead (SHA-256 over a Merkle\n"
-		"tree of 4 KiB blocks, no salt: what FS_IOC_MEASURE_VERITY returns once verity is\n"
-		"enabled), the lines of 'fsverity digest', and writes no attribute.\n"
-		"\n"
-		"Run as 'imastream ima_hash', it prints what evmctl ima_hash prints: for each\n"
-		"file, \"hash(ALGO): \" on stderr, then the value alone on stdout; no progress\n"
-		"line and no summary.\n",
+	"Usage: imastream hash [-r] [-a ALGO] [--xattr-user] [-n] [--no-names] [-j N]\n"
+	"                      [-v] PATH...\n"
+	"       imastream hash --verity [-r] [--no-names] [-j N] [-v] PATH...\n"
+	"\n"
+	"Hashes the content of each regular file and writes the digest to security.ima,\n"
+	"byte for byte as 'evmctl ima_hash' does: type 01 for md5 and sha1, type 04\n"
+	"(with the algorithm byte) otherwise. Prints one line per file, the value in hex,\n"
+	"two spaces and the file's name, as sha256sum does (--no-names: the value alone,\n"
+	"as evmctl prints it). With -r, a progress line on a terminal and a summary on\n"
+	"stderr.\n"
+	"\n"
+	"With --verity, prints the fs-verity file digest instead (SHA-256 over a Merkle\n"
+	"tree of 4 KiB blocks, no salt: what FS_IOC_MEASURE_VERITY returns once verity is\n"
+	"enabled), the lines of 'fsverity digest', and writes no attribute.\n"
+	"\n"
+	"Run as 'imastream ima_hash', it prints what evmctl ima_hash prints: for each\n"
+	"file, \"hash(ALGO): \" on stderr, then the value alone on stdout; no progress\n"
+	"line and no summary.\n",
 	.uses = hash_options,
 	.shared = cli_walk_options,
 	.epilog =
-		"Exit status: 0 if every file was done, 1 if any failed (each failure is one line\n"
-		"on stderr and the other files are still done), 2 for a usage error.\n",
+	"Exit status: 0 if every file was done, 1 if any failed (each failure is one line\n"
+	"on stderr and the other files are still done), 2 for a usage error.\n",
 };
 
 /* Worker: encodes the @digest of the file of @it and writes its xattr. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* evmctl's options imastream does not take, each with what to use instead. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "cli/evmctl.h"
@@ -8,7 +9,7 @@ const char *cli_evmctl_name;
 
 struct evmctl_option {
 	const char *name; /* evmctl's long spelling, without "--" */
-	char letter;      /* its short one, or 0 */
+	char letter;	  /* its short one, or 0 */
 	const char *hint;
 };
 
@@ -33,7 +34,8 @@ static const struct evmctl_option evmctl_options[] = {
 	{ "mode", 0, "the mode is read from the file: chmod it first" },
 	{ "engine", 0, "give -k a pkcs11: URI or an OpenSSL provider URI instead" },
 	{ "veritysig", 0, "imastream sign --verity writes fs-verity signatures" },
-	{ "type", 't', "ima_fix and ima_clear are not offered: imastream relabel labels an rpm root" },
+	{ "type", 't',
+	  "ima_fix and ima_clear are not offered: imastream relabel labels an rpm root" },
 	{ "ignore-violations", 0, "measurement lists are judged by imastream attest check" },
 	{ "verify-sig", 0, "measurement lists are judged by imastream attest check" },
 	{ "pcrs", 0, "measurement lists are judged by imastream attest check" },
@@ -46,9 +48,10 @@ const char *cli_evmctl_option_hint(const char *word)
 	for (size_t i = 0; i < sizeof(evmctl_options) / sizeof(evmctl_options[0]); i++) {
 		const struct evmctl_option *o = &evmctl_options[i];
 
-		if (word[0] == '-' && word[1] == '-' ? !strcmp(word + 2, o->name) :
-						       o->letter && word[0] == '-' &&
-							       word[1] == o->letter && !word[2])
+		bool is_long = word[0] == '-' && word[1] == '-';
+
+		if (is_long ? !strcmp(word + 2, o->name) :
+			      o->letter && word[0] == '-' && word[1] == o->letter && !word[2])
 			return o->hint;
 	}
 	return NULL;

@@ -52,7 +52,7 @@ plugin_lines() {
 	echo "# folders for plugins, and its own plugins are named by the paths they have there."
 	echo "%__plugindir /{${own#/},${dir#/}}"
 	echo "%__transaction_imastream $dir/imastream.so"
-	rpm --showrc | sed -n 's/^-\{0,1\}[0-9]*[:=] __transaction_\([A-Za-z0-9_]*\)[[:space:]].*/\1/p' |
+	rpm --showrc | sed -n 's/^ *-\{0,1\}[0-9]*[:=] __transaction_\([A-Za-z0-9_]*\).*/\1/p' |
 		LC_ALL=C sort -u | while read -r name; do
 		[ "$name" != imastream ] || continue
 		path=$(rpm --define "__plugindir $own" --eval "%{?__transaction_$name}")
