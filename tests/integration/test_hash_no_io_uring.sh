@@ -41,7 +41,11 @@ for j in 1 2; do
 	[ $rc -eq 0 ] || fail "-j $j without io_uring: exit $rc, expected 0 (the FIFO is skipped)"
 	[ -e "$work/mark" ] || fail "-j $j: the walk never asked for io_uring"
 	cmp -s "$work/ring-$j" "$work/plain-$j" || fail "-j $j: output differs without io_uring"
-	cmp -s "$work/ring-err-$j" "$work/plain-err-$j" || fail "-j $j: messages differ without io_uring"
+	# -v's count of batches may differ with the runs each thread had.
+	grep -v 'digests of' "$work/ring-err-$j" >"$work/ring-err-$j.cmp"
+	grep -v 'digests of' "$work/plain-err-$j" >"$work/plain-err-$j.cmp"
+	cmp -s "$work/ring-err-$j.cmp" "$work/plain-err-$j.cmp" ||
+		fail "-j $j: messages differ without io_uring"
 	# The values are the files' SHA-256 (type 04, algorithm 04: "0404" and the digest).
 	sed -E 's/^0404([0-9a-f]{64})  /\1  /' "$work/plain-$j" | sort -k 2 | cmp -s - "$work/want" ||
 		fail "-j $j without io_uring: values are not the files' SHA-256"
