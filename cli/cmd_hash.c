@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/digests.h"
+#include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/hash.h"
@@ -68,7 +69,11 @@ static const struct cli_spec hash_spec = {
 	"\n"
 	"With --verity, prints the fs-verity file digest instead (SHA-256 over a Merkle\n"
 	"tree of 4 KiB blocks, no salt: what FS_IOC_MEASURE_VERITY returns once verity is\n"
-	"enabled), the lines of 'fsverity digest', and writes no attribute.\n",
+	"enabled), the lines of 'fsverity digest', and writes no attribute.\n"
+	"\n"
+	"Run as 'imastream ima_hash', it prints what evmctl ima_hash prints: for each\n"
+	"file, \"hash(ALGO): \" on stderr, then the value alone on stdout; no progress\n"
+	"line and no summary.\n",
 	.uses = hash_options,
 	.shared = cli_walk_options,
 	.epilog =
@@ -145,7 +150,14 @@ static void print_item(void *ctx, struct cli_item *it)
 			it->ok = false;
 		return;
 	}
+	/* As evmctl ima_hash: "hash(ALGO): " on stderr, the value alone on stdout, in turn. */
+	if (cli_evmctl_name) {
+		fprintf(stderr, "hash(%s): ", job->algo->name);
+		fflush(stderr);
+	}
 	if (cli_put_value(&job->line, res->value, res->len, job->names ? it->path : NULL))
+		it->ok = false;
+	if (cli_evmctl_name && fflush(stdout) == EOF)
 		it->ok = false;
 }
 
@@ -205,7 +217,7 @@ int cmd_hash(int argc, char **argv)
 	struct cli_parser p;
 	int c, taken, err;
 
-	cli_walk_init(&job.walk, "hash", &hash_ops, &job, "hashed", sizeof(struct hash_result));
+	cli_walk_init(&job.walk, "hash", &hash_ops, &job, sizeof(struct hash_result));
 	cli_parse_start(&p, &hash_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -226,7 +238,10 @@ int cmd_hash(int argc, char **argv)
 		return cli_usage_error("hash", "no PATH given");
 	cli_set_verbose(job.walk.say.verbose);
 	job.write = !o.dry_run && !o.verity;
-	job.names = !o.no_names;
+	job.names = !o.no_names && !cli_evmctl_name;
+	/* evmctl prints no progress and no summary: its stderr is the "hash(ALGO): " parts. */
+	if (cli_evmctl_name)
+		job.walk.say.show = 0;
 	job.verity = o.verity;
 	/* sign checks -a alike, in its own words: it refuses sm3 (SM2 keys only). */
 	job.algo = imastream_hash_by_name(o.algo_name);

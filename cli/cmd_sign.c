@@ -252,7 +252,7 @@ int cmd_sign(int argc, char **argv)
 	struct cli_parser p;
 	int c, taken, err;
 
-	cli_walk_init(&job.walk, "sign", &sign_ops, &job, "signed", sizeof(struct sign_result));
+	cli_walk_init(&job.walk, "sign", &sign_ops, &job, sizeof(struct sign_result));
 	cli_parse_start(&p, &sign_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {

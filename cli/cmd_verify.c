@@ -12,6 +12,7 @@
 #include <selinux/selinux.h>
 
 #include "cli/cli.h"
+#include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/audit.h"
@@ -23,6 +24,12 @@
 
 enum evm_mode { EVM_AUTO, EVM_REQUIRE, EVM_NONE };
 
+/* --appraise-type: what the IMA policy rule demands of security.ima (none: its value). */
+enum appraise {
+	APPRAISE_ANY,
+	APPRAISE_IMASIG
+};
+
 struct verify_result {
 	bool error; /* the file could not be read: the library said why */
 	struct imastream_verify_report report;
@@ -31,6 +38,7 @@ struct verify_result {
 struct verify_job {
 	unsigned int flags;
 	enum evm_mode evm;
+	enum appraise appraise;
 	struct cli_walk walk;
 	struct imastream_verifier *verifiers[CLI_WALK_MAX_JOBS];
 };
@@ -61,6 +69,10 @@ static const struct cli_use verify_options[] = {
 			  "(the chain had the selinux plugin with a policy); auto\n"
 			  "(default): required when SELinux is enabled here; none" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
+	{ CLI_OPT_APPRAISE_TYPE, "imasig: fail what an IMA policy rule with\n"
+				 "appraise_type=imasig refuses: a digest alone (an IMA\n"
+				 "signature passes, and a digest under a verified EVM\n"
+				 "portable signature, as the kernel takes them)" },
 	{ 0 },
 };
 
@@ -75,7 +87,8 @@ static const struct cli_spec verify_spec = {
 	.cmd = "verify",
 	.synopsis =
 	"Usage: imastream verify [-r] --trust DIR|FILE [--trust ...] [--xattr-user]\n"
-	"                        [--evm auto|require|none] [-j N] [-v] PATH...\n"
+	"                        [--evm auto|require|none] [--appraise-type imasig]\n"
+	"                        [-j N] [-v] PATH...\n"
 	"       imastream verify --root DIR [--trust DIR|FILE ...] [--xattr-user]\n"
 	"                        [--evm auto|require|none]\n"
 	"       imastream verify --root DIR --rpmdb [--format text|json] [--trust ...]\n"
@@ -88,12 +101,16 @@ static const struct cli_spec verify_spec = {
 	"security.evm (a portable or a type-3 EVM signature over the labels,\n"
 	"security.ima, uid, gid and mode) with the certificates of --trust, found by\n"
 	"key id. Prints one line per file:\n"
-	"  PATH: OK\n"
+	"  PATH: OK (ima: KIND, evm: EVM)\n"
 	"  PATH: FAIL: REASON[; REASON]\n"
-	"where a REASON is 'security.ima: content changed', 'security.evm: metadata\n"
-	"changed', 'security.ima: unknown key id XXXXXXXX', '...: bad signature',\n"
-	"'missing security.ima', 'missing security.evm', 'security.evm: malformed\n"
-	"(why)' or 'security.evm: cannot be verified (why)'. An ECDSA signature that\n"
+	"where KIND is what appraisal finds in security.ima, 'digest', 'signature' or\n"
+	"'fs-verity signature' (a rule with appraise_type=imasig refuses a digest\n"
+	"alone: --appraise-type), EVM 'portable signature', 'signature', 'missing' or\n"
+	"'HMAC, not checked' (left out with --evm none), and a REASON is\n"
+	"'security.ima: content changed', 'security.evm: metadata changed',\n"
+	"'security.ima: unknown key id XXXXXXXX', '...: bad signature', 'missing\n"
+	"security.ima', 'missing security.evm', 'security.evm: malformed (why)' or\n"
+	"'security.evm: cannot be verified (why)'. An ECDSA signature that\n"
 	"does not verify reads 'content changed or bad signature': ECDSA cannot tell the\n"
 	"two apart.\n"
 	"With -r, a progress line on a terminal and a summary on stderr.\n"
@@ -102,7 +119,9 @@ static const struct cli_spec verify_spec = {
 	"failures are printed, then a total on stderr. Without PACKAGE, the\n"
 	"directories of the packages are searched for labelled files no package owns:\n"
 	"'PATH: FAIL: an rpm temp file of a transaction that did not end, labelled\n"
-	"(...)' or 'a file no installed package owns'.\n",
+	"(...)' or 'a file no installed package owns'.\n"
+	"Run as 'imastream ima_verify' (--evm none --appraise-type imasig), a good file\n"
+	"is 'PATH: verification is OK' on stderr, as evmctl ima_verify says it.\n",
 	.uses = verify_options,
 	.shared = cli_walk_options,
 	.aliases = verify_aliases,
@@ -115,11 +134,78 @@ static const struct cli_spec verify_spec = {
 	"or a trust store that cannot be loaded.\n",
 };
 
+/* What security.ima holds, in the words of each verdict; NULL when nothing decoded. */
+static const char *ima_kind(const struct imastream_verify_one *ima)
+{
+	switch (ima->type) {
+	case IMASTREAM_XATTR_IMA_DIGEST:
+	case IMASTREAM_XATTR_IMA_DIGEST_NG:
+		return "digest";
+	case IMASTREAM_XATTR_DIGSIG:
+		return "signature";
+	case IMASTREAM_XATTR_IMA_VERITY_SIG:
+		return "fs-verity signature";
+	default:
+		return NULL;
+	}
+}
+
+static const char *evm_kind(const struct imastream_verify_one *evm)
+{
+	switch (evm->type) {
+	case IMASTREAM_XATTR_EVM_PORTABLE:
+		return "portable signature";
+	case IMASTREAM_XATTR_DIGSIG:
+		return "signature";
+	case IMASTREAM_XATTR_EVM_HMAC:
+		return "HMAC";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Why a good security.ima fails the policy's appraise_type=imasig, or NULL.  The kernel
+ * (xattr_verify) takes an IMA signature (type 03), or a digest when EVM reported a
+ * verified portable signature over it (INTEGRITY_PASS_IMMUTABLE); it refuses a digest
+ * alone, and an fs-verity signature unless the rule also says digest_type=verity.
+ */
+static const char *imasig_refusal(const struct verify_job *job,
+				  const struct imastream_verify_report *r)
+{
+	if (job->appraise != APPRAISE_IMASIG || r->ima.result != IMASTREAM_VERIFY_OK ||
+	    r->ima.type == IMASTREAM_XATTR_DIGSIG)
+		return NULL;
+	if (r->ima.type == IMASTREAM_XATTR_IMA_VERITY_SIG)
+		return "an fs-verity signature, which appraise_type=imasig refuses without "
+		       "digest_type=verity";
+	if (r->evm.result == IMASTREAM_VERIFY_OK && r->evm.type == IMASTREAM_XATTR_EVM_PORTABLE)
+		return NULL;
+	return "a digest, and appraise_type=imasig needs a signature (an IMA signature, or "
+	       "an EVM portable one over the digest)";
+}
+
+/* The verdict of @r under the job's --evm and --appraise-type. */
+static bool judge(const struct verify_job *job, const struct imastream_verify_report *r)
+{
+	if (r->ima.result != IMASTREAM_VERIFY_OK || imasig_refusal(job, r))
+		return false;
+	switch (r->evm.result) {
+	case IMASTREAM_VERIFY_OK:
+	case IMASTREAM_VERIFY_SKIPPED:
+		return true;
+	case IMASTREAM_VERIFY_MISSING:
+	case IMASTREAM_VERIFY_UNVERIFIABLE:
+		return job->evm != EVM_REQUIRE;
+	default:
+		return false;
+	}
+}
+
 static void verify_item(void *ctx, unsigned int worker, struct cli_item *it)
 {
 	struct verify_job *job = ctx;
 	struct verify_result *res = it->data;
-	const struct imastream_verify_report *r = &res->report;
 
 	memset(res, 0, sizeof(*res));
 	res->report.size = sizeof(res->report);
@@ -128,19 +214,7 @@ static void verify_item(void *ctx, unsigned int worker, struct cli_item *it)
 		res->error = true;
 		return;
 	}
-	it->ok = r->ima.result == IMASTREAM_VERIFY_OK;
-	switch (r->evm.result) {
-	case IMASTREAM_VERIFY_OK:
-	case IMASTREAM_VERIFY_SKIPPED:
-		break;
-	case IMASTREAM_VERIFY_MISSING:
-	case IMASTREAM_VERIFY_UNVERIFIABLE:
-		if (job->evm == EVM_REQUIRE)
-			it->ok = false;
-		break;
-	default:
-		it->ok = false;
-	}
+	it->ok = judge(job, &res->report);
 }
 
 /* Appends the reason for one xattr's verdict to @buf. */
@@ -228,13 +302,41 @@ static void print_verdict(const char *path, const char *verdict, const char *pac
 	cli_line_free(&l);
 }
 
+static void verdict_text(char *buf, size_t size, const struct imastream_verify_one *one);
+
+/*
+ * --format json of a checked file: the verdict, then security.ima's and security.evm's
+ * apart ("ok" or the reason, @refusal for IMA when appraise_type refuses it) with what
+ * each holds, as --rpmdb gives them.
+ */
+static void print_file_json(const char *path, bool ok, const char *why, const char *refusal,
+			    const struct imastream_verify_report *r)
+{
+	char ima[256], evm[256];
+
+	verdict_text(ima, sizeof(ima), &r->ima);
+	verdict_text(evm, sizeof(evm), &r->evm);
+	cli_json_begin(verdict_json, "file");
+	cli_json_str(verdict_json, "path", path);
+	cli_json_str(verdict_json, "result", ok ? "ok" : "fail");
+	if (!ok)
+		cli_json_str(verdict_json, "reason", why);
+	cli_json_str(verdict_json, "ima", refusal ? refusal : ima);
+	cli_json_str(verdict_json, "ima_type", ima_kind(&r->ima));
+	cli_json_str(verdict_json, "evm", evm);
+	cli_json_str(verdict_json, "evm_type", evm_kind(&r->evm));
+	cli_json_put(verdict_json, stdout);
+}
+
 static void print_item(void *ctx, struct cli_item *it)
 {
 	const struct verify_job *job = ctx;
 	const struct verify_result *res = it->data;
 	const struct imastream_verify_report *r = &res->report;
 	bool user = job->flags & IMASTREAM_FILESIG_USER;
-	char why[512] = "";
+
+	const char *refusal = imasig_refusal(job, r);
+	char why[512] = "", kinds[96];
 
 	if (res->error) {
 		print_verdict(it->path, "FAIL: cannot be read", NULL);
@@ -242,18 +344,48 @@ static void print_item(void *ctx, struct cli_item *it)
 	}
 	if (r->ima.result != IMASTREAM_VERIFY_OK)
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, user), &r->ima);
+	if (refusal)
+		snprintf(why, sizeof(why), "%s: %s", imastream_xattr_name(IMASTREAM_ATTR_IMA, user),
+			 refusal);
 	if (r->evm.result != IMASTREAM_VERIFY_OK && r->evm.result != IMASTREAM_VERIFY_SKIPPED &&
 	    (job->evm == EVM_REQUIRE || (r->evm.result != IMASTREAM_VERIFY_MISSING &&
 					 r->evm.result != IMASTREAM_VERIFY_UNVERIFIABLE)))
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, user), &r->evm);
-	if (it->ok) {
-		print_verdict(it->path, "OK", NULL);
-	} else {
+	if (verdict_json) {
+		print_file_json(it->path, it->ok, why, refusal, r);
+		return;
+	}
+	if (!it->ok) {
 		char verdict[sizeof(why) + 8];
 
 		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
 		print_verdict(it->path, verdict, NULL);
+		return;
 	}
+	/* As evmctl ima_verify says it: on stderr, stdout left empty. */
+	if (cli_evmctl_name) {
+		struct cli_line l = { 0 };
+
+		cli_line_name(&l, it->path);
+		cli_line_text(&l, ": verification is OK");
+		if (cli_line_put(&l, stderr))
+			it->ok = false;
+		cli_line_free(&l);
+		return;
+	}
+	/* What appraisal will find: a digest or a signature, and what security.evm holds. */
+	snprintf(kinds, sizeof(kinds), "OK (ima: %s", ima_kind(&r->ima));
+	if (r->evm.result != IMASTREAM_VERIFY_SKIPPED) {
+		size_t n = strlen(kinds);
+		const char *evm = evm_kind(&r->evm);
+
+		if (r->evm.result == IMASTREAM_VERIFY_MISSING || !evm)
+			evm = "missing";
+		snprintf(kinds + n, sizeof(kinds) - n, ", evm: %s%s", evm,
+			 r->evm.result == IMASTREAM_VERIFY_UNVERIFIABLE ? ", not checked" : "");
+	}
+	snprintf(kinds + strlen(kinds), sizeof(kinds) - strlen(kinds), ")");
+	print_verdict(it->path, kinds, NULL);
 }
 
 static const struct cli_walk_ops verify_ops = { verify_item, print_item };
@@ -264,6 +396,7 @@ struct root_job {
 	unsigned int flags;
 	bool evm_given;
 	enum evm_mode evm;
+	enum appraise appraise;
 	struct imastream_verifier *verifier;
 	unsigned long checked, failed;
 };
@@ -272,7 +405,7 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 {
 	struct root_job *job = arg;
 	struct verify_result res = { 0 };
-	struct verify_job vj = { .flags = job->flags, .evm = job->evm };
+	struct verify_job vj = { .flags = job->flags, .evm = job->evm, .appraise = job->appraise };
 	struct cli_item it = { .data = &res };
 	const char *path = f->path; /* as the root's own system names it (imastream(1), PATHS) */
 	char why[512] = "";
@@ -305,23 +438,10 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	it.path = (char *)path; /* print_item() only reads it */
 	memset(&res, 0, sizeof(res));
 	res.report.size = sizeof(res.report);
-	if (imastream_verify_file(job->verifier, fd, path, vj.flags, &res.report)) {
+	if (imastream_verify_file(job->verifier, fd, path, vj.flags, &res.report))
 		res.error = true;
-	} else {
-		it.ok = res.report.ima.result == IMASTREAM_VERIFY_OK;
-		switch (res.report.evm.result) {
-		case IMASTREAM_VERIFY_OK:
-		case IMASTREAM_VERIFY_SKIPPED:
-			break;
-		case IMASTREAM_VERIFY_MISSING:
-		case IMASTREAM_VERIFY_UNVERIFIABLE:
-			if (vj.evm == EVM_REQUIRE)
-				it.ok = false;
-			break;
-		default:
-			it.ok = false;
-		}
-	}
+	else
+		it.ok = judge(&vj, &res.report);
 	close(fd);
 	print_item(&vj, &it);
 	if (!it.ok)
@@ -367,9 +487,11 @@ static const char *state_not_regular(int rootfd)
 }
 
 static int verify_root(const char *typed, struct imastream_trust *trust, unsigned int flags,
-		       enum evm_mode evm, bool evm_given)
+		       enum evm_mode evm, bool evm_given, enum appraise appraise)
 {
-	struct root_job job = { .flags = flags, .evm = evm, .evm_given = evm_given };
+	struct root_job job = {
+		.flags = flags, .evm = evm, .evm_given = evm_given, .appraise = appraise
+	};
 	char *root = NULL;
 	struct timespec t0;
 	int err, ret = CLI_FAILED;
@@ -441,6 +563,7 @@ out:
 /* --rpmdb: every file of the root's packages, against its header and its signatures. */
 struct rpmdb_job {
 	enum evm_mode evm;
+	struct verify_job judged; /* its evm and appraise, for imasig_refusal() */
 	bool json;
 	bool user;
 	unsigned long checked, failed, orphans;
@@ -500,6 +623,7 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	const struct imastream_verify_report *r = &f->report;
 	const char *path = f->path; /* as the root's own system names it (imastream(1), PATHS) */
 	char content[160], why[640] = "";
+	const char *refusal;
 	bool ok;
 
 	job->checked++;
@@ -517,9 +641,10 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	default:
 		snprintf(content, sizeof(content), "cannot be read (%s)", f->why ? f->why : "?");
 	}
+	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
 	ok = f->state == IMASTREAM_AUDIT_INTACT && f->verified &&
-	     r->ima.result == IMASTREAM_VERIFY_OK && !evm_fails(job->evm, r->evm.result) &&
-	     f->label != IMASTREAM_VERIFY_MISSING;
+	     r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
+	     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING;
 	if (!ok)
 		job->failed++;
 	if (job->json) {
@@ -540,12 +665,22 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		json_string(stdout, f->state == IMASTREAM_AUDIT_MISSING ? "missing" : f->letters);
 		fputs(",\"ima\":", stdout);
 		if (f->verified)
-			json_string(stdout, ima);
+			json_string(stdout, refusal ? refusal : ima);
+		else
+			fputs("null", stdout);
+		fputs(",\"ima_type\":", stdout);
+		if (f->verified && ima_kind(&r->ima))
+			json_string(stdout, ima_kind(&r->ima));
 		else
 			fputs("null", stdout);
 		fputs(",\"evm\":", stdout);
 		if (f->verified)
 			json_string(stdout, evm);
+		else
+			fputs("null", stdout);
+		fputs(",\"evm_type\":", stdout);
+		if (f->verified && evm_kind(&r->evm))
+			json_string(stdout, evm_kind(&r->evm));
 		else
 			fputs("null", stdout);
 		if (f->label != IMASTREAM_VERIFY_SKIPPED)
@@ -560,6 +695,12 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		snprintf(why, sizeof(why), "%s", content);
 	if (f->verified && r->ima.result != IMASTREAM_VERIFY_OK)
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), &r->ima);
+	if (refusal) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, sizeof(why) - n, "%s%s: %s", n ? "; " : "",
+			 imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), refusal);
+	}
 	if (f->verified && evm_fails(job->evm, r->evm.result))
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, job->user), &r->evm);
 	if (f->label == IMASTREAM_VERIFY_MISSING) {
@@ -617,9 +758,12 @@ static void orphan_one(void *arg, const struct imastream_orphan *f)
 }
 
 static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigned int flags,
-			enum evm_mode evm, bool json, char *const *names, int nnames)
+			const struct verify_job *judged, bool json, char *const *names, int nnames)
 {
-	struct rpmdb_job job = { .evm = evm, .json = json, .user = flags & IMASTREAM_FILESIG_USER };
+	struct rpmdb_job job = { .evm = judged->evm,
+				 .judged = *judged,
+				 .json = json,
+				 .user = flags & IMASTREAM_FILESIG_USER };
 	struct imastream_verifier *v = NULL;
 	char *root_abs = realpath(root, NULL);
 	struct timespec t0;
@@ -710,8 +854,7 @@ int cmd_verify(int argc, char **argv)
 	struct cli_parser p;
 	int c, ret = CLI_FAILED;
 
-	cli_walk_init(&job.walk, "verify", &verify_ops, &job, "verified",
-		      sizeof(struct verify_result));
+	cli_walk_init(&job.walk, "verify", &verify_ops, &job, sizeof(struct verify_result));
 	cli_parse_start(&p, &verify_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
@@ -737,6 +880,12 @@ int cmd_verify(int argc, char **argv)
 			break;
 		case CLI_OPT_XATTR_USER:
 			job.flags |= IMASTREAM_FILESIG_USER;
+			break;
+		case CLI_OPT_APPRAISE_TYPE:
+			if (strcmp(p.arg, "imasig"))
+				return cli_usage_error("verify", "%s takes 'imasig', not '%s'",
+						       p.spelled, p.arg);
+			job.appraise = APPRAISE_IMASIG;
 			break;
 		case CLI_OPT_RPMDB:
 			rpmdb = true;
@@ -791,12 +940,12 @@ int cmd_verify(int argc, char **argv)
 	}
 	trust_loading = false;
 	if (rpmdb) {
-		ret = verify_rpmdb(root, trust, job.flags, job.evm, json, argv + cli_parse_operands(&p),
-				   argc - cli_parse_operands(&p));
+		ret = verify_rpmdb(root, trust, job.flags, &job, json,
+				   argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
 		goto out;
 	}
 	if (root) {
-		ret = verify_root(root, trust, job.flags, job.evm, evm_given);
+		ret = verify_root(root, trust, job.flags, job.evm, evm_given, job.appraise);
 		goto out;
 	}
 	for (unsigned int i = 0; i < job.walk.jobs; i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/evmctl.h"
 
 static int cmd_version(int argc, char **argv);
 
@@ -25,16 +26,19 @@ static const struct cli_command commands[] = {
 
 /*
  * evmctl's command names, run as the imastream command that does the same job: the
- * words of @as replace the name (ima_sign: an IMA signature and no EVM one).  evmctl's
- * sign and verify are ours already, each also covering security.ima.
+ * words of @as replace the name (ima_sign: an IMA signature and no EVM one; ima_verify,
+ * as evmctl's, refuses a digest where it wants a signature).  evmctl's sign and verify
+ * are ours already, each also covering security.ima.  The command keeps evmctl's output
+ * habits under these names (cli/evmctl.h).
  */
+#define ALIAS_WORDS 5
 static const struct evmctl_alias {
 	const char *name;
-	const char *as[3];
+	const char *as[ALIAS_WORDS];
 } evmctl_aliases[] = {
 	{ "ima_hash", { "hash" } },
 	{ "ima_sign", { "sign", "--evm", "none" } },
-	{ "ima_verify", { "verify", "--evm", "none" } },
+	{ "ima_verify", { "verify", "--evm", "none", "--appraise-type", "imasig" } },
 	{ "import", { "keys", "import" } },
 };
 
@@ -57,7 +61,7 @@ static void usage(FILE *out)
 		const struct evmctl_alias *a = &evmctl_aliases[i];
 
 		fprintf(out, "  %-12s imastream", a->name);
-		for (size_t w = 0; w < 3 && a->as[w]; w++)
+		for (size_t w = 0; w < ALIAS_WORDS && a->as[w]; w++)
 			fprintf(out, " %s", a->as[w]);
 		fputc('\n', out);
 	}
@@ -83,12 +87,13 @@ static int run(const char *name, int argc, char **argv)
 /* imastream EVMCTL_NAME ARGS...: the alias's words, then ARGS. */
 static int run_alias(const struct evmctl_alias *a, int argc, char **argv)
 {
-	char **args = calloc((size_t)argc + 4, sizeof(*args));
+	char **args = calloc((size_t)argc + ALIAS_WORDS + 1, sizeof(*args));
 	int n = 0, ret;
 
 	if (!args)
 		return cli_usage_error(NULL, "out of memory");
-	for (size_t w = 0; w < 3 && a->as[w]; w++)
+	cli_evmctl_name = a->name;
+	for (size_t w = 0; w < ALIAS_WORDS && a->as[w]; w++)
 		args[n++] = (char *)a->as[w];
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/evmctl.h"
 #include "cli/options.h"
 #include "imastream/chain.h"
 #include "imastream/hash.h"
@@ -23,8 +24,9 @@ static const struct cli_option vocabulary[] = {
 	{ CLI_OPT_PROGRESS, 0, "progress", no_argument, NULL,
 	  "the progress line even when stderr is not a terminal" },
 	{ CLI_OPT_RECURSIVE, 'r', "recursive", no_argument, NULL,
-	  "walk directories; symlinks are skipped, never followed;\n"
-	  "a FIFO, device or socket is reported as a failure" },
+	  "walk directories; symlinks, FIFOs, sockets and devices\n"
+	  "are skipped (named with -v), as evmctl skips them;\n"
+	  "symlinks are never followed" },
 	{ CLI_OPT_JOBS, 'j', "jobs", required_argument, "N",
 	  "work on N files at a time (1 to 64; default: one per\n"
 	  "CPU); the output keeps the walk order" },
@@ -124,6 +126,8 @@ static const struct cli_option vocabulary[] = {
 	  "there, and locked with\nDB/.rpm.lock as rpm does" },
 	{ CLI_OPT_TAKE_OVER, 0, "take-over", no_argument, NULL,
 	  "install a package rpm's database has, then remove rpm's\nentry (as rpm -e --justdb)" },
+	{ CLI_OPT_APPRAISE_TYPE, 0, "appraise-type", required_argument, "TYPE",
+	  "what an IMA policy rule's appraise_type demands of\nsecurity.ima" },
 	{ CLI_OPT_LABELS, 0, "labels", required_argument, "MODE",
 	  "auto, require or none: whether security.selinux must be\nthere" },
 };
@@ -279,6 +283,18 @@ static void last_word(const struct cli_parser *p, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)strcspn(w, "="), w);
 }
 
+/* An option this command does not take: evmctl's get what to use instead. */
+static void unknown_option(const struct cli_parser *p, const char *word)
+{
+	const char *hint = cli_evmctl_option_hint(word);
+
+	if (hint)
+		cli_usage_error(p->spec->cmd, "%s is evmctl's option, not taken here: %s", word,
+				hint);
+	else
+		cli_usage_error(p->spec->cmd, "unknown option %s", word);
+}
+
 int cli_parse_next(struct cli_parser *p)
 {
 	int index = -1, c;
@@ -298,12 +314,14 @@ int cli_parse_next(struct cli_parser *p)
 			return CLI_OPT_ERROR;
 		}
 		if (optopt) {
-			cli_usage_error(p->spec->cmd, "unknown option -%c", optopt);
+			char word[3] = { '-', (char)optopt, '\0' };
+
+			unknown_option(p, word);
 		} else {
 			char word[64];
 
 			last_word(p, word, sizeof(word));
-			cli_usage_error(p->spec->cmd, "unknown option %s", word);
+			unknown_option(p, word);
 		}
 		return CLI_OPT_ERROR;
 	}
@@ -329,7 +347,7 @@ int cli_parse_next(struct cli_parser *p)
 		 * --key, and a new option must not change what an old abbreviation meant.
 		 */
 		if (strcmp(p->spelled + 2, p->longopts[index].name)) {
-			cli_usage_error(p->spec->cmd, "unknown option %s", p->spelled);
+			unknown_option(p, p->spelled);
 			return CLI_OPT_ERROR;
 		}
 	} else {

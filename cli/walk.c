@@ -45,11 +45,10 @@ static unsigned int walk_run_from_env(void)
 }
 
 void cli_walk_init(struct cli_walk *w, const char *cmd, const struct cli_walk_ops *ops, void *ctx,
-		   const char *verb, size_t item_size)
+		   size_t item_size)
 {
 	*w = (struct cli_walk){ .ops = ops,
 				.ctx = ctx,
-				.verb = verb,
 				.item_size = item_size,
 				.say = CLI_SAY_INIT,
 				.jobs = cli_default_jobs() };
@@ -669,24 +668,16 @@ static void walk_dir(struct cli_walk *w, int fd)
 			queue_file(w, d, strlen(w->path) - strlen(de->d_name), false);
 		} else if (type == DT_DIR) {
 			walk_at(w, d->fd, de->d_name);
-		} else if (type == DT_LNK) {
-			/* Never followed; what it points to is done where it lives. */
-			if (w->say.verbose) {
-				settle(w);
-				cli_error("%s: skipped (symbolic link)", w->path);
-			}
-		} else {
+		} else if (w->say.verbose) {
 			/*
-			 * A FIFO, device or socket in a tree that is meant to be appraised is
-			 * worth a failure, not silence; it is never opened (opening a device
-			 * can have effects).
+			 * A symlink is never followed: what it points to is done where it
+			 * lives.  A FIFO, device or socket is never opened (opening a device
+			 * can have effects) and skipped, as evmctl -r skips all but regular
+			 * files: the kernel appraises none of them.  Named when it is named
+			 * on the command line (report_slot).
 			 */
 			settle(w);
-			cli_error("%s: not a regular file (%s), not %s", w->path,
-				  special_name(DTTOIF(type)), w->verb);
-			fail_record(w, w->path, "not a regular file (%s), not %s",
-				    special_name(DTTOIF(type)), w->verb);
-			w->failed++;
+			cli_error("%s: skipped (%s)", w->path, special_name(DTTOIF(type)));
 		}
 	}
 	w->path[base] = '\0';

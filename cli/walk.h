@@ -79,7 +79,6 @@ struct cli_walk {
 	/* Set by cli_walk_init(); the options of cli_walk_options by cli_walk_option(). */
 	const struct cli_walk_ops *ops;
 	void *ctx;
-	const char *verb;   /* "hashed", "signed": in "not a regular file (FIFO), not hashed" */
 	bool recursive;     /* -r */
 	/* -v (one names the symlinks a walk skips), --progress, --quiet; --format json:
 	 * report() writes a record per file (cli_json). */
@@ -150,7 +149,7 @@ extern const struct cli_use cli_walk_options[];
 
 /* Sets up @w for command @cmd ("hash"): one job per online CPU, no -r, ... */
 void cli_walk_init(struct cli_walk *w, const char *cmd, const struct cli_walk_ops *ops, void *ctx,
-		   const char *verb, size_t item_size);
+		   size_t item_size);
 /*
  * Applies @opt if it is one of cli_walk_options (but -h).  Return: 1 if it was, 0 if it
  * is not one of them, -1 after a usage error about its argument.

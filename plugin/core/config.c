@@ -297,8 +297,9 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		return err;
 	/* Plugins are built in (none is loaded at run time): no other key can exist. */
 	return ims_err(log, -EINVAL,
-		       "%s: unknown configuration key \"%s\" (neither the core's nor a built-in plugin's)",
-		       where, key);
+		       "%s: unknown configuration key \"%s\" (neither the core's nor a built-in "
+		       "plugin's; the nearest is %s)",
+		       where, key, ims_config_nearest_key(key, NULL));
 bad:
 	/* A key with a fixed set of values has no "unset": empty is a mistake, not the default. */
 	if (!value[0])

@@ -50,4 +50,11 @@ bool ims_file_wants_verity(const struct imastream_file *f);
  */
 int ims_verity_enable(int fd, const char *what, const struct imastream_log *log);
 
+/*
+ * The key of imastream_config_keys(), or of @extra (NULL-terminated, may be NULL), nearest
+ * to @key by edit distance (a swap of two neighbours counts once), for a line refusing a
+ * misspelt key; the first of equally near ones.
+ */
+const char *ims_config_nearest_key(const char *key, const char *const *extra);
+
 #endif /* IMASTREAM_PLUGIN_CORE_DRIVER_H */

@@ -138,47 +138,59 @@ static int read_macros(struct adapter *a)
 	return err;
 }
 
+/* Not keys, but ours: the file to read, and one owner per package. */
+static const char *const adapter_macros[] = { "config", "take_over", NULL };
+
 static bool known_key(const char *key)
 {
 	for (const char *const *k = imastream_config_keys(); *k; k++)
 		if (strcmp(*k, key) == 0)
 			return true;
-	/* Not keys, but ours: the file to read, and one owner per package. */
-	return strcmp(key, "config") == 0 || strcmp(key, "take_over") == 0;
+	for (const char *const *k = adapter_macros; *k; k++)
+		if (strcmp(*k, key) == 0)
+			return true;
+	return false;
 }
 
 /*
- * A misspelt %_imastream_KEY would be ignored without a word: rpm's macro table is read
- * (rpmDumpMacroTable, the one way librpm 4.18 lists it) and every unknown name warned
- * about.  A warning, not an error: a macro file may be shared with a newer imastream.
+ * A misspelt %_imastream_KEY would be ignored without a word and the system installed in
+ * the wrong mode: rpm's macro table is read and the first unknown name stops rpm at init,
+ * as an unknown key of the file does.  rpmDumpMacroTable() is the one way librpm lists
+ * its macros in 4.18, 4.20 and 6.1 alike (no call enumerates them, and the Lua "macros"
+ * table cannot be iterated); each line is "%3d%c NAME", then "<lo>" (6.x modifiers),
+ * "(opts)" or a tab and the body, which may run over further lines.
  */
-static void warn_unknown_macros(struct adapter *a)
+static int check_unknown_macros(struct adapter *a)
 {
 	static const char prefix[] = "_imastream_";
 	char *dump = NULL, *line, *save = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&dump, &size);
+	int err = 0;
 
 	if (!f)
-		return;
+		return ims_err(&a->log, -ENOMEM, "cannot list rpm's macros: %s", strerror(errno));
 	rpmDumpMacroTable(NULL, f);
 	if (fclose(f) != 0 || !dump) {
 		free(dump);
-		return;
+		return ims_err(&a->log, -ENOMEM, "cannot list rpm's macros: %s", strerror(errno));
 	}
-	/* "%3d%c %s\t%s": level, ':' or '=' (used), name, body; bodies may go on for lines. */
-	for (line = strtok_r(dump, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(dump, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
 		char name[128];
+		const char *key;
 
-		if (sscanf(line, "%*d%*1[:=] %127[^\t (]", name) != 1 ||
+		if (sscanf(line, "%*d%*1[:=] %127[^\t (<]", name) != 1 ||
 		    strncmp(name, prefix, sizeof(prefix) - 1) != 0)
 			continue;
-		if (!known_key(name + sizeof(prefix) - 1))
-			ims_logf(&a->log, IMASTREAM_LOG_WARNING,
-				 "macro %%%s is not an imastream setting: ignored (see imastream-rpm(8))",
-				 name);
+		key = name + sizeof(prefix) - 1;
+		if (!known_key(key))
+			err = ims_err(&a->log, -EINVAL,
+				      "macro %%%s is not an imastream setting; the nearest is "
+				      "%%_imastream_%s (see imastream-rpm(8))",
+				      name, ims_config_nearest_key(key, adapter_macros));
 	}
 	free(dump);
+	return err;
 }
 
 /* "key=value" words after the path in %__transaction_imastream. */
@@ -225,7 +237,8 @@ static int configure(struct adapter *a, rpmPlugin plugin)
 		err = imastream_config_load(&a->cfg, DEFAULT_CONFIG, &a->log);
 	}
 	free(path);
-	warn_unknown_macros(a);
+	if (!err)
+		err = check_unknown_macros(a);
 	if (!err)
 		err = read_macros(a);
 	if (!err)

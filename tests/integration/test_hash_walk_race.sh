@@ -39,7 +39,7 @@ evmctl ima_hash -r --xattr-user "$tree" >"$work/evmctl.out" 2>/dev/null
 for j in 1 2 3; do
 	timeout 60 "$bin" hash -r -v --xattr-user --no-names -j $j "$tree" >"$work/out-$j" 2>"$work/err-$j"
 	rc=$?
-	[ $rc -eq 1 ] || fail "-j $j: exit $rc, expected 1 (two FIFOs)"
+	[ $rc -eq 0 ] || fail "-j $j: exit $rc, expected 0 (two FIFOs, skipped as evmctl skips them)"
 	cmp -s "$work/evmctl.out" "$work/out-$j" || fail "-j $j: stdout differs from evmctl"
 	# The backends' count after the summary may differ with the runs each thread had.
 	grep -v 'digests of' "$work/err-$j" | no_time /dev/stdin >"$work/err-$j.cmp"
@@ -48,8 +48,8 @@ for j in 2 3; do
 	cmp -s "$work/err-1.cmp" "$work/err-$j.cmp" ||
 		fail "-j $j: stderr differs from -j 1: $(diff "$work/err-1.cmp" "$work/err-$j.cmp" | head -4 | tr '\n' ' ')"
 done
-[ "$(grep -c 'not a regular file (FIFO), not hashed' "$work/err-1")" -eq 2 ] ||
-	fail "the two FIFOs are not named once each: $(cat "$work/err-1")"
+[ "$(grep -c 'skipped (FIFO)$' "$work/err-1")" -eq 2 ] ||
+	fail "-v does not name the two FIFOs once each: $(cat "$work/err-1")"
 [ "$(grep -c 'skipped (symbolic link)' "$work/err-1")" -eq 4 ] ||
 	fail "-v does not name the four symlinks: $(cat "$work/err-1")"
 has_ima "$outside/target" && fail "a symlink out of the tree was followed"
@@ -141,7 +141,7 @@ for round in $(seq 40); do
 	grep -Fxv -f "$work/want-lines" "$work/race-out" >"$work/race-bad" &&
 		fail "round $round: lines that are not a file's own digest: $(head -2 "$work/race-bad")"
 	# The directory may be away just when the walk enters it: the test's race, not the walk's.
-	grep -Ev 'not a regular file \(FIFO\), not hashed$|^imastream hash: [0-9]+ files, |race/dir: cannot open directory: No such file or directory$' \
+	grep -Ev '^imastream hash: [0-9]+ files, |race/dir: cannot open directory: No such file or directory$' \
 		"$work/race-err" >"$work/race-bad" &&
 		fail "round $round: unexpected stderr: $(head -2 "$work/race-bad")"
 done

@@ -51,7 +51,7 @@ temps() {
 }
 verified() {
 	"$IMASTREAM" verify --root "$root" >"$work/verify.out" 2>&1 ||
-		fail "$1: verify --root: $(grep -v ': OK$' "$work/verify.out" | head -3)"
+		fail "$1: verify --root: $(grep -Ev ': OK( \(|$)' "$work/verify.out" | head -3)"
 }
 
 echo "== recover removes only the temp files of dead writers"

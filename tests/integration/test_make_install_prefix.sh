@@ -30,8 +30,12 @@ done
 grep -E 'libtool: install: .* /' "$T/install.log" | grep -v -- " $pfx/" &&
 	fail "make install wrote outside the prefix"
 
-# The macros file names this plugin, not whatever rpm's %__plugindir holds.
+# The macros file names this plugin, not whatever rpm's %__plugindir holds, and keeps
+# rpm's own folder beside the prefix's (rpm's own plugins still load).
 grep -qx "%__transaction_imastream $so" "$macros" || fail "$macros does not name $so"
+own=$(rpm --eval '%{__plugindir}')
+grep -qx "%__plugindir /{${own#/},${pfx#/}/lib/rpm-plugins}" "$macros" ||
+	fail "$macros does not join $own and the prefix's folder: $(grep '^%__plugindir' "$macros")"
 
 # The command make install printed, word for word, with the package and a scratch root.
 cmd=$(sed -n 's/^  \(rpm --load .*\) -i PACKAGE\.rpm$/\1/p' "$T/install.log")

@@ -134,7 +134,7 @@ grep -qF "verify: $R: 10 files, 0 failed" "$T/err" || { cat "$T/err"; fail "veri
 "$IMS" verify --root "$R" --rpmdb --format json -t "$KEYS/ec-p256.crt" imstest >"$T/json" 2>/dev/null ||
 	fail "verify --rpmdb --format json failed"
 [ "$(grep -c '"result":"ok"' "$T/json")" = 5 ] || { cat "$T/json"; fail "json: not 5 ok records for imstest"; }
-grep -q '^{"record":"file","package":"imstest-1.0-1.noarch","path":"/opt/imstest/bin/tool","config":false,"result":"ok","content":"ok","rpm":".........","ima":"ok","evm":"ok"}$' "$T/json" ||
+grep -q '^{"record":"file","package":"imstest-1.0-1.noarch","path":"/opt/imstest/bin/tool","config":false,"result":"ok","content":"ok","rpm":".........","ima":"ok","ima_type":"signature","evm":"ok","evm_type":"portable signature"}$' "$T/json" ||
 	{ cat "$T/json"; fail "json record of tool"; }
 # security.ima and security.evm copied from a file of the same owner and mode: the EVM
 # portable signature and the header digest pass; only security.ima's own check fails.

@@ -35,8 +35,8 @@ ims_install --root "$R" --take-over "$V2" 2>"$T/err" || fail "install --take-ove
 grep -q "imstest: taken over from rpm" "$T/err" || fail "the take-over was not said: $(cat "$T/err")"
 in_rpm "$R" >/dev/null && fail "rpm's database still names imstest: $(in_rpm "$R")"
 grep -q "imstest-2.0-1" "$(record "$R")" || fail "the record does not name imstest-2.0"
-"$IMS" verify --root "$R" >"$T/out" 2>&1 || fail "verify --root after the take-over: $(grep -v ': OK$' "$T/out")"
-[ "$(grep -c ': OK$' "$T/out")" -ge 5 ] || fail "verify --root checked too little: $(cat "$T/out")"
+"$IMS" verify --root "$R" >"$T/out" 2>&1 || fail "verify --root after the take-over: $(grep -Ev ': OK( \(|$)' "$T/out")"
+[ "$(grep -Ec ': OK( \(|$)' "$T/out")" -ge 5 ] || fail "verify --root checked too little: $(cat "$T/out")"
 [ -z "$(find "$R" -name '.imastream-take-over.lock' -o -name '.imastream-tmp-*')" ] || fail "a private lock or temp file was left"
 
 echo "== imastream installed it: rpm -U with the plugin is refused, nothing changes"

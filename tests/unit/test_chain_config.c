@@ -267,7 +267,8 @@ int main(void)
 	ASSERT_EQ(load(&cfg, "mode = hash\nhash_algorithm = sha1\n", path, sizeof(path)), -EINVAL);
 	ASSERT_EQ(n_lines, 1);
 	snprintf(want, sizeof(want),
-		 "%s:2: unknown configuration key \"hash_algorithm\" (neither the core's nor a built-in plugin's)",
+		 "%s:2: unknown configuration key \"hash_algorithm\" (neither the core's nor a "
+		 "built-in plugin's; the nearest is hash_algo)",
 		 path);
 	ASSERT(strcmp(last, want) == 0);
 	/* A key set twice to two values: refused, naming both lines; the same value twice is taken. */
