@@ -26,8 +26,10 @@
 struct orphans {
 	int rootfd;
 	unsigned int flags;
-	struct imastream_verifier *v; /* or NULL: no rpm temp file beside no package's is rpm's */
-	struct ims_strmap owned;      /* real paths below the root of every owned object: OWNED_* */
+	/* Tells a killed rpm -i's temp files by their signatures; or NULL. */
+	struct imastream_verifier *v;
+	/* Real paths below the root of every owned object: OWNED_*. */
+	struct ims_strmap owned;
 	struct ims_strmap dir_of;  /* a package directory ("/bin/") -> index in dirs, -1 */
 	struct ims_strmap dir_set; /* a real directory -> index in dirs */
 	char **dirs;		   /* real directories to look into, "" for the root */
@@ -454,6 +456,9 @@ static int look_at(struct orphans *o, int dfd, const struct place *at, const cha
 			f.fixed = -EAGAIN;
 		else
 			f.fixed = unlinkat(dfd, name, 0) ? -errno : 1;
+		/* A name gone no longer counts against the inode's link count. */
+		if (f.fixed > 0 && idx >= 0)
+			o->inodes[idx].orphans--;
 	} else if (f.kind != IMASTREAM_ORPHAN_INSTALL_TEMP && idx >= 0) {
 		/* Labels belong to the inode: whether its other names are orphans too is
 		 * known once the walk has seen them all. */

@@ -25,9 +25,10 @@ struct ims_sink_package {
 	char *h_for;			/* the package name it saw it for */
 	bool sig_ok;			/* its header signature verified */
 	bool take_over; /* rpm's database has its name: its entry goes once it is installed */
-	unsigned int take_over_offset; /* that entry */
 	char *name;	/* the record's name: the package's NAME tag, or its name */
 	char *nevra;
+	/* With take_over: rpm's entry that goes. */
+	unsigned int take_over_offset;
 };
 
 /*

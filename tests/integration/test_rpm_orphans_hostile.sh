@@ -95,8 +95,11 @@ echo "== signed files a red team put where recover looked too little or too much
 PKGFILE=$R/usr/bin/imsusr-real
 before=$(labels "$PKGFILE")
 [ -n "$before" ] || fail "the package's file carries no labels (the test proves nothing)"
-# A hard link to a package's file, under a name no package lists, in a %dir.
+# A hard link to a package's file, under a name no package lists, in a %dir; and one of
+# rpm's temp name beside it, which recover removes (a name that goes is no longer one
+# that keeps the labels, nor one that lets them go).
 ln "$PKGFILE" "$R/usr/lib/imsusr/hardlink"
+ln "$PKGFILE" "$R/usr/bin/imsusr-real;0badf00d"
 # A hard link to a signed file outside the root.
 printf 'outside\n' >"$T/outside"
 sign_like "$PKGFILE" "$T/outside"
@@ -127,7 +130,9 @@ grep -qxF "$R/opt/imstest/data/post.log: FAIL: a file at a %ghost path, where rp
 grep -qxF "$R/usr/bin/notapkg;deadbeef: FAIL: a file of rpm's temp name beside no file of a package, labelled (security.ima)" "$T/out" &&
 	grep -qxF "$R/usr/bin/forged;deadbeef: FAIL: a file of rpm's temp name beside no file of a package, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb does not name the temp names beside no package file"; }
-[ "$(wc -l <"$T/out")" = 6 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 6 orphans"; }
+grep -qxF "$R/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima, security.evm)" "$T/out" ||
+	{ cat "$T/out"; fail "verify --rpmdb does not name the temp name beside a package file"; }
+[ "$(wc -l <"$T/out")" = 7 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 7 orphans"; }
 
 "$IMS" recover --root "$R" --rpmdb -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err" &&
 	{ cat "$T/out" "$T/err"; fail "recover --rpmdb exited 0 with hard links it must leave labelled"; }
@@ -137,8 +142,9 @@ for p in hardlink outside-link; do
 	grep -qxF "$R/usr/lib/imsusr/$p: a file no installed package owns: left labelled: its inode has 1 other names that are no orphans (a package's file, one outside the root): remove this name if it is not wanted" "$T/out" ||
 		{ cat "$T/out"; fail "recover does not say why $p keeps its labels"; }
 done
-grep -q "0 rpm temp files removed, 4 unowned files unlabelled, 2 left (named above)" "$T/err" ||
+grep -q "1 rpm temp files removed, 4 unowned files unlabelled, 2 left (named above)" "$T/err" ||
 	{ cat "$T/err"; fail "recover summary"; }
+[ ! -e "$R/usr/bin/imsusr-real;0badf00d" ] || fail "recover left the rpm temp name beside a package file"
 for p in usr/lib/imsusr/plugins/deeper/old-tool opt/imstest/data/post.log 'usr/bin/notapkg;deadbeef' \
 	'usr/bin/forged;deadbeef'; do
 	[ -f "$R/$p" ] || fail "recover removed $p (only its labels were to go)"
