@@ -32,14 +32,14 @@ struct orphans {
 	struct ims_strmap owned;
 	struct ims_strmap dir_of;  /* a package directory ("/bin/") -> index in dirs, -1 */
 	struct ims_strmap dir_set; /* a real directory -> index in dirs */
-	char **dirs;		   /* real directories to look into, "" for the root */
+	char **dirs;		   /* real directories packages have, "" for the root */
 	bool *dir_owned;	   /* per dirs: a package lists it (a %dir), not only its files */
 	size_t ndirs, adirs;
-	/* Inodes of more than one name: how many of their names the walk saw, how many
-	 * of those are orphans; and the orphans among them, handled once all are known. */
+	/* Inodes of more than one name: how many of their names the walk found orphans;
+	 * and those orphans, handled once all are known. */
 	struct ims_strmap inode_of; /* "dev:ino" -> index in inodes */
 	struct inode_names {
-		unsigned long names, orphans;
+		unsigned long orphans;
 	} * inodes;
 	size_t ninodes, ainodes;
 	struct later {
@@ -391,14 +391,13 @@ static int look_at(struct orphans *o, int dfd, const struct place *at, const cha
 		return 0;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		goto out;
-	/* Every name of an inode of several is counted, a package's file's included. */
+	/* An inode of several names: its orphan names are counted. */
 	if (st.st_nlink > 1) {
 		idx = inode_names(o, &st);
 		if (idx < 0) {
 			err = idx;
 			goto out;
 		}
-		o->inodes[idx].names++;
 	}
 	owned = ims_strmap_get(&o->owned, key);
 	if (owned == OWNED_REAL)
