@@ -157,7 +157,8 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 
 		snprintf(fate, sizeof(fate),
 			 "%s labelled: its inode has %lu other names that are no orphans (a "
-			 "package's file, one outside the root): remove this name if it is not wanted",
+			 "package's file, one outside the root): remove this name if it is not "
+			 "wanted",
 			 job->dry_run ? "would be left" : "left", f->shared);
 		orphan_line(f, fate);
 	} else if (job->dry_run) {

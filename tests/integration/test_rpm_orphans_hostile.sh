@@ -67,7 +67,7 @@ grep -q "labelled files no package owns (rpm's leftovers): 'imastream recover --
 	{ cat "$T/err"; fail "recover without --rpmdb does not say that --rpmdb mends them"; }
 verify >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed with the killed rpm -i's temp files"
 for t in $temps; do
-	grep -q "^$R/$t: FAIL: " "$T/out" || { cat "$T/out"; fail "verify --rpmdb does not name $t"; }
+	grep -q "^/$t: FAIL: " "$T/out" || { cat "$T/out"; fail "verify --rpmdb does not name $t"; }
 done
 # Without a trust store, a temp name beside no package's file is not known to be rpm's:
 # unlabelled, kept.  With one, those whose signature verifies are rpm's: removed.
@@ -122,15 +122,15 @@ sign_like "$PKGFILE" "$R/usr/bin/forged;deadbeef"
 
 verify >"$T/out" 2>"$T/err" && fail "verify --rpmdb passed with the red team's files"
 for p in usr/lib/imsusr/hardlink usr/lib/imsusr/outside-link usr/lib/imsusr/plugins/deeper/old-tool; do
-	grep -qxF "$R/$p: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
+	grep -qxF "/$p: FAIL: a file no installed package owns, labelled (security.ima, security.evm)" "$T/out" ||
 		{ cat "$T/out"; fail "verify --rpmdb does not name $p"; }
 done
-grep -qxF "$R/opt/imstest/data/post.log: FAIL: a file at a %ghost path, where rpm installs no content, labelled (security.ima, security.evm)" "$T/out" ||
+grep -qxF "/opt/imstest/data/post.log: FAIL: a file at a %ghost path, where rpm installs no content, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb does not name the signed file at the %ghost path"; }
-grep -qxF "$R/usr/bin/notapkg;deadbeef: FAIL: a file of rpm's temp name beside no file of a package, labelled (security.ima)" "$T/out" &&
-	grep -qxF "$R/usr/bin/forged;deadbeef: FAIL: a file of rpm's temp name beside no file of a package, labelled (security.ima, security.evm)" "$T/out" ||
+grep -qxF "/usr/bin/notapkg;deadbeef: FAIL: a file of rpm's temp name beside no file of a package, labelled (security.ima)" "$T/out" &&
+	grep -qxF "/usr/bin/forged;deadbeef: FAIL: a file of rpm's temp name beside no file of a package, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb does not name the temp names beside no package file"; }
-grep -qxF "$R/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima, security.evm)" "$T/out" ||
+grep -qxF "/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transaction that did not end, labelled (security.ima, security.evm)" "$T/out" ||
 	{ cat "$T/out"; fail "verify --rpmdb does not name the temp name beside a package file"; }
 [ "$(wc -l <"$T/out")" = 7 ] || { cat "$T/out"; fail "verify --rpmdb: not exactly the 7 orphans"; }
 
@@ -139,7 +139,7 @@ grep -qxF "$R/usr/bin/imsusr-real;0badf00d: FAIL: an rpm temp file of a transact
 [ "$(labels "$PKGFILE")" = "$before" ] || fail "recover took the labels off a package's file through a hard link"
 [ "$(labels "$T/outside")" = "$outside" ] || fail "recover took the labels off a file outside the root"
 for p in hardlink outside-link; do
-	grep -qxF "$R/usr/lib/imsusr/$p: a file no installed package owns: left labelled: its inode has 1 other names that are no orphans (a package's file, one outside the root): remove this name if it is not wanted" "$T/out" ||
+	grep -qxF "/usr/lib/imsusr/$p: a file no installed package owns: left labelled: its inode has 1 other names that are no orphans (a package's file, one outside the root): remove this name if it is not wanted" "$T/out" ||
 		{ cat "$T/out"; fail "recover does not say why $p keeps its labels"; }
 done
 grep -q "1 rpm temp files removed, 4 unowned files unlabelled, 2 left (named above)" "$T/err" ||
