@@ -298,6 +298,14 @@ int cmd_install(int argc, char **argv)
 	ret = CLI_FAILED;
 
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 && errno == ENOENT) {
+		/* rpm -i --root makes it; a mistyped root would then get packages. */
+		cli_say("install",
+			"%s: no such directory: imastream install does not create the root "
+			"(rpm -i --root does): mkdir it first",
+			root);
+		goto out;
+	}
 	if (rootfd < 0) {
 		cli_say("install", "%s: %s", root, strerror(errno));
 		goto out;

@@ -10,6 +10,8 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "imastream/audit.h"
+#include "imastream/filesig.h"
+#include "imastream/keys.h"
 #include "imastream/root.h"
 #include "imastream/rpmdb.h"
 
@@ -20,6 +22,10 @@ static const struct cli_use recover_options[] = {
 			 "security.ima and security.evm off every other\n"
 			 "labelled file no installed package owns" },
 	{ CLI_OPT_DRY_RUN, "with --rpmdb: name them and change nothing" },
+	{ CLI_OPT_TRUST, "with --rpmdb: certificates (file or directory;\n"
+			 "repeatable): an rpm temp file beside no package's\n"
+			 "file is removed if its signature verifies with\n"
+			 "them (a killed rpm -i's), else unlabelled" },
 	{ CLI_OPT_XATTR_USER, "with --rpmdb: user.ima and user.evm" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
@@ -34,45 +40,50 @@ static const struct cli_use recover_options[] = {
 static const struct cli_spec recover_spec = {
 	.cmd = "recover",
 	.synopsis =
-	"Usage: imastream recover --root DIR [--no-wait] [--dbpath DB] [--quiet] [-v]\n"
-	"                         [--format FORMAT]\n"
-	"       imastream recover --root DIR --rpmdb [-n] [--xattr-user] [--no-wait]\n"
-	"                         [--dbpath DB] [--quiet] [-v] [--format FORMAT]\n"
-	"\n"
-	"Refuses a DIR that is not an installed root (no rpm database and no\n"
-	"DIR/var/lib/imastream), creating nothing in it. Takes rpm's transaction lock\n"
-	"for DIR (waiting while an rpm or imastream transaction holds it). If an\n"
-	"install was killed while renaming a package's files into place, completes\n"
-	"that package from its intent journal (DIR/var/lib/imastream/journal): its\n"
-	"remaining files, then its record. Then\n"
-	"removes every .imastream-tmp-* file below DIR whose writer is no longer\n"
-	"running: what an 'imastream install' killed or cut off by a crash left. No other\n"
-	"file at a final name is touched, nor the temp files of a process still alive.\n"
-	"A journal that is corrupt is refused in one line, and nothing is changed.\n"
-	"'imastream install' does the same by itself when it finds that the last\n"
-	"install into DIR did not end.\n"
-	"With --rpmdb, then, still under the lock: in every directory a package of\n"
-	"DIR's rpm database (or imastream's record) has a file in, a regular file no\n"
-	"package lists that carries a signature in security.ima or security.evm (any\n"
-	"label for rpm's temp files; names not rpm's only in a directory a package\n"
-	"lists itself) is an orphan, as 'imastream verify --root DIR\n"
-	"--rpmdb' reports them: rpm's temp files (NAME;XXXXXXXX, left when rpm was\n"
-	"killed in a transaction with the plugin) are removed, any other orphan keeps\n"
-	"its content and loses its security.ima and security.evm, so that the kernel\n"
-	"no longer appraises it as sound. One line per orphan. With -n, nothing is\n"
-	"locked, recovered or changed: the orphans are only named.\n",
+		"Usage: imastream recover --root DIR [--no-wait] [--dbpath DB] [--quiet] [-v]\n"
+		"                         [--format FORMAT]\n"
+		"       imastream recover --root DIR --rpmdb [-n] [-t PATH...] [--xattr-user]\n"
+		"                         [--no-wait] [--dbpath DB] [--quiet] [-v]\n"
+		"                         [--format FORMAT]\n"
+		"\n"
+		"Refuses a DIR that is not an installed root (no rpm database and no\n"
+		"DIR/var/lib/imastream), creating nothing in it. Takes rpm's transaction lock\n"
+		"for DIR (waiting while an rpm or imastream transaction holds it). If an\n"
+		"install was killed while renaming a package's files into place, completes\n"
+		"that package from its intent journal (DIR/var/lib/imastream/journal): its\n"
+		"remaining files, then its record. Then\n"
+		"removes every .imastream-tmp-* file below DIR whose writer is no longer\n"
+		"running: what an 'imastream install' killed or cut off by a crash left. No other\n"
+		"file at a final name is touched, nor the temp files of a process still alive\n"
+		"or of a name imastream does not write: those are named, and recover fails.\n"
+		"A journal that is corrupt is refused in one line, and nothing is changed.\n"
+		"'imastream install' does the same by itself when it finds that the last\n"
+		"install into DIR did not end. Without --rpmdb, in a root with an rpm\n"
+		"database, labelled files no package owns (rpm's leftovers) are counted in one\n"
+		"line that says --rpmdb mends them, and recover fails.\n"
+		"With --rpmdb, then, still under the lock, the orphans 'imastream verify\n"
+		"--root DIR --rpmdb' reports: labelled regular files no package lists, of\n"
+		"rpm's temp name (NAME;XXXXXXXX) anywhere, others with a signature in and\n"
+		"below the directories packages list (%dir), or at a %ghost path. rpm's temp\n"
+		"files beside a file a package lists (or, with --trust, whose signature\n"
+		"verifies) are removed; any other orphan keeps its content and loses its\n"
+		"security.ima and security.evm, so that the kernel no longer appraises it as\n"
+		"sound, unless its inode has another name that is no orphan (a package's file,\n"
+		"one outside the root): that one is named and left, and recover fails. One\n"
+		"line per orphan. With -n, nothing is locked, recovered or changed: the\n"
+		"orphans are only named.\n",
 	.uses = recover_options,
 	.epilog =
-	"Exit status: 0 when nothing is left to remove, 1 if a file could not be removed\n"
-	"or the lock not taken (one line says why), or with -n when there are orphans,\n"
-	"2 for a usage error.\n",
+		"Exit status: 0 when nothing is left to remove, 1 if a file could not be removed\n"
+		"or was kept, orphans are left, or the lock not taken (one line says why), or\n"
+		"with -n when there are orphans, 2 for a usage error.\n",
 };
 
 struct orphan_job {
 	const char *root;
 	bool dry_run;
 	struct cli_json *json; /* --format json: a record per orphan here */
-	unsigned long found, removed, unlabelled, failed;
+	unsigned long found, removed, unlabelled, failed, left;
 };
 
 /* What happens to an orphan of @kind: "removed" or "unlabelled". */
@@ -81,6 +92,12 @@ static const char *orphan_fate(int kind)
 	return kind == IMASTREAM_ORPHAN_RPM_TEMP || kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
 		       "removed" :
 		       "unlabelled";
+}
+
+/* An orphan left labelled: its inode has other names, not orphans, which keep its labels. */
+static bool orphan_shared(const struct imastream_orphan *f)
+{
+	return f->shared > 0;
 }
 
 /* An orphan's record: its path as the root's own system names it (imastream(1), PATHS). */
@@ -96,6 +113,8 @@ static void orphan_json(struct orphan_job *job, const struct imastream_orphan *f
 				    "kept");
 	if (f->fixed < 0)
 		cli_json_str(job->json, "reason", strerror(-f->fixed));
+	else if (orphan_shared(f))
+		cli_json_uint(job->json, "shared", f->shared);
 	cli_json_put(job->json, stdout);
 }
 
@@ -125,12 +144,24 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 			job->unlabelled++;
 	} else if (!job->dry_run && f->fixed < 0) {
 		job->failed++;
+	} else if (!job->dry_run && orphan_shared(f)) {
+		job->left++;
 	}
 	if (job->json) {
 		orphan_json(job, f);
 		return;
 	}
-	if (job->dry_run) {
+	if (orphan_shared(f) && f->fixed >= 0) {
+		/* Unlabelling it would unlabel its other names, a package's file maybe. */
+		char fate[192];
+
+		snprintf(fate, sizeof(fate),
+			 "%s labelled: its inode has %lu other names that are no orphans (a "
+			 "package's file, one outside the root): remove this name if it is not "
+			 "wanted",
+			 job->dry_run ? "would be left" : "left", f->shared);
+		orphan_line(f, fate);
+	} else if (job->dry_run) {
 		orphan_line(f, f->kind == IMASTREAM_ORPHAN_RPM_TEMP ?
 				       "would be removed" :
 			       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
@@ -147,7 +178,7 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 
 /* --rpmdb: the orphans, under rpm's lock unless only named. */
 static int recover_orphans(int rootfd, struct orphan_job *job, unsigned int root_flags,
-			   unsigned int flags, bool quiet)
+			   unsigned int flags, struct imastream_verifier *v, bool quiet)
 {
 	const char *root = job->root;
 	bool dry_run = job->dry_run;
@@ -160,7 +191,7 @@ static int recover_orphans(int rootfd, struct orphan_job *job, unsigned int root
 			return err;
 		flags |= IMASTREAM_ORPHANS_FIX;
 	}
-	err = imastream_orphans_rpmdb(root, flags, orphan_fixed, job, &cli_log);
+	err = imastream_orphans_rpmdb_trusted(root, flags, v, orphan_fixed, job, &cli_log);
 	imastream_root_txn_end(t, err);
 	if (fflush(stdout) == EOF)
 		err = -EIO;
@@ -168,10 +199,39 @@ static int recover_orphans(int rootfd, struct orphan_job *job, unsigned int root
 		return err;
 	if (!quiet && dry_run)
 		cli_say("recover", "%s: %lu labelled files no package owns", root, job->found);
+	else if (!quiet && job->left)
+		cli_say("recover",
+			"%s: %lu rpm temp files removed, %lu unowned files unlabelled, %lu left "
+			"(named above)",
+			root, job->removed, job->unlabelled, job->left);
 	else if (!quiet)
 		cli_say("recover", "%s: %lu rpm temp files removed, %lu unowned files unlabelled",
 			root, job->removed, job->unlabelled);
-	return job->failed || (dry_run && job->found) ? -EAGAIN : 0;
+	return job->failed || job->left || (dry_run && job->found) ? -EAGAIN : 0;
+}
+
+static void orphan_counted(void *arg, const struct imastream_orphan *f)
+{
+	(void)f;
+	++*(unsigned long *)arg;
+}
+
+/*
+ * Without --rpmdb, in a root with an rpm database: the orphans rpm left are not this
+ * run's, but nor is the root whole; one line says so.  Return: 0, or -EAGAIN with some.
+ */
+static int orphans_left(const char *root)
+{
+	unsigned long n = 0;
+
+	/* No rpm database (imastream's state only): nothing of rpm's to look for. */
+	if (imastream_orphans_rpmdb(root, 0, orphan_counted, &n, NULL) || !n)
+		return 0;
+	cli_say("recover",
+		"%s: %lu labelled files no package owns (rpm's leftovers): "
+		"'imastream recover --root %s --rpmdb' mends them",
+		root, n, root);
+	return -EAGAIN;
 }
 
 int cmd_recover(int argc, char **argv)
@@ -186,6 +246,10 @@ int cmd_recover(int argc, char **argv)
 	unsigned int orphan_flags = 0;
 	struct orphan_job job = { 0 };
 	struct cli_json out = { 0 };
+	struct imastream_trust *trust = NULL;
+	struct imastream_verifier *v = NULL;
+	const char *trust_paths[64];
+	unsigned int n_trust = 0;
 	struct timespec t0;
 	struct cli_parser p;
 	int c, taken, rootfd, err;
@@ -203,6 +267,12 @@ int cmd_recover(int argc, char **argv)
 		case CLI_OPT_XATTR_USER:
 			orphan_flags |= IMASTREAM_ORPHANS_XATTR_USER;
 			break;
+		case CLI_OPT_TRUST:
+			if (n_trust == sizeof(trust_paths) / sizeof(trust_paths[0]))
+				return cli_usage_error("recover", "more than %u certificate paths",
+						       n_trust);
+			trust_paths[n_trust++] = p.arg;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -218,14 +288,30 @@ int cmd_recover(int argc, char **argv)
 		flags |= IMASTREAM_ROOT_NO_WAIT;
 	if (!root)
 		return cli_usage_error("recover", "no --root given");
-	if ((dry_run || orphan_flags) && !rpmdb)
+	if ((dry_run || orphan_flags || n_trust) && !rpmdb)
 		return cli_usage_error("recover", "%s is for --rpmdb",
-				       dry_run ? "--dry-run" : "--xattr-user");
+				       dry_run ? "--dry-run" :
+				       n_trust ? "--trust" :
+						 "--xattr-user");
 	if (cli_parse_operands(&p) < argc)
 		return cli_usage_error("recover", "unexpected argument '%s'",
 				       argv[cli_parse_operands(&p)]);
 	/* -v names each file removed (the library says so at debug level). */
 	cli_set_verbose(say.verbose ? 2 : 0);
+	if (n_trust) {
+		if (imastream_trust_new(&cli_log, &trust) ||
+		    imastream_verifier_new(trust, &cli_log, &v)) {
+			imastream_trust_free(trust);
+			return CLI_FAILED;
+		}
+		for (unsigned int i = 0; i < n_trust; i++) {
+			if (imastream_trust_add_path(trust, trust_paths[i])) {
+				imastream_verifier_free(v);
+				imastream_trust_free(trust);
+				return CLI_USAGE; /* the store said why */
+			}
+		}
+	}
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	root_abs = rootfd < 0 ? NULL : realpath(root, NULL);
 	if (!root_abs) {
@@ -242,14 +328,19 @@ int cmd_recover(int argc, char **argv)
 
 		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root_abs,
 			st.removed, cli_human_size(st.bytes, size, sizeof(size)),
-			st.kept ? ", kept those of running processes" : "",
+			st.kept ? "; the others, named above, are kept" : "",
 			cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	}
 	job.root = root_abs;
 	job.dry_run = dry_run;
 	job.json = say.json ? &out : NULL;
 	if (!err && rpmdb)
-		err = recover_orphans(rootfd, &job, flags, orphan_flags, say.quiet || say.json);
+		err = recover_orphans(rootfd, &job, flags, orphan_flags, v, say.quiet || say.json);
+	else if (!err && !dry_run)
+		err = orphans_left(root_abs);
+	/* Temp files kept (a live writer's pid, a name imastream does not write): not whole. */
+	if (!err && st.kept && !dry_run)
+		err = -EAGAIN;
 	close(rootfd);
 	/* The summary also closes a run that failed late: its counts say how far it got. */
 	if (say.json && err != -EINVAL) {
@@ -272,6 +363,8 @@ int cmd_recover(int argc, char **argv)
 			err = err ? err : -EIO;
 	}
 	cli_json_free(&out);
+	imastream_verifier_free(v);
+	imastream_trust_free(trust);
 	free(root_abs);
 	return err ? CLI_FAILED : CLI_OK;
 }

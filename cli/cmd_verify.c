@@ -726,6 +726,10 @@ const char *cli_orphan_kind(int kind)
 		return "an imastream install temp file";
 	case IMASTREAM_ORPHAN_RPM_BACKUP:
 		return "an rpm copy of a %config file that no package owns";
+	case IMASTREAM_ORPHAN_RPM_TEMP_UNOWNED:
+		return "a file of rpm's temp name beside no file of a package";
+	case IMASTREAM_ORPHAN_GHOST:
+		return "a file at a %ghost path, where rpm installs no content";
 	default:
 		return "a file no installed package owns";
 	}
@@ -743,10 +747,12 @@ static void orphan_one(void *arg, const struct imastream_orphan *f)
 		fputs("{\"record\":\"file\",\"package\":null,\"path\":", stdout);
 		json_string(stdout, path);
 		printf(",\"result\":\"fail\",\"orphan\":\"%s\",\"ima\":%s,\"evm\":%s}\n",
-		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP	? "rpm-temp" :
-		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ? "install-temp" :
-		       f->kind == IMASTREAM_ORPHAN_RPM_BACKUP	? "rpm-backup" :
-								  "unowned",
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP	    ? "rpm-temp" :
+		       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP	    ? "install-temp" :
+		       f->kind == IMASTREAM_ORPHAN_RPM_BACKUP	    ? "rpm-backup" :
+		       f->kind == IMASTREAM_ORPHAN_RPM_TEMP_UNOWNED ? "rpm-temp-unowned" :
+		       f->kind == IMASTREAM_ORPHAN_GHOST	    ? "ghost" :
+								      "unowned",
 		       f->ima ? "true" : "false", f->evm ? "true" : "false");
 		return;
 	}
@@ -780,9 +786,9 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	err = imastream_audit_rpmdb(root_abs, names, nnames, v, flags, audit_one, &job, &cli_log);
 	/* Ownership is known only from every package: with names given, no orphan search. */
 	if (!err && !nnames)
-		err = imastream_orphans_rpmdb(
+		err = imastream_orphans_rpmdb_trusted(
 			root_abs,
-			(flags & IMASTREAM_FILESIG_USER) ? IMASTREAM_ORPHANS_XATTR_USER : 0,
+			(flags & IMASTREAM_FILESIG_USER) ? IMASTREAM_ORPHANS_XATTR_USER : 0, v,
 			orphan_one, &job, &cli_log);
 	if (fflush(stdout) == EOF) {
 		cli_say("verify", "cannot write to stdout: %s", strerror(errno));

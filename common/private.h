@@ -4,6 +4,7 @@
 #define IMASTREAM_PRIVATE_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -48,6 +49,9 @@ int ims_open_regular(int dirfd, const char *name, int flags, mode_t mode);
  */
 int ims_open_nonblocking(int dirfd, const char *name, int flags, mode_t mode);
 const char *ims_open_strerror(int err);
+
+/* pseudo_fs.c: @fd is on proc, sysfs or another filesystem of no installed file. */
+bool ims_pseudo_fs(int fd);
 
 /* Formats a message and hands it to @log; errno is preserved. */
 void ims_logf(const struct imastream_log *log, int level, const char *fmt, ...)

@@ -77,9 +77,17 @@ int ims_rpmdb_installed(void *ts, const char *name, char *nevra, size_t size);
 /* -EEXIST, said in one line for @pkg, when rpm's database has @name; else 0. */
 int ims_rpmdb_refuse_owned(void *ts, const char *root, const char *pkg, const char *name,
 			   const struct imastream_log *log);
-/* A take-over: removes every entry of @name from rpm's database, as rpm -e --justdb (the
- * root's lock held).  0, or -EIO said in one line. */
-int ims_rpmdb_forget(int rootfd, const char *root, const char *name,
+/*
+ * Whether package @pkg (its header @rpm_header) may take over what rpm's database (@ts)
+ * has of its name: only what rpm -U would replace, one entry of the same name and arch,
+ * not of an install-only package (provides installonlypkg() or multiversion(), kernels).
+ * Return: 1 (@offset: that entry), 0 (none of its name), -EEXIST said in one line.
+ */
+int ims_rpmdb_takeover_check(void *ts, const char *root, const char *pkg, void *rpm_header,
+			     unsigned int *offset, const struct imastream_log *log);
+/* A take-over: removes entry @offset (of @name) from rpm's database, as rpm -e --justdb
+ * (the root's lock held).  0, or -EIO said in one line. */
+int ims_rpmdb_forget(int rootfd, const char *root, const char *name, unsigned int offset,
 		     const struct imastream_log *log);
 
 /*

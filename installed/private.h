@@ -58,5 +58,7 @@ void ims_rpmdb_links_free(struct ims_rpmdb_links *l);
  * Return: a descriptor, or -errno as openat2 says it.
  */
 int ims_openat2(int rootfd, const char *path, const struct open_how *how);
+/* That walk alone, whatever the kernel has (the test compares the two). */
+int ims_openat2_walk(int rootfd, const char *path, const struct open_how *how);
 
 #endif /* IMASTREAM_INSTALLED_PRIVATE_H */

@@ -82,6 +82,14 @@ static int judge(void *arg, const char *name, void *rpm_header)
 
 	if (!err && pc->ts && n && !pc->take_over)
 		err = ims_rpmdb_refuse_owned(pc->ts, pc->root, name, n, pc->log);
+	else if (!err && pc->ts && n) {
+		unsigned int offset;
+
+		/* Refused before the lock when the take-over would replace more than rpm -U. */
+		err = ims_rpmdb_takeover_check(pc->ts, pc->root, name, rpm_header, &offset,
+					       pc->log);
+		err = err < 0 ? err : 0;
+	}
 	if (pc->ts)
 		rpmtsCloseDB(pc->ts);
 	return err;

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <rpm/rpmmacro.h>
@@ -191,29 +190,6 @@ bool imastream_temp_name_is_leftover(const char *name)
 	return pid != getpid() && kill(pid, 0) && errno == ESRCH;
 }
 
-/* Filesystems that hold no installed file: /proc, /sys and the like of a live root. */
-static bool pseudo_fs(int fd)
-{
-	struct statfs sf;
-
-	if (fstatfs(fd, &sf))
-		return false;
-	switch ((unsigned long)sf.f_type) {
-	case 0x9fa0:     /* proc */
-	case 0x62656572: /* sysfs */
-	case 0x1cd1:     /* devpts */
-	case 0x27e0eb:   /* cgroup */
-	case 0x63677270: /* cgroup2 */
-	case 0x64626720: /* debugfs */
-	case 0x73636673: /* securityfs */
-	case 0x74726163: /* tracefs */
-	case 0xcafe4a11: /* bpf */
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Removes the leftover temp objects below directory @fd (closed here), @rel its path. */
 static int clean_dir(int fd, const char *rel, unsigned int depth, const struct imastream_log *log,
 		     struct imastream_recover_stats *st)
@@ -222,7 +198,7 @@ static int clean_dir(int fd, const char *rel, unsigned int depth, const struct i
 	struct dirent *de;
 	int err = 0;
 
-	if (depth > IMS_PATH_MAX_DEPTH || pseudo_fs(fd)) {
+	if (depth > IMS_PATH_MAX_DEPTH || ims_pseudo_fs(fd)) {
 		close(fd);
 		return 0;
 	}
@@ -261,6 +237,21 @@ static int clean_dir(int fd, const char *rel, unsigned int depth, const struct i
 		if (strncmp(n, IMASTREAM_TEMP_PREFIX, strlen(IMASTREAM_TEMP_PREFIX)))
 			continue;
 		if (!imastream_temp_name_is_leftover(n)) {
+			pid_t pid;
+
+			/* Counted and named: the root is not whole while it is there. */
+			if (temp_pid(n, &pid))
+				ims_logf(log, IMASTREAM_LOG_WARNING,
+					 "/%s: kept: its writer, pid %d, is running (if that is no "
+					 "imastream install, but a pid used again, remove it by "
+					 "hand)",
+					 sub, (int)pid);
+			else
+				ims_logf(log, IMASTREAM_LOG_WARNING,
+					 "/%s: kept: not a temp name imastream writes (remove it "
+					 "by hand "
+					 "if it is not wanted)",
+					 sub);
 			st->kept++;
 			continue;
 		}

@@ -110,7 +110,12 @@ int ims_sink_package_header(struct ims_sink_package *p, struct imastream_chain *
 			if (err)
 				return err;
 		} else {
-			p->take_over = ims_rpmdb_installed(p->ts, n, NULL, 0) == 1;
+			int err = ims_rpmdb_takeover_check(p->ts, p->root, name, h,
+							   &p->take_over_offset, p->log);
+
+			if (err < 0)
+				return err;
+			p->take_over = err == 1;
 		}
 	}
 	warn_scriptlets(p->log, name, h);
@@ -153,7 +158,7 @@ void ims_sink_package_end(struct ims_sink_package *p, int rootfd, int status)
 {
 	/* Installed and recorded: rpm's entry of the old version goes (one line if not). */
 	if (!status && p->take_over)
-		ims_rpmdb_forget(rootfd, p->root, p->name, p->log);
+		ims_rpmdb_forget(rootfd, p->root, p->name, p->take_over_offset, p->log);
 	p->take_over = false;
 	p->h = headerFree(p->h);
 	free(p->h_for);

@@ -27,6 +27,8 @@ struct ims_sink_package {
 	bool take_over; /* rpm's database has its name: its entry goes once it is installed */
 	char *name;	/* the record's name: the package's NAME tag, or its name */
 	char *nevra;
+	/* With take_over: rpm's entry that goes. */
+	unsigned int take_over_offset;
 };
 
 /*

@@ -90,6 +90,9 @@ enum imastream_orphan_kind {
 	IMASTREAM_ORPHAN_RPM_TEMP,     /* NAME;XXXXXXXX: rpm's temp name, its transaction cut */
 	IMASTREAM_ORPHAN_INSTALL_TEMP, /* .imastream-tmp-*: imastream recover's to remove */
 	IMASTREAM_ORPHAN_RPM_BACKUP,   /* NAME.rpmnew, .rpmsave, .rpmorig: rpm's %config copies */
+	/* NAME;XXXXXXXX where no package lists NAME: a killed rpm -i's, or not rpm's at all */
+	IMASTREAM_ORPHAN_RPM_TEMP_UNOWNED,
+	IMASTREAM_ORPHAN_GHOST, /* a regular file at a %ghost path: rpm put no content there */
 };
 
 /**
@@ -100,9 +103,13 @@ enum imastream_orphan_kind {
  * @sig: one of them is a signature (IMA, fs-verity or EVM, portable or not), which only
  *        a signer makes; a digest or an HMAC alone the kernel writes itself on files
  *        created where it appraises
- * @fixed: with IMASTREAM_ORPHANS_FIX: 1 an rpm temp file removed or another orphan's
- *         security.ima and security.evm removed, -errno that failed; 0 left alone (an
- *         install temp file, or no _FIX)
+ * @fixed: with IMASTREAM_ORPHANS_FIX: 1 an rpm temp file removed (its name: any other
+ *         name of its inode keeps its labels) or another orphan's security.ima and
+ *         security.evm removed, -errno that failed; 0 left alone (an install temp file,
+ *         an inode @shared, or no _FIX)
+ * @shared: how many other names its inode has that are not orphans themselves (a
+ *          package's file, a name outside the root or where orphans are not looked
+ *          for).  The labels are the inode's: while it has one, it is never unlabelled
  */
 struct imastream_orphan {
 	const char *path;
@@ -110,6 +117,7 @@ struct imastream_orphan {
 	bool ima, evm;
 	int fixed;
 	bool sig;
+	unsigned long shared;
 };
 
 /* Flags of imastream_orphans_rpmdb(). */
@@ -125,17 +133,27 @@ enum {
  * imastream_orphans_rpmdb - the labelled regular files no package owns in @root
  * @root: absolute
  * @flags: IMASTREAM_ORPHANS_*
- * @fn: called per orphan, directory by directory, in name order
+ * @fn: called per orphan, in the order of a walk of the root by name
  *
- * Looks into every directory a package of the root's rpm database (or of imastream
- * install's record) has a file in or owns, as their real paths (through the directory
- * symlinks rpm follows), for regular files that no package lists and that carry
- * security.ima or security.evm: rpm's temp files whatever they carry, others when one of
- * the two is a signature (or with IMASTREAM_ORPHANS_UNSIGNED).  A file of another name
- * than rpm's (temp, .rpmnew, .rpmsave, .rpmorig) counts only in a directory a package
- * lists itself: one that merely holds packages' files may have other owners.  A host that
- * appraises by digest has the kernel write security.ima on every file it creates: those
- * are not orphans, and taking their digest off would keep them from being read.  Takes no
+ * Walks the whole root (no link followed, not /proc, /sys and such) for regular files
+ * that no package of the root's rpm database (or of imastream install's record) lists and
+ * that carry security.ima or security.evm.  Directories are known by their real paths
+ * (through the directory symlinks rpm follows).  An orphan is:
+ * - a file of rpm's temp name (NAME;XXXXXXXX) or imastream's (.imastream-tmp-*), anywhere
+ *   (a transaction may have written anywhere), whatever it carries for rpm's;
+ * - a regular file at a path a package lists only as %ghost, with a signature;
+ * - a .rpmnew, .rpmsave or .rpmorig with a signature, in a directory a package has files
+ *   in or lists;
+ * - any other with a signature (or with IMASTREAM_ORPHANS_UNSIGNED, a digest or an HMAC)
+ *   in a directory a package lists itself (%dir) or in a directory no package has below
+ *   one, down to any depth on the same filesystem: one that merely holds packages' files
+ *   may have other owners.
+ * A host that appraises by digest has the kernel write security.ima on every file it
+ * creates: those are not orphans, and taking their digest off would keep them from being
+ * read.  With IMASTREAM_ORPHANS_FIX, an rpm temp file beside a file a package lists is
+ * removed (elsewhere, one whose signature verifies: imastream_orphans_rpmdb_trusted());
+ * any other orphan but an install temp file is unlabelled, unless its inode has another
+ * name that is no orphan (@shared; orphans of more than one name come last).  Takes no
  * lock: a caller that fixes holds rpm's transaction lock (imastream_root_txn_begin()), so
  * that a running transaction's temp files are not taken.
  * Return: 0, or -errno (said in one line).
@@ -143,6 +161,19 @@ enum {
 IMASTREAM_API int imastream_orphans_rpmdb(const char *root, unsigned int flags,
 					  void (*fn)(void *arg, const struct imastream_orphan *f),
 					  void *arg, const struct imastream_log *log);
+
+/**
+ * imastream_orphans_rpmdb_trusted - imastream_orphans_rpmdb() with a trust store
+ * @v: verifies the security.ima signature of a file of rpm's temp name beside no file a
+ *     package lists (a killed rpm -i's, before its package is in the database): one that
+ *     verifies is rpm's (IMASTREAM_ORPHAN_RPM_TEMP, removed with _FIX), any other is
+ *     IMASTREAM_ORPHAN_RPM_TEMP_UNOWNED (unlabelled, never removed); NULL: none is rpm's
+ */
+IMASTREAM_API int imastream_orphans_rpmdb_trusted(const char *root, unsigned int flags,
+						  struct imastream_verifier *v,
+						  void (*fn)(void *arg,
+							     const struct imastream_orphan *f),
+						  void *arg, const struct imastream_log *log);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ extern "C" {
  * No component may be a symlink (the last one neither) and ".." may not climb out:
  * openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, or,
  * where the kernel has none (before Linux 5.6) or a sandbox filters it out, a walk of
- * single O_NOFOLLOW opens that keeps the same rules (".." is refused there).
+ * single O_NOFOLLOW opens that keeps the same rules.
  * Return: a descriptor, or -errno (-ELOOP: a symlink on the way, -EXDEV: out of the
  * root, -ENOENT).
  */

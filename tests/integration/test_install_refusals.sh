@@ -80,4 +80,12 @@ check_refusals "$root"
 check_refusals "$root"
 "$IMASTREAM" recover --root "$root" --quiet || fail "recover of a root failed"
 no_leftovers "$root"
+
+# A root that does not exist: rpm -i --root would make it; install says it does not.
+"$IMASTREAM" install --root "$work/no-such-root" --allow-unsigned "$pkg" 2>"$work/err" &&
+	fail "install into a missing root succeeded"
+[ ! -e "$work/no-such-root" ] || fail "install into a missing root created it"
+[ "$(wc -l <"$work/err")" = 1 ] &&
+	grep -q "$work/no-such-root: no such directory: imastream install does not create the root (rpm -i --root does): mkdir it first" "$work/err" ||
+	fail "install into a missing root: not one line saying so: $(cat "$work/err")"
 echo "PASS"

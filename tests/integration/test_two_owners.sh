@@ -62,6 +62,35 @@ grep -q "taken over from imastream: its record var/lib/imastream/packages/imstes
 "$IMS" verify --root "$R" --dbpath /var/lib/rpm --rpmdb >"$T/out" 2>"$T/err" ||
 	fail "verify --rpmdb after rpm's take-over: $(cat "$T/out" "$T/err")"
 
+echo "== two versions side by side in rpm's database: --take-over is refused, nothing changes"
+R=$T/side-by-side
+new_root "$R"
+irpm "$R" -i "$V1" || fail "rpm -i imstest-1.0 failed"
+irpm "$R" -i --replacefiles "$V2" || fail "rpm -i --replacefiles imstest-2.0 failed: $(cat "$T/rpm.stderr")"
+[ "$(in_rpm "$R" | sort | tr '\n' ' ')" = "imstest-1.0-1.noarch imstest-2.0-1.noarch " ] ||
+	fail "not two versions side by side (the test proves nothing): $(in_rpm "$R")"
+snapshot "$R" >"$T/before"
+ims_install --root "$R" --take-over "$V2" 2>"$T/err" && fail "--take-over replaced two versions of rpm's at once"
+[ "$(wc -l <"$T/err")" = 1 ] &&
+	grep -q "refused: rpm's database in $R has 2 packages named imstest (imstest-[12].0-1.noarch, imstest-[12].0-1.noarch): --take-over replaces one, of the same name and architecture" "$T/err" ||
+	fail "not one line naming both versions: $(cat "$T/err")"
+snapshot "$R" | diff "$T/before" - >"$T/diff" || fail "the refusal changed the root: $(cat "$T/diff")"
+[ "$(in_rpm "$R" | wc -l)" = 2 ] || fail "rpm's entries changed: $(in_rpm "$R")"
+
+echo "== an install-only package (installonlypkg(), as kernels): --take-over is refused"
+sed 's/^Name:.*/&\nProvides: installonlypkg(imstest)/' "$top_srcdir/tests/rpm/imstest.rpmspec" >"$T/only.spec"
+O1=$(build_pkg "$T/only.spec" 1.0)
+O2=$(build_pkg "$T/only.spec" 2.0)
+R=$T/install-only
+new_root "$R"
+irpm "$R" -i "$O1" || fail "rpm -i of the install-only imstest-1.0 failed"
+snapshot "$R" >"$T/before"
+ims_install --root "$R" --take-over "$O2" 2>"$T/err" && fail "--take-over replaced an install-only package"
+grep -q "refused: imstest is installed side by side in versions (an install-only package, as kernels are), rpm's database in $R has imstest-1.0-1.noarch: --take-over replaces none of them" "$T/err" ||
+	fail "the refusal does not say why: $(cat "$T/err")"
+snapshot "$R" | diff "$T/before" - >"$T/diff" || fail "the refusal changed the root: $(cat "$T/diff")"
+[ "$(in_rpm "$R")" = imstest-1.0-1.noarch ] || fail "rpm's entry changed"
+
 echo "== claimed by both (rpm --noplugins cannot see the record): rpm -e is refused, then taken over"
 R=$T/both
 new_root "$R"

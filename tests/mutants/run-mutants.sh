@@ -86,7 +86,10 @@ else
 fi
 # A fault that draws a warning is still a fault: no -Werror here.
 werror="IMS_WARN_CFLAGS=$(sed -n 's/^IMS_WARN_CFLAGS = //p' "$build/Makefile" | sed 's/ -Werror//')"
-if ! make -C "$build" -s -j"$jobs" "$werror" all $programs >>"$scratch/build.log" 2>&1; then
+# 'all' first, then the test programs: together, 'all' (a recursive make) and the
+# programs would link the same convenience library at once.
+if ! make -C "$build" -s -j"$jobs" "$werror" all >>"$scratch/build.log" 2>&1 ||
+	! make -C "$build" -s -j"$jobs" "$werror" $programs >>"$scratch/build.log" 2>&1; then
 	tail -n 30 "$scratch/build.log" >&2
 	echo "mutants: the unchanged tree does not build" >&2
 	exit 1
@@ -107,8 +110,9 @@ for i in "${!names[@]}"; do
 	# A unit test links the library statically: re-make only it.  A script runs the
 	# commands and the rpm plugin: re-make everything.
 	targets=$progs
-	case " $tests" in *.sh*) targets="all $progs" ;; esac
-	if ! make -C "$build" -s -j"$jobs" "$werror" $targets >"$scratch/$name.build.log" 2>&1; then
+	case " $tests" in *.sh*) targets="all" ;; esac
+	if ! make -C "$build" -s -j"$jobs" "$werror" $targets >"$scratch/$name.build.log" 2>&1 ||
+		! make -C "$build" -s -j"$jobs" "$werror" $progs >>"$scratch/$name.build.log" 2>&1; then
 		echo "BROKEN $name: $file does not build with the fault (see the list)"
 		tail -n 5 "$scratch/$name.build.log"
 		broken=$((broken + 1))
