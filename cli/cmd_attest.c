@@ -8,6 +8,7 @@
 
 #include "attest/attest.h"
 #include "cli/cli.h"
+#include "cli/cmd_attest_tpm.h"
 #include "cli/options.h"
 
 /* A policy larger than this is not one a verifier would load either. */
@@ -39,6 +40,7 @@ static const struct cli_spec attest_spec = {
 	"  PATH: FAIL: REASON (ALGO:DIGEST)\n"
 	"and a summary on stderr.\n",
 	.uses = attest_options,
+	.shared = cli_attest_tpm_uses,
 	.epilog =
 	"Exit status: 0 when every entry passed, 1 when any failed, a line of the list\n"
 	"is malformed or the list is empty, 2 for a usage error, a policy that cannot\n"
@@ -213,7 +215,8 @@ static int attest_check(int argc, char **argv)
 	struct cli_json out = { 0 };
 	struct timespec t0;
 	struct cli_parser p;
-	char *buf, *line = NULL;
+	struct cli_attest_tpm tpm = { 0 };
+	char *buf, *line = NULL, *judged = NULL;
 	size_t len, cap = 0;
 	unsigned long lineno = 0;
 	ssize_t got;
@@ -221,7 +224,7 @@ static int attest_check(int argc, char **argv)
 	int c;
 
 	cli_parse_start(&p, &attest_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_taking(&p, cli_attest_tpm_option, &tpm)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_HELP:
 			return CLI_OK;
@@ -246,6 +249,8 @@ static int attest_check(int argc, char **argv)
 	}
 	if (!policy_file || !log_file)
 		return cli_usage_error("attest", "check needs --policy FILE and --log MEASUREMENTS");
+	if (cli_attest_tpm_options_done(&tpm) != CLI_OK)
+		return CLI_USAGE;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (json)
 		entry_json = &out;
@@ -258,7 +263,16 @@ static int attest_check(int argc, char **argv)
 	free(buf);
 	if (c)
 		return CLI_USAGE;
-	log = fopen(log_file, "r");
+	/* With a quote, the policy judges the list only once it replays to the quote. */
+	if (cli_attest_tpm_given(&tpm)) {
+		c = cli_attest_tpm_check(&tpm, log_file, &log, &judged);
+		if (c != CLI_OK) {
+			attest_policy_free(pol);
+			return c;
+		}
+	} else {
+		log = fopen(log_file, "r");
+	}
 	if (!log) {
 		cli_say("attest", "%s: %s", log_file, strerror(errno));
 		attest_policy_free(pol);
@@ -286,6 +300,7 @@ static int attest_check(int argc, char **argv)
 	}
 	free(line);
 	fclose(log);
+	free(judged);
 	attest_policy_free(pol);
 	if (json) {
 		cli_json_begin(&out, "summary");
