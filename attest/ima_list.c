@@ -130,7 +130,8 @@ static int template_data(const struct attest_entry *e, struct bytes *d, const ch
 		}
 		put_le32(d, (uint32_t)(n / 2));
 		for (size_t i = 0; i < n; i += 2) {
-			int hi = ims_hex_digit(e->buf_hex[i]), lo = ims_hex_digit(e->buf_hex[i + 1]);
+			int hi = ims_hex_digit(e->buf_hex[i]),
+			    lo = ims_hex_digit(e->buf_hex[i + 1]);
 			uint8_t byte = (uint8_t)(hi << 4 | lo);
 
 			if (hi < 0 || lo < 0) {
@@ -184,7 +185,8 @@ static int ascii_entry(struct walk *w, const char *text, size_t len, unsigned lo
 	err = attest_parse_line(copy, w->e, &why);
 	if (err == -EOPNOTSUPP) {
 		err = say(w->why, w->whylen, -EINVAL,
-			  "replay: entry %lu: template %s cannot be rebuilt from the ascii list; give "
+			  "replay: entry %lu: template %s cannot be rebuilt from the ascii list; "
+			  "give "
 			  "the binary list",
 			  index, w->e->template);
 		goto out;
@@ -195,10 +197,12 @@ static int ascii_entry(struct walk *w, const char *text, size_t len, unsigned lo
 		goto out;
 	}
 	for (long i = 0; i < hexlen / 2; i++)
-		w->thash[i] = (uint8_t)(ims_hex_digit(sp1[1 + 2 * i]) << 4 | ims_hex_digit(sp1[2 + 2 * i]));
+		w->thash[i] = (uint8_t)(ims_hex_digit(sp1[1 + 2 * i]) << 4 |
+					ims_hex_digit(sp1[2 + 2 * i]));
 	err = template_data(w->e, &w->data, &why);
 	if (err) {
-		err = say(w->why, w->whylen, err, "list: entry %lu: %s", index, why ? why : "out of memory");
+		err = say(w->why, w->whylen, err, "list: entry %lu: %s", index,
+			  why ? why : "out of memory");
 		goto out;
 	}
 	m.pcr = w->e->pcr;
@@ -224,7 +228,8 @@ static int walk_ascii(struct walk *w, const uint8_t *buf, size_t len)
 
 		lineno++;
 		if (memchr(p, '\0', n))
-			return say(w->why, w->whylen, -EINVAL, "list: line %lu holds a NUL byte", lineno);
+			return say(w->why, w->whylen, -EINVAL, "list: line %lu holds a NUL byte",
+				   lineno);
 		if (n)
 			err = ascii_entry(w, p, n, lineno);
 		p += n + 1;
@@ -250,7 +255,8 @@ static size_t binary_hash_size(const uint8_t *buf, size_t len)
 		for (uint32_t k = 0; k < n && ok; k++) {
 			uint8_t c = buf[off + 4 + k];
 
-			ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '|';
+			ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+			     c == '_' || c == '|';
 		}
 		if (ok)
 			return sizes[i];
@@ -312,13 +318,15 @@ static int walk_binary(struct walk *w, const uint8_t *buf, size_t len)
 
 	if (len >= 4 && le32(buf) > 23 && ims_get_be32(buf) <= 23)
 		return say(w->why, w->whylen, -EINVAL,
-			   "binary list: entry 1: its PCR is %u read little-endian, %u read big-endian: "
+			   "binary list: entry 1: its PCR is %u read little-endian, %u read "
+			   "big-endian: "
 			   "a list in the other byte order (a big-endian machine's without "
 			   "ima_canonical_fmt); this check reads little-endian lists",
 			   le32(buf), ims_get_be32(buf));
 	if (!hsize)
 		return say(w->why, w->whylen, -EINVAL,
-			   "binary list: entry 1: no template name after a template hash of 20, 32, 48 or 64 "
+			   "binary list: entry 1: no template name after a template hash of 20, "
+			   "32, 48 or 64 "
 			   "bytes: not a binary measurement list");
 	while (off < len && !err) {
 		struct attest_measurement m = { .index = ++index };
@@ -327,17 +335,20 @@ static int walk_binary(struct walk *w, const uint8_t *buf, size_t len)
 		const char *bad = NULL;
 
 		if ((size_t)(end - p) < 4 + hsize + 4)
-			return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: cut short", index);
+			return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: cut short",
+				   index);
 		m.pcr = le32(p);
 		if (m.pcr > 23)
-			return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: PCR %u is not 0 to 23",
-				   index, m.pcr);
+			return say(w->why, w->whylen, -EINVAL,
+				   "binary list: entry %lu: PCR %u is not 0 to 23", index, m.pcr);
 		memcpy(w->thash, p + 4, hsize);
 		p += 4 + hsize;
 		nlen = le32(p);
 		p += 4;
-		if (!nlen || nlen > TEMPLATE_NAME_MAX || (size_t)(end - p) < nlen || memchr(p, '\0', nlen))
-			return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: no template name", index);
+		if (!nlen || nlen > TEMPLATE_NAME_MAX || (size_t)(end - p) < nlen ||
+		    memchr(p, '\0', nlen))
+			return say(w->why, w->whylen, -EINVAL,
+				   "binary list: entry %lu: no template name", index);
 		memcpy(tname, p, nlen);
 		tname[nlen] = '\0';
 		p += nlen;
@@ -348,10 +359,10 @@ static int walk_binary(struct walk *w, const uint8_t *buf, size_t len)
 			uint8_t name[ATTEST_IMA_NAME_MAX + 1] = { 0 };
 			uint32_t n;
 
-			if ((size_t)(end - p) < 20 + 4 || (n = le32(p + 20)) > ATTEST_IMA_NAME_MAX ||
-			    (size_t)(end - p - 24) < n)
-				return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: an ima entry cut short",
-					   index);
+			if ((size_t)(end - p) < 20 + 4 ||
+			    (n = le32(p + 20)) > ATTEST_IMA_NAME_MAX || (size_t)(end - p - 24) < n)
+				return say(w->why, w->whylen, -EINVAL,
+					   "binary list: entry %lu: an ima entry cut short", index);
 			memcpy(name, p + 24, n);
 			put(&w->data, p, 20);
 			put(&w->data, name, sizeof(name));
@@ -364,17 +375,21 @@ static int walk_binary(struct walk *w, const uint8_t *buf, size_t len)
 		} else {
 			if ((size_t)(end - p) < 4 || (dlen = le32(p)) > (size_t)(end - p - 4))
 				return say(w->why, w->whylen, -EINVAL,
-					   "binary list: entry %lu: template data cut short", index);
+					   "binary list: entry %lu: template data cut short",
+					   index);
 			data = p + 4;
 			put(&w->data, data, dlen);
 			p = data + dlen;
-			if (!strcmp(tname, "ima-ng") || !strcmp(tname, "ima-sig") || !strcmp(tname, "ima-buf"))
+			if (!strcmp(tname, "ima-ng") || !strcmp(tname, "ima-sig") ||
+			    !strcmp(tname, "ima-buf"))
 				bad = render_ng(&w->line, tname, data, dlen);
 			else
-				put_str(&w->line, "-"); /* a template the policy judge does not read */
+				put_str(&w->line,
+					"-"); /* a template the policy judge does not read */
 		}
 		if (bad)
-			return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: %s", index, bad);
+			return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: %s", index,
+				   bad);
 		/* The line's head: "PCR TEMPLATE-HASH TEMPLATE ". */
 		{
 			struct bytes head = { 0 };

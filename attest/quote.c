@@ -113,8 +113,8 @@ static int check_pcrs(const struct attest_quote_input *in, const struct tpm2_att
 	const char *err;
 	int ok;
 
-	if (in->pcrs_values ? tpm2_parse_pcrs_values(in->pcrs, in->pcrs_len, &a->pcrs, v, &err)
-			    : tpm2_parse_pcrs_serialized(in->pcrs, in->pcrs_len, v, &err))
+	if (in->pcrs_values ? tpm2_parse_pcrs_values(in->pcrs, in->pcrs_len, &a->pcrs, v, &err) :
+			      tpm2_parse_pcrs_serialized(in->pcrs, in->pcrs_len, v, &err))
 		return fail(why, whylen, "PCR values: the file holds %s", err);
 	/* The values must be of the PCRs the quote selects, in its order. */
 	if (v->sel.count != a->pcrs.count)
@@ -122,8 +122,11 @@ static int check_pcrs(const struct attest_quote_input *in, const struct tpm2_att
 	for (uint32_t i = 0; i < a->pcrs.count; i++)
 		for (unsigned int pcr = 0; pcr < 8 * TPM2_PCR_SELECT_MAX; pcr++)
 			if (v->sel.banks[i].hash != a->pcrs.banks[i].hash ||
-			    tpm2_pcr_selected(&v->sel.banks[i], pcr) != tpm2_pcr_selected(&a->pcrs.banks[i], pcr))
-				return fail(why, whylen, "PCR values: the file selects other PCRs than the quote");
+			    tpm2_pcr_selected(&v->sel.banks[i], pcr) !=
+				    tpm2_pcr_selected(&a->pcrs.banks[i], pcr))
+				return fail(
+					why, whylen,
+					"PCR values: the file selects other PCRs than the quote");
 	ctx = EVP_MD_CTX_new();
 	ok = ctx && EVP_DigestInit_ex(ctx, EVP_get_digestbyname(h->openssl_name), NULL);
 	for (unsigned int i = 0; ok && i < v->n; i++)
@@ -141,7 +144,8 @@ static int check_pcrs(const struct attest_quote_input *in, const struct tpm2_att
 }
 
 /* The quoted values, bank by bank. */
-static int fill_banks(const struct tpm2_pcr_values *v, struct attest_quote *q, char *why, size_t whylen)
+static int fill_banks(const struct tpm2_pcr_values *v, struct attest_quote *q, char *why,
+		      size_t whylen)
 {
 	unsigned int k = 0;
 	bool pcr10 = false;
@@ -150,7 +154,8 @@ static int fill_banks(const struct tpm2_pcr_values *v, struct attest_quote *q, c
 	for (uint32_t i = 0; i < v->sel.count; i++) {
 		const struct tpm2_bank_select *b = &v->sel.banks[i];
 		struct attest_bank *out = &q->bank[q->nbanks];
-		const struct imastream_hash_info *h = imastream_hash_by_algo(tpm2_hash_algo(b->hash));
+		const struct imastream_hash_info *h = imastream_hash_by_algo(
+			tpm2_hash_algo(b->hash));
 		char name[8];
 
 		if (!h) {
@@ -159,7 +164,8 @@ static int fill_banks(const struct tpm2_pcr_values *v, struct attest_quote *q, c
 			for (unsigned int pcr = 0; pcr < 8u * b->size; pcr++)
 				any |= tpm2_pcr_selected(b, pcr);
 			if (any)
-				return fail(why, whylen, "quote: it selects PCRs of a bank of unknown hash %s",
+				return fail(why, whylen,
+					    "quote: it selects PCRs of a bank of unknown hash %s",
 					    tpm2_alg_name(b->hash, name));
 			continue;
 		}
@@ -204,7 +210,9 @@ int attest_quote_verify(const struct attest_quote_input *in, struct attest_quote
 	rsa = EVP_PKEY_is_a(ak, "RSA");
 	ec = EVP_PKEY_is_a(ak, "EC");
 	if (!rsa && !ec) {
-		fail(why, whylen, "attestation key: an %s key, not RSA or EC, the types of a TPM attestation key",
+		fail(why, whylen,
+		     "attestation key: an %s key, not RSA or EC, the types of a TPM attestation "
+		     "key",
 		     EVP_PKEY_get0_type_name(ak));
 		EVP_PKEY_free(ak);
 		return -EINVAL;
@@ -216,7 +224,9 @@ int attest_quote_verify(const struct attest_quote_input *in, struct attest_quote
 	/* keylime verifies rsassa with RSA keys and ecdsa with EC keys, no other pairs. */
 	if ((rsa && s.alg != TPM2_ALG_RSASSA) || (ec && s.alg != TPM2_ALG_ECDSA)) {
 		fail(why, whylen, "quote signature: an %s signature, but the attestation key is %s",
-		     s.alg == TPM2_ALG_RSASSA ? "rsassa" : s.alg == TPM2_ALG_ECDSA ? "ecdsa" : "rsapss",
+		     s.alg == TPM2_ALG_RSASSA ? "rsassa" :
+		     s.alg == TPM2_ALG_ECDSA  ? "ecdsa" :
+						"rsapss",
 		     rsa ? "RSA (rsassa)" : "EC (ecdsa)");
 		EVP_PKEY_free(ak);
 		return -EINVAL;
@@ -224,7 +234,8 @@ int attest_quote_verify(const struct attest_quote_input *in, struct attest_quote
 	h = imastream_hash_by_algo(tpm2_hash_algo(s.hash));
 	if (!h) {
 		EVP_PKEY_free(ak);
-		return fail(why, whylen, "quote signature: made with hash %s, which this check does not know",
+		return fail(why, whylen,
+			    "quote signature: made with hash %s, which this check does not know",
 			    tpm2_alg_name(s.hash, name));
 	}
 	ok = verify_signature(ak, &s, h, in->msg, in->msg_len);
@@ -242,10 +253,11 @@ int attest_quote_verify(const struct attest_quote_input *in, struct attest_quote
 	if (a.extra_len != in->nonce_len || CRYPTO_memcmp(a.extra, in->nonce, in->nonce_len)) {
 		hex(got, sizeof(got), a.extra, a.extra_len);
 		hex(want, sizeof(want), in->nonce, in->nonce_len);
-		return fail(why, whylen,
-			    "quote nonce: the quote's qualifying data is \"%s\", not the nonce \"%s\" "
-			    "(a replayed or stale quote)",
-			    got, want);
+		return fail(
+			why, whylen,
+			"quote nonce: the quote's qualifying data is \"%s\", not the nonce \"%s\" "
+			"(a replayed or stale quote)",
+			got, want);
 	}
 	if (check_pcrs(in, &a, h, &v, why, whylen))
 		return -EINVAL;

@@ -24,12 +24,13 @@ struct attest_replay {
 	struct replay_bank bank[ATTEST_MAX_BANKS];
 	unsigned int n;
 	unsigned long entries;
-	bool matched;             /* the quote's PCR 10 was the replay of the first ... */
+	bool matched;		  /* the quote's PCR 10 was the replay of the first ... */
 	unsigned long matched_at; /* ... this many entries */
 	struct attest_entry e;
 };
 
-static int say(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int say(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int say(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -51,7 +52,8 @@ static void hex(char *out, const uint8_t *v, size_t len)
 static bool quoted_now(const struct attest_replay *r)
 {
 	for (unsigned int i = 0; i < r->n; i++)
-		if (memcmp(r->bank[i].pcr, r->bank[i].quoted->pcr[ATTEST_IMA_PCR], r->bank[i].h->digest_size))
+		if (memcmp(r->bank[i].pcr, r->bank[i].quoted->pcr[ATTEST_IMA_PCR],
+			   r->bank[i].h->digest_size))
 			return false;
 	return true;
 }
@@ -125,7 +127,8 @@ static int check_boot_aggregate(struct attest_replay *r, const struct attest_mea
 			b = &r->q->bank[i];
 	if (!b || (b->selected & ((2u << last) - 1)) != (2u << last) - 1)
 		return say(why, whylen,
-			   "boot_aggregate: entry %lu: the quote does not hold PCRs 0-%u of the %s bank, "
+			   "boot_aggregate: entry %lu: the quote does not hold PCRs 0-%u of the %s "
+			   "bank, "
 			   "which it is the %s of (quote them with PCR 10)",
 			   m->index, last, r->e.algo, r->e.algo);
 	ctx = EVP_MD_CTX_new();
@@ -138,7 +141,8 @@ static int check_boot_aggregate(struct attest_replay *r, const struct attest_mea
 		return -ENOMEM;
 	if (CRYPTO_memcmp(want, r->e.digest, h->digest_size))
 		return say(why, whylen,
-			   "boot_aggregate: entry %lu: not the %s of the quoted PCRs 0-%u (the machine "
+			   "boot_aggregate: entry %lu: not the %s of the quoted PCRs 0-%u (the "
+			   "machine "
 			   "booted otherwise than its TPM says)",
 			   m->index, h->name, last);
 	return 0;
@@ -155,8 +159,8 @@ int attest_replay_add(struct attest_replay *r, const struct attest_measurement *
 
 	r->entries++;
 	if (m->pcr != ATTEST_IMA_PCR)
-		return say(why, whylen, "replay: entry %lu: measured into PCR %u, not IMA's PCR %d", m->index,
-			   m->pcr, ATTEST_IMA_PCR);
+		return say(why, whylen, "replay: entry %lu: measured into PCR %u, not IMA's PCR %d",
+			   m->index, m->pcr, ATTEST_IMA_PCR);
 	switch (m->thash_len) {
 	case 20:
 		log_h = imastream_hash_by_algo(IMASTREAM_HASH_SHA1);
@@ -171,17 +175,20 @@ int attest_replay_add(struct attest_replay *r, const struct attest_measurement *
 		log_h = imastream_hash_by_algo(IMASTREAM_HASH_SHA512);
 		break;
 	default:
-		return say(why, whylen, "template hash: entry %lu: %zu bytes, the size of no bank's hash",
+		return say(why, whylen,
+			   "template hash: entry %lu: %zu bytes, the size of no bank's hash",
 			   m->index, m->thash_len);
 	}
 	/* A violation (ToMToU, open writers) is logged as zeros and extends 0xff bytes. */
 	violation = !memcmp(m->thash, zero, m->thash_len);
 	if (!violation) {
-		if (!digest(EVP_get_digestbyname(log_h->openssl_name), m->data, m->data_len, NULL, 0, th))
+		if (!digest(EVP_get_digestbyname(log_h->openssl_name), m->data, m->data_len, NULL,
+			    0, th))
 			return -ENOMEM;
 		if (CRYPTO_memcmp(th, m->thash, m->thash_len))
 			return say(why, whylen,
-				   "template hash: entry %lu: the list's template hash is not the %s of "
+				   "template hash: entry %lu: the list's template hash is not the "
+				   "%s of "
 				   "the entry's data (an edited entry)",
 				   m->index, log_h->name);
 		if (strstr(m->line, " boot_aggregate")) {
@@ -215,11 +222,16 @@ int attest_replay_end(struct attest_replay *r, char *why, size_t whylen)
 	if (quoted_now(r))
 		return 0;
 	if (r->matched)
-		return say(why, whylen,
-			   "replay: the list is longer than the quote covers: the quote's PCR %d is the "
-			   "replay of entries 1 to %lu of %lu; entries %lu to %lu are not covered (quote "
-			   "again, then read the list)",
-			   ATTEST_IMA_PCR, r->matched_at, r->entries, r->matched_at + 1, r->entries);
+		return say(
+			why, whylen,
+			"replay: the list is longer than the quote covers: the quote's PCR %d is "
+			"the "
+			"replay of its first %lu entries of %lu, so the %lu after entry %lu are "
+			"not "
+			"covered (measured after the quote: quote and read the list with nothing "
+			"measured in between)",
+			ATTEST_IMA_PCR, r->matched_at, r->entries, r->entries - r->matched_at,
+			r->matched_at);
 	for (unsigned int i = 0; i < r->n; i++) {
 		const struct replay_bank *b = &r->bank[i];
 
@@ -227,12 +239,16 @@ int attest_replay_end(struct attest_replay *r, char *why, size_t whylen)
 			continue;
 		hex(got, b->pcr, b->h->digest_size);
 		hex(want, b->quoted->pcr[ATTEST_IMA_PCR], b->h->digest_size);
-		return say(why, whylen,
-			   "replay: the %lu entries of the list replay to %s in the %s bank, but the "
-			   "quote's PCR %d is %s, and no first part of the list replays to it: entries "
-			   "are missing after entry %lu (a truncated list), or an entry was removed or "
-			   "altered with its template hash",
-			   r->entries, got, b->h->name, ATTEST_IMA_PCR, want, r->entries);
+		return say(
+			why, whylen,
+			"replay: the %lu entries of the list replay to %s in the %s bank, but the "
+			"quote's PCR %d is %s, and no first part of the list replays to it: "
+			"entries "
+			"are missing after entry %lu (a truncated list), or an entry was removed "
+			"or "
+			"altered with its template hash",
+			r->entries, got, b->h->name, ATTEST_IMA_PCR, want, r->entries);
 	}
-	return say(why, whylen, "replay: the list does not replay to the quote's PCR %d", ATTEST_IMA_PCR);
+	return say(why, whylen, "replay: the list does not replay to the quote's PCR %d",
+		   ATTEST_IMA_PCR);
 }

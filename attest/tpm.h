@@ -20,8 +20,8 @@ struct attest_quote_input {
 	size_t sig_len;
 	const uint8_t *pcrs; /* -o: the PCR values */
 	size_t pcrs_len;
-	bool pcrs_values;    /* -F values; else -F serialized (the default) */
-	const char *ak_pem;  /* the attestation key's public key, PEM */
+	bool pcrs_values;   /* -F values; else -F serialized (the default) */
+	const char *ak_pem; /* the attestation key's public key, PEM */
 	size_t ak_len;
 	const uint8_t *nonce;
 	size_t nonce_len;
@@ -29,9 +29,9 @@ struct attest_quote_input {
 
 /* One bank of the verified quote: the values of the PCRs it selects. */
 struct attest_bank {
-	int algo;                   /* imastream hash id */
+	int algo; /* imastream hash id */
 	unsigned int digest_size;
-	uint32_t selected;          /* bit N: PCR N was quoted */
+	uint32_t selected; /* bit N: PCR N was quoted */
 	uint8_t pcr[24][64];
 };
 
@@ -50,14 +50,14 @@ int attest_quote_verify(const struct attest_quote_input *in, struct attest_quote
 
 /* One entry of a measurement list, whichever format it came in. */
 struct attest_measurement {
-	unsigned long index;        /* from 1 */
+	unsigned long index; /* from 1 */
 	unsigned int pcr;
 	const char *template;
-	const uint8_t *thash;       /* the template hash the list records */
+	const uint8_t *thash; /* the template hash the list records */
 	size_t thash_len;
-	const uint8_t *data;        /* the bytes the template hash is the hash of */
+	const uint8_t *data; /* the bytes the template hash is the hash of */
 	size_t data_len;
-	const char *line;           /* the entry as the ascii list writes it */
+	const char *line; /* the entry as the ascii list writes it */
 };
 
 /*

@@ -20,11 +20,11 @@
 #define TPM2_GENERATED_VALUE 0xff544347u /* TPMS_ATTEST.magic: made by a TPM */
 #define TPM2_ST_ATTEST_QUOTE 0x8018
 #define TPM2_NUM_PCR_BANKS 16
-#define TPM2_PCR_SELECT_MAX 4  /* bytes of a bank's PCR bitmap */
+#define TPM2_PCR_SELECT_MAX 4 /* bytes of a bank's PCR bitmap */
 #define TPM2_MAX_PCRS 32
-#define TPM2_MAX_DIGEST 64     /* sizeof(TPMU_HA) */
-#define TPM2_MAX_NAME 66       /* sizeof(TPMU_NAME) */
-#define TPM2_MAX_DATA 66       /* TPM2B_DATA: sizeof(TPMT_HA) */
+#define TPM2_MAX_DIGEST 64 /* sizeof(TPMU_HA) */
+#define TPM2_MAX_NAME 66   /* sizeof(TPMU_NAME) */
+#define TPM2_MAX_DATA 66   /* TPM2B_DATA: sizeof(TPMT_HA) */
 #define TPM2_MAX_RSA_BYTES 512
 #define TPM2_MAX_ECC_BYTES 128
 
@@ -64,7 +64,7 @@ struct tpm2_attest {
 /* TPMT_SIGNATURE of RSASSA, RSAPSS or ECDSA. */
 struct tpm2_signature {
 	uint16_t alg, hash;
-	uint16_t sig_len;     /* RSA */
+	uint16_t sig_len;      /* RSA */
 	uint16_t r_len, s_len; /* ECDSA */
 	uint8_t sig[TPM2_MAX_RSA_BYTES];
 	uint8_t r[TPM2_MAX_ECC_BYTES], s[TPM2_MAX_ECC_BYTES];

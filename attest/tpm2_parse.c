@@ -109,8 +109,10 @@ int tpm2_parse_attest(const uint8_t *buf, size_t len, struct tpm2_attest *a, con
 	a->type = (uint16_t)get(&r, 2, cut);
 	if (!r.why && a->type != TPM2_ST_ATTEST_QUOTE)
 		r.why = "a TPMS_ATTEST that is not a quote (its type is not TPM_ST_ATTEST_QUOTE)";
-	a->signer_len = get_2b(&r, a->signer, sizeof(a->signer), cut, "a signer name longer than 66 bytes");
-	a->extra_len = get_2b(&r, a->extra, sizeof(a->extra), cut, "qualifying data longer than 66 bytes");
+	a->signer_len = get_2b(&r, a->signer, sizeof(a->signer), cut,
+			       "a signer name longer than 66 bytes");
+	a->extra_len = get_2b(&r, a->extra, sizeof(a->extra), cut,
+			      "qualifying data longer than 66 bytes");
 	a->clock = get(&r, 8, cut);
 	a->reset_count = (uint32_t)get(&r, 4, cut);
 	a->restart_count = (uint32_t)get(&r, 4, cut);
@@ -122,8 +124,7 @@ int tpm2_parse_attest(const uint8_t *buf, size_t len, struct tpm2_attest *a, con
 	return done(&r, why);
 }
 
-int tpm2_parse_signature(const uint8_t *buf, size_t len, struct tpm2_signature *s,
-			 const char **why)
+int tpm2_parse_signature(const uint8_t *buf, size_t len, struct tpm2_signature *s, const char **why)
 {
 	static const char cut[] = "a TPMT_SIGNATURE cut short";
 	struct rd r = { buf, len, NULL };
@@ -136,7 +137,8 @@ int tpm2_parse_signature(const uint8_t *buf, size_t len, struct tpm2_signature *
 	case TPM2_ALG_RSASSA:
 	case TPM2_ALG_RSAPSS:
 		s->hash = (uint16_t)get(&r, 2, cut);
-		s->sig_len = get_2b(&r, s->sig, sizeof(s->sig), cut, "an RSA signature longer than 512 bytes");
+		s->sig_len = get_2b(&r, s->sig, sizeof(s->sig), cut,
+				    "an RSA signature longer than 512 bytes");
 		break;
 	case TPM2_ALG_ECDSA:
 		s->hash = (uint16_t)get(&r, 2, cut);
@@ -156,7 +158,7 @@ static const struct {
 	uint16_t alg;
 	int algo;
 } hashes[] = {
-	{ TPM2_ALG_SHA1, IMASTREAM_HASH_SHA1 },     { TPM2_ALG_SHA256, IMASTREAM_HASH_SHA256 },
+	{ TPM2_ALG_SHA1, IMASTREAM_HASH_SHA1 },	    { TPM2_ALG_SHA256, IMASTREAM_HASH_SHA256 },
 	{ TPM2_ALG_SHA384, IMASTREAM_HASH_SHA384 }, { TPM2_ALG_SHA512, IMASTREAM_HASH_SHA512 },
 	{ TPM2_ALG_SM3_256, IMASTREAM_HASH_SM3 },
 };

@@ -36,8 +36,8 @@ static long selected(const struct tpm2_pcr_selection *sel, size_t *bytes)
 
 	*bytes = 0;
 	for (uint32_t i = 0; i < sel->count; i++) {
-		const struct imastream_hash_info *h =
-			imastream_hash_by_algo(tpm2_hash_algo(sel->banks[i].hash));
+		const struct imastream_hash_info *h = imastream_hash_by_algo(
+			tpm2_hash_algo(sel->banks[i].hash));
 
 		for (unsigned int pcr = 0; pcr < 8u * sel->banks[i].size; pcr++) {
 			if (!tpm2_pcr_selected(&sel->banks[i], pcr))
@@ -81,7 +81,8 @@ int tpm2_parse_pcrs_serialized(const uint8_t *buf, size_t len, struct tpm2_pcr_v
 	}
 	lists = le32(buf + SER_SELECTION);
 	if (lists > TPM2_MAX_PCRS || len != SER_SELECTION + 4 + (size_t)lists * SER_LIST) {
-		*why = "not the size tpm2-tools' serialized format has for its count of digest lists";
+		*why = "not the size tpm2-tools' serialized format has for its count of digest "
+		       "lists";
 		return -EINVAL;
 	}
 	want = selected(&v->sel, &bytes);
@@ -102,8 +103,9 @@ int tpm2_parse_pcrs_serialized(const uint8_t *buf, size_t len, struct tpm2_pcr_v
 			uint16_t size = le16(dig);
 
 			if (size > TPM2_MAX_DIGEST || v->n >= (unsigned long)want) {
-				*why = size > TPM2_MAX_DIGEST ? "a PCR value longer than 64 bytes"
-							      : "more PCR values than its selection selects";
+				*why = size > TPM2_MAX_DIGEST ?
+					       "a PCR value longer than 64 bytes" :
+					       "more PCR values than its selection selects";
 				return -EINVAL;
 			}
 			v->size[v->n] = size;
@@ -119,7 +121,9 @@ int tpm2_parse_pcrs_serialized(const uint8_t *buf, size_t len, struct tpm2_pcr_v
 	for (uint32_t i = 0, k = 0; i < v->sel.count; i++)
 		for (unsigned int pcr = 0; pcr < 8u * v->sel.banks[i].size; pcr++)
 			if (tpm2_pcr_selected(&v->sel.banks[i], pcr) &&
-			    v->size[k++] != imastream_hash_by_algo(tpm2_hash_algo(v->sel.banks[i].hash))->digest_size) {
+			    v->size[k++] !=
+				    imastream_hash_by_algo(tpm2_hash_algo(v->sel.banks[i].hash))
+					    ->digest_size) {
 				*why = "a PCR value whose size is not its bank's digest size";
 				return -EINVAL;
 			}
@@ -149,7 +153,8 @@ int tpm2_parse_pcrs_values(const uint8_t *buf, size_t len, const struct tpm2_pcr
 
 			if (!tpm2_pcr_selected(&quoted->banks[i], pcr))
 				continue;
-			size = imastream_hash_by_algo(tpm2_hash_algo(quoted->banks[i].hash))->digest_size;
+			size = imastream_hash_by_algo(tpm2_hash_algo(quoted->banks[i].hash))
+				       ->digest_size;
 			v->size[v->n] = (uint16_t)size;
 			memcpy(v->value[v->n], buf + off, size);
 			off += size;

@@ -16,7 +16,9 @@
 
 static const struct cli_use attest_options[] = {
 	{ CLI_OPT_POLICY, NULL },
-	{ CLI_OPT_MEASUREMENTS, NULL },
+	{ CLI_OPT_MEASUREMENTS, "an IMA measurement list, ascii\n"
+				"(/sys/kernel/security/ima/ascii_runtime_measurements);\n"
+				"with a quote, binary too (binary_runtime_measurements)" },
 	{ CLI_OPT_VERBOSE, "print every entry, not only the failures" },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per entry, passed\n"
 			  "or not, on standard output, then a summary object" },
@@ -27,24 +29,35 @@ static const struct cli_use attest_options[] = {
 static const struct cli_spec attest_spec = {
 	.cmd = "attest",
 	.synopsis =
-	"Usage: imastream attest check --policy FILE --log MEASUREMENTS [-v]\n"
-	"\n"
-	"Judges each entry of an IMA ascii measurement list (templates ima, ima-ng,\n"
-	"ima-sig, ima-buf; any file digest algorithm) by keylime's rules: an entry\n"
-	"whose path an exclude matches passes; an ima-sig entry whose signature a\n"
-	"verification key verifies passes; otherwise its digest must be one the\n"
-	"policy lists for its path. boot_aggregate passes unless the policy lists it:\n"
-	"the verifier checks it against the TPM's quote. A name is one field, as the\n"
-	"kernel writes it (a blank as '_'); the policy must pass keylime's schema.\n"
-	"Prints one line per failure:\n"
-	"  PATH: FAIL: REASON (ALGO:DIGEST)\n"
-	"and a summary on stderr.\n",
+		"Usage: imastream attest check --policy FILE --log MEASUREMENTS [-v]\n"
+		"         [--quote MSG --quote-sig SIG --quote-pcrs PCRS --ak PEM --nonce HEX]\n"
+		"\n"
+		"With a TPM quote (what tpm2_quote -m, -s and -o write), first verifies its\n"
+		"signature with the attestation key, its nonce and its PCR digest, then\n"
+		"replays the list (ascii or binary, any bank) into PCR 10 of every quoted\n"
+		"bank and checks boot_aggregate against the quoted PCRs 0-9, as keylime's\n"
+		"verifier does; the first check that fails is said in one line, exit 1.\n"
+		"\n"
+		"Judges each entry of an IMA ascii measurement list (templates ima, ima-ng,\n"
+		"ima-sig, ima-buf; any file digest algorithm) by keylime's rules: an entry\n"
+		"whose path an exclude matches passes; an ima-sig entry whose signature a\n"
+		"verification key verifies passes; otherwise its digest must be one the\n"
+		"policy lists for its path. boot_aggregate passes unless the policy lists it:\n"
+		"the verifier checks it against the TPM's quote. A name is one field, as the\n"
+		"kernel writes it (a blank as '_'); the policy must pass keylime's schema.\n"
+		"Prints one line per failure:\n"
+		"  PATH: FAIL: REASON (ALGO:DIGEST)\n"
+		"and a summary on stderr.\n",
 	.uses = attest_options,
 	.shared = cli_attest_tpm_uses,
-	.epilog =
-	"Exit status: 0 when every entry passed, 1 when any failed, a line of the list\n"
-	"is malformed or the list is empty, 2 for a usage error, a policy that cannot\n"
-	"be read, or a --log that is no ascii measurement list (a binary list, JSON).\n",
+	.epilog = "Exit status: 0 when every entry passed, 1 when any failed, a line of the
+"
+		  "list is malformed, the list is empty or a check of the quote failed, 2 for
+"
+		  "a usage error, a policy that cannot be read, or a --log that is no
+"
+		  "measurement list (without a quote: no ascii list; a binary list, JSON).
+",
 };
 
 static char *read_policy(const char *file, size_t *len_ret)

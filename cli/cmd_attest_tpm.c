@@ -40,7 +40,8 @@ int cli_attest_tpm_option(void *group, const struct cli_parser *p, int c)
 		return 1;
 	case CLI_OPT_QUOTE_PCRS_FORMAT:
 		if (strcmp(p->arg, "serialized") && strcmp(p->arg, "values")) {
-			cli_usage_error("attest", "%s is serialized or values, not '%s'", p->spelled, p->arg);
+			cli_usage_error("attest", "%s is serialized or values, not '%s'",
+					p->spelled, p->arg);
 			return -1;
 		}
 		t->pcrs_values = !strcmp(p->arg, "values");
@@ -62,15 +63,18 @@ int cli_attest_tpm_options_done(const struct cli_attest_tpm *t)
 	size_t n = t->nonce ? strlen(t->nonce) : 0;
 
 	if (given && given < 5)
-		return cli_usage_error("attest", "a quote is checked with all of --quote, --quote-sig, "
-						 "--quote-pcrs, --ak and --nonce");
+		return cli_usage_error("attest",
+				       "a quote is checked with all of --quote, --quote-sig, "
+				       "--quote-pcrs, --ak and --nonce");
 	if (!given)
 		return CLI_OK;
 	if (!n || n % 2 || n > 2 * 64)
-		return cli_usage_error("attest", "--nonce takes 2 to 128 hex digits, not '%s'", t->nonce);
+		return cli_usage_error("attest", "--nonce takes 2 to 128 hex digits, not '%s'",
+				       t->nonce);
 	for (size_t i = 0; i < n; i++)
 		if (ims_hex_digit(t->nonce[i]) < 0)
-			return cli_usage_error("attest", "--nonce takes hex digits, not '%s'", t->nonce);
+			return cli_usage_error("attest", "--nonce takes hex digits, not '%s'",
+					       t->nonce);
 	return CLI_OK;
 }
 
@@ -88,10 +92,12 @@ static uint8_t *slurp(const char *file, const char *what, size_t *len)
 	/* Read to the end: securityfs lists report no size. */
 	do {
 		if (cap - n < 65536) {
-			uint8_t *p = cap < (size_t)MAX_INPUT ? realloc(buf, cap ? 2 * cap : 65536) : NULL;
+			uint8_t *p = cap < (size_t)MAX_INPUT ? realloc(buf, cap ? 2 * cap : 65536) :
+							       NULL;
 
 			if (!p) {
-				cli_say("attest", "%s %s: larger than 1 GiB or out of memory", what, file);
+				cli_say("attest", "%s %s: larger than 1 GiB or out of memory", what,
+					file);
 				free(buf);
 				fclose(f);
 				return NULL;
@@ -148,7 +154,8 @@ int cli_attest_tpm_check(const struct cli_attest_tpm *t, const char *log_file, F
 	*judge_buf = NULL;
 	in.nonce_len = strlen(t->nonce) / 2;
 	for (size_t i = 0; i < in.nonce_len; i++)
-		nonce[i] = (uint8_t)(ims_hex_digit(t->nonce[2 * i]) << 4 | ims_hex_digit(t->nonce[2 * i + 1]));
+		nonce[i] = (uint8_t)(ims_hex_digit(t->nonce[2 * i]) << 4 |
+				     ims_hex_digit(t->nonce[2 * i + 1]));
 	in.nonce = nonce;
 	msg = slurp(t->quote, "quote", &in.msg_len);
 	sig = msg ? slurp(t->quote_sig, "quote signature", &in.sig_len) : NULL;
@@ -192,7 +199,8 @@ int cli_attest_tpm_check(const struct cli_attest_tpm *t, const char *log_file, F
 		cli_say("attest", "out of memory");
 		goto out;
 	}
-	cli_say("attest", "quote verified: signed by the attestation key, with the nonce; the %lu "
+	cli_say("attest",
+		"quote verified: signed by the attestation key, with the nonce; the %lu "
 		"entries of the list replay to its PCR %d",
 		arg.n, ATTEST_IMA_PCR);
 	ret = CLI_OK;

@@ -64,8 +64,6 @@ def main():
         p1 = f.read()
     assert len(p256) == 10 * 32 and len(p1) == 10 * 20
     entries = [ima_ng("boot_aggregate", hashlib.sha256(p256).digest())]
-    for name in names:
-        entries.append(ima_ng(name, hashlib.sha256(name.encode()).digest()))
     # ima-sig with a signature-shaped value, and one without.
     sig = bytes([3, 2, 4, 0x12, 0x34, 0x56, 0x78, 0, 4]) + b"\x01\x02\x03\x04"
     dig = hashlib.sha256(b"signed").digest()
@@ -90,6 +88,9 @@ def main():
     padded = name.encode() + bytes(256 - len(name))
     entries.append(Entry("ima", f"{dig.hex()} {name}", dig + padded,
                          binary_data=dig + le32(len(name)) + name.encode()))
+    # The named files last: a list with one name more is this one and an entry after it.
+    for name in names:
+        entries.append(ima_ng(name, hashlib.sha256(name.encode()).digest()))
     for suffix, algo in (("", "sha1"), ("-sha256", "sha256")):
         with open(f"{out}/ascii{suffix}", "w") as f:
             for e in entries:
@@ -97,7 +98,7 @@ def main():
         with open(f"{out}/binary{suffix}", "wb") as f:
             for e in entries:
                 f.write(le32(10) + e.thash(algo) + field(e.template.encode()))
-                f.write(e.binary_data if e.template == "ima" else e.binary_data)
+                f.write(e.binary_data)
     with open(f"{out}/extend", "w") as f:
         for e in entries:
             f.write(f"{e.extend('sha1').hex()} {e.extend('sha256').hex()}\n")
