@@ -15,7 +15,7 @@
 struct replay_bank {
 	const struct attest_bank *quoted;
 	const struct imastream_hash_info *h;
-	const EVP_MD *md;
+	EVP_MD *md;
 	uint8_t pcr[IMASTREAM_HASH_MAX_DIGEST];
 };
 
@@ -27,6 +27,9 @@ struct attest_replay {
 	bool matched;		  /* the quote's PCR 10 was the replay of the first ... */
 	unsigned long matched_at; /* ... this many entries */
 	struct attest_entry e;
+	/* Fetched once: an implicit fetch per digest costs more than the digest. */
+	EVP_MD_CTX *ctx;
+	EVP_MD *log_md[4]; /* sha1, sha256, sha384, sha512 template hashes */
 };
 
 static int say(char *why, size_t whylen, const char *fmt, ...)
@@ -58,6 +61,16 @@ static bool quoted_now(const struct attest_replay *r)
 	return true;
 }
 
+static const int log_algos[4] = { IMASTREAM_HASH_SHA1, IMASTREAM_HASH_SHA256, IMASTREAM_HASH_SHA384,
+				  IMASTREAM_HASH_SHA512 };
+
+static EVP_MD *fetch(int algo)
+{
+	const struct imastream_hash_info *h = imastream_hash_by_algo(algo);
+
+	return h ? EVP_MD_fetch(NULL, h->openssl_name, NULL) : NULL;
+}
+
 int attest_replay_new(const struct attest_quote *q, struct attest_replay **ret)
 {
 	struct attest_replay *r = calloc(1, sizeof(*r));
@@ -65,6 +78,9 @@ int attest_replay_new(const struct attest_quote *q, struct attest_replay **ret)
 	if (!r)
 		return -ENOMEM;
 	r->q = q;
+	r->ctx = EVP_MD_CTX_new();
+	for (unsigned int i = 0; i < 4; i++)
+		r->log_md[i] = fetch(log_algos[i]);
 	for (unsigned int i = 0; i < q->nbanks; i++) {
 		struct replay_bank *b = &r->bank[r->n];
 
@@ -72,12 +88,19 @@ int attest_replay_new(const struct attest_quote *q, struct attest_replay **ret)
 			continue;
 		b->quoted = &q->bank[i];
 		b->h = imastream_hash_by_algo(q->bank[i].algo);
-		b->md = b->h ? EVP_get_digestbyname(b->h->openssl_name) : NULL;
-		if (!b->md) {
-			free(r);
+		b->md = fetch(q->bank[i].algo);
+		r->n++; /* PCR 10 starts as zeros, which calloc() gave */
+		if (!b->md)
+			break;
+	}
+	for (unsigned int i = 0; i < r->n; i++)
+		if (!r->bank[i].md) {
+			attest_replay_free(r);
 			return -EOPNOTSUPP;
 		}
-		r->n++; /* PCR 10 starts as zeros, which calloc() gave */
+	if (!r->ctx || !r->log_md[0] || !r->log_md[1] || !r->log_md[2] || !r->log_md[3]) {
+		attest_replay_free(r);
+		return -ENOMEM;
 	}
 	r->matched = quoted_now(r);
 	*ret = r;
@@ -86,18 +109,21 @@ int attest_replay_new(const struct attest_quote *q, struct attest_replay **ret)
 
 void attest_replay_free(struct attest_replay *r)
 {
+	if (!r)
+		return;
+	for (unsigned int i = 0; i < r->n; i++)
+		EVP_MD_free(r->bank[i].md);
+	for (unsigned int i = 0; i < 4; i++)
+		EVP_MD_free(r->log_md[i]);
+	EVP_MD_CTX_free(r->ctx);
 	free(r);
 }
 
-static bool digest(const EVP_MD *md, const void *a, size_t alen, const void *b, size_t blen,
-		   uint8_t *out)
+static bool digest(EVP_MD_CTX *ctx, const EVP_MD *md, const void *a, size_t alen, const void *b,
+		   size_t blen, uint8_t *out)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	bool ok = ctx && EVP_DigestInit_ex(ctx, md, NULL) && EVP_DigestUpdate(ctx, a, alen) &&
-		  (!b || EVP_DigestUpdate(ctx, b, blen)) && EVP_DigestFinal_ex(ctx, out, NULL);
-
-	EVP_MD_CTX_free(ctx);
-	return ok;
+	return EVP_DigestInit_ex2(ctx, md, NULL) && EVP_DigestUpdate(ctx, a, alen) &&
+	       (!b || EVP_DigestUpdate(ctx, b, blen)) && EVP_DigestFinal_ex(ctx, out, NULL);
 }
 
 /* The kernel's boot_aggregate: the hash of PCRs 0-7 (sha1) or 0-9 (other banks) of its bank. */
@@ -154,6 +180,7 @@ int attest_replay_add(struct attest_replay *r, const struct attest_measurement *
 	static const uint8_t zero[IMASTREAM_HASH_MAX_DIGEST];
 	const struct imastream_hash_info *log_h;
 	uint8_t th[IMASTREAM_HASH_MAX_DIGEST];
+	unsigned int log;
 	bool violation;
 	int err;
 
@@ -163,27 +190,27 @@ int attest_replay_add(struct attest_replay *r, const struct attest_measurement *
 			   m->index, m->pcr, ATTEST_IMA_PCR);
 	switch (m->thash_len) {
 	case 20:
-		log_h = imastream_hash_by_algo(IMASTREAM_HASH_SHA1);
+		log = 0;
 		break;
 	case 32:
-		log_h = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
+		log = 1;
 		break;
 	case 48:
-		log_h = imastream_hash_by_algo(IMASTREAM_HASH_SHA384);
+		log = 2;
 		break;
 	case 64:
-		log_h = imastream_hash_by_algo(IMASTREAM_HASH_SHA512);
+		log = 3;
 		break;
 	default:
 		return say(why, whylen,
 			   "template hash: entry %lu: %zu bytes, the size of no bank's hash",
 			   m->index, m->thash_len);
 	}
+	log_h = imastream_hash_by_algo(log_algos[log]);
 	/* A violation (ToMToU, open writers) is logged as zeros and extends 0xff bytes. */
 	violation = !memcmp(m->thash, zero, m->thash_len);
 	if (!violation) {
-		if (!digest(EVP_get_digestbyname(log_h->openssl_name), m->data, m->data_len, NULL,
-			    0, th))
+		if (!digest(r->ctx, r->log_md[log], m->data, m->data_len, NULL, 0, th))
 			return -ENOMEM;
 		if (CRYPTO_memcmp(th, m->thash, m->thash_len))
 			return say(why, whylen,
@@ -203,9 +230,9 @@ int attest_replay_add(struct attest_replay *r, const struct attest_measurement *
 
 		if (violation)
 			memset(th, 0xff, n);
-		else if (!digest(b->md, m->data, m->data_len, NULL, 0, th))
+		else if (!digest(r->ctx, b->md, m->data, m->data_len, NULL, 0, th))
 			return -ENOMEM;
-		if (!digest(b->md, b->pcr, n, th, n, b->pcr))
+		if (!digest(r->ctx, b->md, b->pcr, n, th, n, b->pcr))
 			return -ENOMEM;
 	}
 	if (!r->matched && quoted_now(r)) {
