@@ -26,6 +26,7 @@ struct attest_replay {
 	unsigned long entries;
 	bool matched;		  /* the quote's PCR 10 was the replay of the first ... */
 	unsigned long matched_at; /* ... this many entries */
+	bool boot_aggregate;	  /* checked against the quoted PCRs */
 	struct attest_entry e;
 	/* Fetched once: an implicit fetch per digest costs more than the digest. */
 	EVP_MD_CTX *ctx;
@@ -171,7 +172,13 @@ static int check_boot_aggregate(struct attest_replay *r, const struct attest_mea
 			   "machine "
 			   "booted otherwise than its TPM says)",
 			   m->index, h->name, last);
+	r->boot_aggregate = true;
 	return 0;
+}
+
+bool attest_replay_boot_aggregate_checked(const struct attest_replay *r)
+{
+	return r->boot_aggregate;
 }
 
 int attest_replay_add(struct attest_replay *r, const struct attest_measurement *m, char *why,

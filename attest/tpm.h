@@ -88,6 +88,8 @@ void attest_replay_free(struct attest_replay *r);
  */
 int attest_replay_add(struct attest_replay *r, const struct attest_measurement *m, char *why,
 		      size_t whylen);
+/* Whether an entry was the kernel's boot_aggregate, checked against the quoted PCRs. */
+bool attest_replay_boot_aggregate_checked(const struct attest_replay *r);
 /* The end of the list: PCR 10 of every bank equals the replay. Return: 0, -EBADMSG with @why. */
 int attest_replay_end(struct attest_replay *r, char *why, size_t whylen);
 

@@ -200,9 +200,11 @@ int cli_attest_tpm_check(const struct cli_attest_tpm *t, const char *log_file, F
 		goto out;
 	}
 	cli_say("attest",
-		"quote verified: signed by the attestation key, with the nonce; the %lu "
-		"entries of the list replay to its PCR %d",
-		arg.n, ATTEST_IMA_PCR);
+		"quote verified: signed by the attestation key, with the nonce; the %lu entries of "
+		"the list replay to its PCR %d%s",
+		arg.n, ATTEST_IMA_PCR,
+		attest_replay_boot_aggregate_checked(arg.r) ? ", boot_aggregate to its PCRs 0-9" :
+							      "");
 	ret = CLI_OK;
 out:
 	if (ret != CLI_OK) {
