@@ -50,14 +50,10 @@ static const struct cli_spec attest_spec = {
 		"and a summary on stderr.\n",
 	.uses = attest_options,
 	.shared = cli_attest_tpm_uses,
-	.epilog = "Exit status: 0 when every entry passed, 1 when any failed, a line of the
-"
-		  "list is malformed, the list is empty or a check of the quote failed, 2 for
-"
-		  "a usage error, a policy that cannot be read, or a --log that is no
-"
-		  "measurement list (without a quote: no ascii list; a binary list, JSON).
-",
+	.epilog = "Exit status: 0 when every entry passed, 1 when any failed, a line of the\n"
+		  "list is malformed, the list is empty or a check of the quote failed, 2 for\n"
+		  "a usage error, a policy that cannot be read, or a --log that is no\n"
+		  "measurement list (without a quote: no ascii list; a binary list, JSON).\n",
 };
 
 static char *read_policy(const char *file, size_t *len_ret)
