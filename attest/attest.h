@@ -34,6 +34,7 @@ struct attest_entry {
 	const char *name;
 	uint8_t sig[ATTEST_MAX_SIG]; /* ima-sig: the security.ima value */
 	size_t sig_len;
+	const char *buf_hex; /* ima-buf: the buffer, hex */
 };
 
 /*

@@ -135,6 +135,8 @@ int attest_parse_line(char *line, struct attest_entry *e, const char **why)
 		*why = "an ima-buf entry without its buffer";
 		return -EINVAL;
 	}
+	if (buf)
+		e->buf_hex = s;
 	if (sig && *s) {
 		long len = unhex(s, e->sig, sizeof(e->sig), false);
 

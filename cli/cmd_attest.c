@@ -8,6 +8,7 @@
 
 #include "attest/attest.h"
 #include "cli/cli.h"
+#include "cli/cmd_attest_tpm.h"
 #include "cli/options.h"
 
 /* A policy larger than this is not one a verifier would load either. */
@@ -15,7 +16,9 @@
 
 static const struct cli_use attest_options[] = {
 	{ CLI_OPT_POLICY, NULL },
-	{ CLI_OPT_MEASUREMENTS, NULL },
+	{ CLI_OPT_MEASUREMENTS, "an IMA measurement list, ascii\n"
+				"(/sys/kernel/security/ima/ascii_runtime_measurements);\n"
+				"with a quote, binary too (binary_runtime_measurements)" },
 	{ CLI_OPT_VERBOSE, "print every entry, not only the failures" },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per entry, passed\n"
 			  "or not, on standard output, then a summary object" },
@@ -26,23 +29,31 @@ static const struct cli_use attest_options[] = {
 static const struct cli_spec attest_spec = {
 	.cmd = "attest",
 	.synopsis =
-	"Usage: imastream attest check --policy FILE --log MEASUREMENTS [-v]\n"
-	"\n"
-	"Judges each entry of an IMA ascii measurement list (templates ima, ima-ng,\n"
-	"ima-sig, ima-buf; any file digest algorithm) by keylime's rules: an entry\n"
-	"whose path an exclude matches passes; an ima-sig entry whose signature a\n"
-	"verification key verifies passes; otherwise its digest must be one the\n"
-	"policy lists for its path. boot_aggregate passes unless the policy lists it:\n"
-	"the verifier checks it against the TPM's quote. A name is one field, as the\n"
-	"kernel writes it (a blank as '_'); the policy must pass keylime's schema.\n"
-	"Prints one line per failure:\n"
-	"  PATH: FAIL: REASON (ALGO:DIGEST)\n"
-	"and a summary on stderr.\n",
+		"Usage: imastream attest check --policy FILE --log MEASUREMENTS [-v]\n"
+		"         [--quote MSG --quote-sig SIG --quote-pcrs PCRS --ak PEM --nonce HEX]\n"
+		"\n"
+		"With a TPM quote (what tpm2_quote -m, -s and -o write), first verifies its\n"
+		"signature with the attestation key, its nonce and its PCR digest, then\n"
+		"replays the list (ascii or binary, any bank) into PCR 10 of every quoted\n"
+		"bank and checks boot_aggregate against the quoted PCRs 0-9, as keylime's\n"
+		"verifier does; the first check that fails is said in one line, exit 1.\n"
+		"\n"
+		"Judges each entry of an IMA ascii measurement list (templates ima, ima-ng,\n"
+		"ima-sig, ima-buf; any file digest algorithm) by keylime's rules: an entry\n"
+		"whose path an exclude matches passes; an ima-sig entry whose signature a\n"
+		"verification key verifies passes; otherwise its digest must be one the\n"
+		"policy lists for its path. boot_aggregate passes unless the policy lists it:\n"
+		"the verifier checks it against the TPM's quote. A name is one field, as the\n"
+		"kernel writes it (a blank as '_'); the policy must pass keylime's schema.\n"
+		"Prints one line per failure:\n"
+		"  PATH: FAIL: REASON (ALGO:DIGEST)\n"
+		"and a summary on stderr.\n",
 	.uses = attest_options,
-	.epilog =
-	"Exit status: 0 when every entry passed, 1 when any failed, a line of the list\n"
-	"is malformed or the list is empty, 2 for a usage error, a policy that cannot\n"
-	"be read, or a --log that is no ascii measurement list (a binary list, JSON).\n",
+	.shared = cli_attest_tpm_uses,
+	.epilog = "Exit status: 0 when every entry passed, 1 when any failed, a line of the\n"
+		  "list is malformed, the list is empty or a check of the quote failed, 2 for\n"
+		  "a usage error, a policy that cannot be read, or a --log that is no\n"
+		  "measurement list (without a quote: no ascii list; a binary list, JSON).\n",
 };
 
 static char *read_policy(const char *file, size_t *len_ret)
@@ -213,7 +224,8 @@ static int attest_check(int argc, char **argv)
 	struct cli_json out = { 0 };
 	struct timespec t0;
 	struct cli_parser p;
-	char *buf, *line = NULL;
+	struct cli_attest_tpm tpm = { 0 };
+	char *buf, *line = NULL, *judged = NULL;
 	size_t len, cap = 0;
 	unsigned long lineno = 0;
 	ssize_t got;
@@ -221,7 +233,7 @@ static int attest_check(int argc, char **argv)
 	int c;
 
 	cli_parse_start(&p, &attest_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_taking(&p, cli_attest_tpm_option, &tpm)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_HELP:
 			return CLI_OK;
@@ -246,6 +258,8 @@ static int attest_check(int argc, char **argv)
 	}
 	if (!policy_file || !log_file)
 		return cli_usage_error("attest", "check needs --policy FILE and --log MEASUREMENTS");
+	if (cli_attest_tpm_options_done(&tpm) != CLI_OK)
+		return CLI_USAGE;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (json)
 		entry_json = &out;
@@ -258,7 +272,16 @@ static int attest_check(int argc, char **argv)
 	free(buf);
 	if (c)
 		return CLI_USAGE;
-	log = fopen(log_file, "r");
+	/* With a quote, the policy judges the list only once it replays to the quote. */
+	if (cli_attest_tpm_given(&tpm)) {
+		c = cli_attest_tpm_check(&tpm, log_file, &log, &judged);
+		if (c != CLI_OK) {
+			attest_policy_free(pol);
+			return c;
+		}
+	} else {
+		log = fopen(log_file, "r");
+	}
 	if (!log) {
 		cli_say("attest", "%s: %s", log_file, strerror(errno));
 		attest_policy_free(pol);
@@ -286,6 +309,7 @@ static int attest_check(int argc, char **argv)
 	}
 	free(line);
 	fclose(log);
+	free(judged);
 	attest_policy_free(pol);
 	if (json) {
 		cli_json_begin(&out, "summary");

@@ -7,7 +7,7 @@
 #   vm-check.sh --root DIR --checks SCRIPT [--ima-cert DER]... [--evm-cert DER]...
 #               [--evm-late] [--guest-bin PROGRAM]... [--name NAME] [--timeout SECONDS]
 #               [--console FILE] [--policy FILE|none] [--kernel-args ARGS] [--fetch DIR]
-#               [--verity] [--disk-extra MIB] [--memory MIB]
+#               [--verity] [--disk-extra MIB] [--memory MIB] [--tpm SOCKET]
 #   vm-check.sh --probe      only say whether this machine can run it (exit 0 or 77)
 #
 #   --root DIR       tree to put on the disk (mke2fs -d keeps ownership and security.*
@@ -43,6 +43,8 @@
 #   --disk-extra MIB free space on the disk beyond the default (twice the tree, plus
 #                    32 MiB), for checks that write much, e.g. a benchmark's installs
 #   --memory MIB     guest memory (default 512)
+#   --tpm SOCKET     a TPM 2.0 for the guest (tpm-tis): the control socket of a swtpm the
+#                    caller started (swtpm socket --tpm2 --ctrl type=unixio,path=SOCKET)
 #
 # Kernel command line by default: ima_appraise=enforce; the policy file then makes every
 # file owned by root on the disk appraised on every open, exec and mmap (as
@@ -63,7 +65,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root="" checks="" name=vm-check timeout_s=300 keep_console="" probe=0
 policy=$here/../../docs/ima-policy
 ima_certs=() evm_certs=() guest_bins=() evm_late=0
-kernel_args="ima_appraise=enforce" fetch_dir="" verity=0 disk_extra=0 memory=512
+kernel_args="ima_appraise=enforce" fetch_dir="" verity=0 disk_extra=0 memory=512 tpm_args=()
 
 die() { echo "vm-check: $*" >&2; exit 99; }
 skip() { echo "vm-check: SKIP: $*"; exit 77; }
@@ -85,6 +87,8 @@ while [ $# -gt 0 ]; do
 	--verity) verity=1; shift ;;
 	--disk-extra) disk_extra=${2:-}; shift 2 ;;
 	--memory) memory=${2:-}; shift 2 ;;
+	--tpm) tpm_args=(-chardev "socket,id=chrtpm,path=${2:-}" -tpmdev emulator,id=tpm0,chardev=chrtpm
+		-device tpm-tis,tpmdev=tpm0); shift 2 ;;
 	--probe) probe=1; shift ;;
 	*) die "unknown argument '$1' (see the usage at the top of $0)" ;;
 	esac
@@ -280,7 +284,7 @@ timeout --kill-after=10 "$timeout_s" "$qemu" -accel tcg -cpu max -m "$memory" -s
 	-serial "file:$console" -serial "file:$results" \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
 	-append "console=ttyS0 $kernel_args panic=-1 loglevel=4" \
-	-drive "file=$tmp/disk.img,format=raw,if=virtio" </dev/null >"$tmp/qemu.out" 2>&1
+	-drive "file=$tmp/disk.img,format=raw,if=virtio" "${tpm_args[@]}" </dev/null >"$tmp/qemu.out" 2>&1
 qrc=$?
 [ -z "$keep_console" ] || cp "$console" "$keep_console" || die "cannot write $keep_console"
 
