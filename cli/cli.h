@@ -28,6 +28,10 @@ int cmd_sign_package(int argc, char **argv);
 int cmd_sign_digests(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_relabel(int argc, char **argv);
+/* relabel --pending (cmd_relabel_pending.c): @dry_run and @operands are refused. */
+struct cli_settings;
+int cli_relabel_pending(struct cli_settings *settings, const char *root, bool dry_run,
+			bool operands);
 int cmd_recover(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
