@@ -46,7 +46,8 @@ struct item {
 	int txn;		 /* index in struct run.txns */
 	char name[32];		 /* the entry's file name in its transaction directory */
 	struct ims_pending_entry e;
-	int err;		 /* a parse error: @why says it */
+	int err;		 /* refused before any check: @why says why */
+	bool malformed;		 /* ... because it could not be parsed: named by its entry */
 	char why[192];
 	bool drop;		 /* superseded by a newer transaction's entry: removed unapplied */
 	struct ref ref;
@@ -158,6 +159,7 @@ static int load_item(struct run *r, int txn, const char *name)
 	} else {
 		it->err = ims_pending_parse(buf, (size_t)got, &it->e, it->why, sizeof(it->why));
 	}
+	it->malformed = it->err != 0;
 	free(buf);
 	if (fd >= 0)
 		close(fd);
@@ -336,7 +338,7 @@ static void refuse(struct run *r, const struct item *it, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	r->c.refused++;
-	if (it->e.path)
+	if (it->e.path && !it->malformed)
 		ims_logf(r->log, IMASTREAM_LOG_ERR, "%s%s: pending labels refused: %s (entry %s/%s)",
 			 strcmp(r->root, "/") ? r->root : "", it->e.path, why, r->txns[it->txn],
 			 it->name);
@@ -526,15 +528,20 @@ static void apply_one(struct run *r, struct item *it)
 		refuse(r, it, "%s", bad);
 		return;
 	}
-	/* Below the root, no symlink on the way: a path that leaves it is refused here. */
+	/*
+	 * Its directory as rpm opens it (a merged /usr's links followed, inside the root
+	 * only), the file itself never through a symlink: nothing outside the root is reached.
+	 */
 	slash = strrchr(e->path, '/');
 	*slash = '\0';
-	dirfd = imastream_open_beneath(r->rootfd, slash == e->path ? "/" : e->path,
-				       O_PATH | O_DIRECTORY);
+	dirfd = imastream_open_dir_as_rpm(r->rootfd, slash == e->path ? "/" : e->path, O_PATH,
+					  NULL, 0);
 	*slash = '/';
 	if (dirfd < 0) {
 		refuse(r, it, "its directory cannot be reached below the root: %s",
-		       dirfd == -ELOOP ? "a symlink on the way" : strerror(-dirfd));
+		       dirfd == -EPERM ? "a symlink rpm would not follow" :
+		       dirfd == -ELOOP ? "a symlink that leads nowhere below the root" :
+					 strerror(-dirfd));
 		return;
 	}
 	if (fstatat(dirfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {

@@ -97,3 +97,12 @@ has_ima() {
 pending_count() {
 	find "$1/var/lib/imastream/pending" -type f 2>/dev/null | wc -l
 }
+
+# fail MESSAGE: also what rpm and the apply said.
+fail() {
+	echo "FAIL: $*"
+	for f in rpm.stderr install.err apply.err; do
+		[ -s "$T/$f" ] && sed "s/^/  $f: /" "$T/$f"
+	done
+	exit 1
+}

@@ -73,10 +73,10 @@ echo "ok: a tar --xattrs of the applied root unpacks into a root verify --rpmdb 
 R=$T/root-export
 builder_root "$R"
 ns_rpm "$R" sign -i "$v1" "$extra" || fail "export: the rootless build failed"
-as_builder tar -C "$R" -cf - . >"$T/export.tar" || fail "tar in the namespace failed"
+as_builder tar --xattrs --xattrs-include='security.*' -C "$R" -cf - . >"$T/export.tar" || fail "tar in the namespace failed"
 F=$T/from-export
 mkdir "$F"
-tar -C "$F" --same-owner -xpf "$T/export.tar" || fail "unpacking the export failed"
+tar --xattrs --xattrs-include='security.*' -C "$F" --same-owner -xpf "$T/export.tar" || fail "unpacking the export failed"
 [ "$(stat -c %u "$F/opt/imstest")" = 0 ] || fail "the export does not carry the image's owners"
 apply "$F" || fail "export: apply failed: $(cat "$T/apply.err")"
 verify_rpmdb "$F" || fail "export: verify --rpmdb: $(cat "$T/verify.out")"
