@@ -42,7 +42,7 @@ struct cli_pending_inode {
 };
 struct cli_pending_paths {
 	int rootfd;
-	char **paths; /* sorted */
+	char **paths;			  /* sorted */
 	struct cli_pending_inode *inodes; /* in the order the entries came, not sorted */
 	size_t n, cap;
 };

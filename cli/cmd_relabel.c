@@ -48,7 +48,9 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
 	{ CLI_OPT_PENDING, "as real root: write the labels a rootless build left\n"
 			   "pending below DIR/var/lib/imastream/pending (checked\n"
-			   "against the packages and the files first), nothing else" },
+			   "against the packages and the files first), nothing else;\n"
+			   "exit status 1 if any entry is refused (each named in one\n"
+			   "line, the others applied)" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
@@ -87,9 +89,7 @@ static const struct cli_spec relabel_spec = {
 	.uses = relabel_options,
 	.epilog =
 	"Exit status: 0 if every file is labelled or already was, 1 if any is modified,\n"
-	"missing or failed (the others are still labelled), 2 for a usage error.\n"
-	"With --pending: 0 if every pending entry was applied, 1 if any was refused\n"
-	"(each named in one line; the others are applied), 2 for a usage error.\n",
+	"missing or failed (the others are still labelled), 2 for a usage error.\n",
 };
 
 struct relabel_run {

@@ -26,7 +26,8 @@ int cli_relabel_pending(struct cli_settings *settings, const char *root, bool dr
 	if (dry_run)
 		return cli_usage_error("relabel", "--pending writes: it takes no --dry-run");
 	if (operands)
-		return cli_usage_error("relabel", "--pending applies every pending entry: no PACKAGE");
+		return cli_usage_error("relabel",
+				       "--pending applies every pending entry: no PACKAGE");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (settings->root.no_wait)
 		root_flags |= IMASTREAM_ROOT_NO_WAIT;
@@ -52,7 +53,8 @@ int cli_relabel_pending(struct cli_settings *settings, const char *root, bool dr
 		goto out;
 	if (!settings->say.quiet)
 		cli_say("relabel",
-			"%lu pending entries: %lu files labelled (%lu values written), %lu refused, "
+			"%lu pending entries: %lu files labelled (%lu values written), %lu "
+			"refused, "
 			"%.2f s",
 			c.entries, c.applied, c.written, c.refused,
 			cli_seconds_since(CLOCK_MONOTONIC, &t0));

@@ -62,7 +62,9 @@ static const struct cli_use verify_options[] = {
 			 "capabilities, then security.ima and security.evm as\n"
 			 "above; without PACKAGE, labelled files no package owns\n"
 			 "fail too (rpm's temp files NAME;XXXXXXXX of a killed\n"
-			 "transaction, others: imastream recover --rpmdb)" },
+			 "transaction, others: imastream recover --rpmdb); a\n"
+			 "file whose labels a rootless build left pending is\n"
+			 "PENDING, and exit status 3 when nothing else failed" },
 	{ CLI_OPT_DBPATH, "with --rpmdb: rpm's database below DIR is DB (as\n"
 			  "rpm --dbpath; default rpm's %_dbpath)" },
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
@@ -131,9 +133,7 @@ static const struct cli_spec verify_spec = {
 	"recover', and no file is checked.\n"
 	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or\n"
 	"the record is malformed, or a transaction was interrupted), 2 for a usage error\n"
-	"or a trust store that cannot be loaded; with --rpmdb, 3 if nothing failed but\n"
-	"some files' labels are pending from a rootless build (imastream relabel\n"
-	"--pending writes them).\n",
+	"or a trust store that cannot be loaded.\n",
 };
 
 /* What security.ima holds, in the words of each verdict; NULL when nothing decoded. */

@@ -43,13 +43,13 @@ struct ref {
 };
 
 struct item {
-	int txn;		 /* index in struct run.txns */
-	char name[32];		 /* the entry's file name in its transaction directory */
+	int txn;       /* index in struct run.txns */
+	char name[32]; /* the entry's file name in its transaction directory */
 	struct ims_pending_entry e;
-	int err;		 /* refused before any check: @why says why */
-	bool malformed;		 /* ... because it could not be parsed: named by its entry */
+	int err;	/* refused before any check: @why says why */
+	bool malformed; /* ... because it could not be parsed: named by its entry */
 	char why[192];
-	bool drop;		 /* superseded by a newer transaction's entry: removed unapplied */
+	bool drop; /* superseded by a newer transaction's entry: removed unapplied */
 	struct ref ref;
 };
 
@@ -155,7 +155,9 @@ static int load_item(struct run *r, int txn, const char *name)
 	    (got = pread(fd, buf, (size_t)st.st_size, 0)) != st.st_size) {
 		it->err = -EBADMSG;
 		snprintf(it->why, sizeof(it->why), "cannot be read (%s)",
-			 fd < 0 ? ims_open_strerror(fd) : got < 0 ? strerror(errno) : "too large or short");
+			 fd < 0	 ? ims_open_strerror(fd) :
+			 got < 0 ? strerror(errno) :
+				   "too large or short");
 	} else {
 		it->err = ims_pending_parse(buf, (size_t)got, &it->e, it->why, sizeof(it->why));
 	}
@@ -199,8 +201,8 @@ static int load(struct run *r)
 				err = load_item(r, (int)t, names[i]);
 			else
 				ims_logf(r->log, IMASTREAM_LOG_WARNING,
-					 "%s/%s/%s/%s: not a pending-label entry: left alone", r->root,
-					 IMS_PENDING_DIR, r->txns[t], names[i]);
+					 "%s/%s/%s/%s: not a pending-label entry: left alone",
+					 r->root, IMS_PENDING_DIR, r->txns[t], names[i]);
 		}
 		free_names(names, n);
 		names = NULL;
@@ -326,8 +328,7 @@ static int references(struct run *r)
 }
 
 /* The refusal line: the file's path in the root, why, and which entry. */
-static void refuse(struct run *r, const struct item *it, const char *fmt, ...)
-	ims_printf(3, 4);
+static void refuse(struct run *r, const struct item *it, const char *fmt, ...) ims_printf(3, 4);
 
 static void refuse(struct run *r, const struct item *it, const char *fmt, ...)
 {
@@ -339,7 +340,8 @@ static void refuse(struct run *r, const struct item *it, const char *fmt, ...)
 	va_end(ap);
 	r->c.refused++;
 	if (it->e.path && !it->malformed)
-		ims_logf(r->log, IMASTREAM_LOG_ERR, "%s%s: pending labels refused: %s (entry %s/%s)",
+		ims_logf(r->log, IMASTREAM_LOG_ERR,
+			 "%s%s: pending labels refused: %s (entry %s/%s)",
 			 strcmp(r->root, "/") ? r->root : "", it->e.path, why, r->txns[it->txn],
 			 it->name);
 	else
@@ -350,8 +352,8 @@ static void refuse(struct run *r, const struct item *it, const char *fmt, ...)
 
 static bool label_name(const char *name)
 {
-	static const char *const ok[] = { "security.ima",      "security.evm",
-					  "security.selinux",  "security.SMACK64",
+	static const char *const ok[] = { "security.ima",	  "security.evm",
+					  "security.selinux",	  "security.SMACK64",
 					  "security.SMACK64EXEC", "security.SMACK64TRANSMUTE",
 					  "security.SMACK64MMAP", NULL };
 
@@ -368,7 +370,8 @@ static const char *check_entry(struct run *r, struct item *it, char *buf, size_t
 
 	for (unsigned int i = 0; i < e->n_xattrs; i++)
 		if (!label_name(e->xattrs[i].name)) {
-			snprintf(buf, size, "%s is not a value imastream writes", e->xattrs[i].name);
+			snprintf(buf, size, "%s is not a value imastream writes",
+				 e->xattrs[i].name);
 			return buf;
 		}
 	if (!strcmp(e->package, "-")) {
@@ -390,7 +393,8 @@ static const char *check_entry(struct run *r, struct item *it, char *buf, size_t
 	}
 	if (it->ref.uid != e->uid || it->ref.gid != e->gid) {
 		snprintf(buf, size, "owner %u:%u, its package says %u:%u", (unsigned int)e->uid,
-			 (unsigned int)e->gid, (unsigned int)it->ref.uid, (unsigned int)it->ref.gid);
+			 (unsigned int)e->gid, (unsigned int)it->ref.uid,
+			 (unsigned int)it->ref.gid);
 		return buf;
 	}
 	if (it->ref.algo && it->ref.algo == e->digest_algo &&
@@ -534,8 +538,8 @@ static void apply_one(struct run *r, struct item *it)
 	 */
 	slash = strrchr(e->path, '/');
 	*slash = '\0';
-	dirfd = imastream_open_dir_as_rpm(r->rootfd, slash == e->path ? "/" : e->path, O_PATH,
-					  NULL, 0);
+	dirfd = imastream_open_dir_as_rpm(r->rootfd, slash == e->path ? "/" : e->path, O_PATH, NULL,
+					  0);
 	*slash = '/';
 	if (dirfd < 0) {
 		refuse(r, it, "its directory cannot be reached below the root: %s",
@@ -601,7 +605,7 @@ static void apply_one(struct run *r, struct item *it)
 	}
 	if (S_ISLNK(st.st_mode) && built_owner)
 		err = fchownat(dirfd, slash + 1, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno :
-											      0;
+											    0;
 	else if (built_owner || have != want)
 		err = give_owner(fd, e);
 	else
@@ -616,9 +620,11 @@ static void apply_one(struct run *r, struct item *it)
 		goto out;
 	}
 	if (unlinkat(r->txnfds[it->txn], it->name, 0) < 0)
-		ims_logf(r->log, IMASTREAM_LOG_WARNING, "%s%s: labels written, but its entry %s/%s "
-			 "cannot be removed: %s", strcmp(r->root, "/") ? r->root : "", e->path,
-			 r->txns[it->txn], it->name, strerror(errno));
+		ims_logf(r->log, IMASTREAM_LOG_WARNING,
+			 "%s%s: labels written, but its entry %s/%s "
+			 "cannot be removed: %s",
+			 strcmp(r->root, "/") ? r->root : "", e->path, r->txns[it->txn], it->name,
+			 strerror(errno));
 	r->c.applied++;
 out:
 	if (fd >= 0)
@@ -696,7 +702,8 @@ int imastream_pending_apply(const char *root, struct imastream_pending_counts *c
 			}
 		}
 	if (!err && r.nitems) {
-		int lib = imastream_open_beneath(r.rootfd, "/var/lib/imastream", O_PATH | O_DIRECTORY);
+		int lib = imastream_open_beneath(r.rootfd, "/var/lib/imastream",
+						 O_PATH | O_DIRECTORY);
 
 		if (lib >= 0) {
 			unlinkat(lib, "pending", AT_REMOVEDIR);
@@ -726,8 +733,8 @@ int imastream_pending_foreach(const char *root, int (*fn)(void *arg, const char 
 			err = fn(arg, r.items[i].e.path);
 			continue;
 		}
-		snprintf(name, sizeof(name), "/%s/%s/%s", IMS_PENDING_DIR,
-			 r.txns[r.items[i].txn], r.items[i].name);
+		snprintf(name, sizeof(name), "/%s/%s/%s", IMS_PENDING_DIR, r.txns[r.items[i].txn],
+			 r.items[i].name);
 		err = fn(arg, name);
 	}
 	run_free(&r);

@@ -3,6 +3,8 @@
 #ifndef IMASTREAM_PENDING_H
 #define IMASTREAM_PENDING_H
 
+#include <stddef.h>
+
 #include "imastream/common.h"
 
 #ifdef __cplusplus
@@ -53,8 +55,7 @@ struct imastream_pending_counts {
  * not match, truncated, duplicated, a newer format) leaves its file untouched.
  * Return: 0 (refusals are counted, not errors), -errno for the run itself (said).
  */
-IMASTREAM_API int imastream_pending_apply(const char *root,
-					  struct imastream_pending_counts *counts,
+IMASTREAM_API int imastream_pending_apply(const char *root, struct imastream_pending_counts *counts,
 					  const struct imastream_log *log);
 
 /**

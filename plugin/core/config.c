@@ -14,8 +14,20 @@
 
 /* The core's keys; each plugin declares its own in its ops (plugin_keys.c). */
 static const char *const core_keys[] = {
-	"mode", "hash_algo", "key", "key_pass_file", "key_pass_env", "cert", "trust", "evm", "plugins",
-	"no_xattr_support", "config_files", "xattr_namespace", "package_sigs", "package_sig_failure",
+	"mode",
+	"hash_algo",
+	"key",
+	"key_pass_file",
+	"key_pass_env",
+	"cert",
+	"trust",
+	"evm",
+	"plugins",
+	"no_xattr_support",
+	"config_files",
+	"xattr_namespace",
+	"package_sigs",
+	"package_sig_failure",
 	"package_sig_algos",
 	/* The opt-in for weak digests (md5): refused everywhere else. */
 	"weak_algos",
@@ -280,7 +292,8 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		}
 		if (!IMS_HAS_MEMBER(cfg, struct imastream_config, userns_xattrs))
 			return ims_err(log, -EINVAL,
-				       "%s: userns_xattrs needs a program built with a newer imastream/chain.h",
+				       "%s: userns_xattrs needs a program built with a newer "
+				       "imastream/chain.h",
 				       where);
 		cfg->userns_xattrs = v;
 		return 0;

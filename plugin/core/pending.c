@@ -28,12 +28,12 @@ struct id_map {
 };
 
 struct ims_pending {
-	bool userns;          /* uid_map is not the initial namespace's identity map */
+	bool userns; /* uid_map is not the initial namespace's identity map */
 	struct id_map uids, gids;
-	int rootfd;           /* the transaction's root, or -1 */
+	int rootfd; /* the transaction's root, or -1 */
 	char *root;
-	int decided;          /* 0, or the userns_xattrs value the first refusal chose */
-	int dirfd;            /* ROOT/var/lib/imastream/pending/TXN once an entry is kept */
+	int decided; /* 0, or the userns_xattrs value the first refusal chose */
+	int dirfd;   /* ROOT/var/lib/imastream/pending/TXN once an entry is kept */
 	char txn[64];
 	unsigned long files, values;
 };
@@ -152,12 +152,12 @@ bool ims_pending_active(const struct ims_file_services *svc)
 	return svc->pending && svc->pending->decided;
 }
 
-int ims_pending_refused(struct ims_file_services *svc, const char *what, const char *name,
-			int err)
+int ims_pending_refused(struct ims_file_services *svc, const char *what, const char *name, int err)
 {
 	struct ims_pending *p = svc->pending;
 	int policy = IMS_HAS_MEMBER(svc->cfg, struct imastream_config, userns_xattrs) ?
-			     svc->cfg->userns_xattrs : IMASTREAM_USERNS_XATTRS_ERROR;
+			     svc->cfg->userns_xattrs :
+			     IMASTREAM_USERNS_XATTRS_ERROR;
 
 	if (!p || !p->userns || (err != -EPERM && err != -EACCES) ||
 	    strncmp(name, "security.", 9) != 0 || policy == IMASTREAM_USERNS_XATTRS_ERROR)
@@ -276,9 +276,10 @@ int ims_pending_file_closed(struct ims_file_services *svc, struct imastream_file
 	if (S_ISREG(f->mode)) {
 		err = entry_digest(svc, f, &e);
 		if (err)
-			return ims_err(svc->log, err,
-				       "%s: cannot keep its labels pending without a content digest: %s",
-				       what, strerror(-err));
+			return ims_err(
+				svc->log, err,
+				"%s: cannot keep its labels pending without a content digest: %s",
+				what, strerror(-err));
 	}
 	for (unsigned int i = 0; i < st->n_xattrs && e.n_xattrs < IMS_PENDING_MAX_XATTRS; i++) {
 		if (!(st->pending_mask & (1u << i)))

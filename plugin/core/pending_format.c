@@ -64,7 +64,8 @@ static int hex_decode(const char *s, size_t n, uint8_t *out, size_t max, size_t 
 	if (n % 2 || n / 2 > max)
 		return -1;
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = ims_hex_digit((unsigned char)s[i]), lo = ims_hex_digit((unsigned char)s[i + 1]);
+		int hi = ims_hex_digit((unsigned char)s[i]),
+		    lo = ims_hex_digit((unsigned char)s[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
@@ -108,7 +109,8 @@ static char *path_decode(const char *s, size_t n)
 		char *end = strchr(c, '/');
 		size_t clen = end ? (size_t)(end - c) : strlen(c);
 
-		if (clen == 0 || (clen == 1 && c[0] == '.') || (clen == 2 && c[0] == '.' && c[1] == '.'))
+		if (clen == 0 || (clen == 1 && c[0] == '.') ||
+		    (clen == 2 && c[0] == '.' && c[1] == '.'))
 			goto bad;
 		if (!end)
 			break;
@@ -147,7 +149,8 @@ static int parse_pair(const char *s, size_t n, unsigned int *a, unsigned int *b)
 	if (!sp)
 		return -1;
 	return parse_id(s, (size_t)(sp - s), a) || parse_id(sp + 1, n - (size_t)(sp - s) - 1, b) ?
-		       -1 : 0;
+		       -1 :
+		       0;
 }
 
 static int parse_mode(const char *s, size_t n, mode_t *out)
@@ -191,8 +194,9 @@ static int parse_digest(const char *s, size_t n, struct ims_pending_entry *e)
 	memcpy(name, s, (size_t)(sp - s));
 	name[sp - s] = '\0';
 	hi = imastream_hash_by_name(name);
-	if (!hi || hex_decode(sp + 1, n - (size_t)(sp - s) - 1, e->digest, sizeof(e->digest),
-			      &e->digest_len) ||
+	if (!hi ||
+	    hex_decode(sp + 1, n - (size_t)(sp - s) - 1, e->digest, sizeof(e->digest),
+		       &e->digest_len) ||
 	    e->digest_len != hi->digest_size)
 		return -1;
 	e->digest_algo = hi->algo;
@@ -241,8 +245,8 @@ static int parse_xattr(const char *s, size_t n, struct ims_pending_entry *e, cha
 int ims_pending_parse(const char *buf, size_t len, struct ims_pending_entry *e, char *why,
 		      size_t why_size)
 {
-	static const char *const keys[] = { "path", "package", "mode", "owner", "built-owner",
-					    "digest" };
+	static const char *const keys[] = { "path",  "package",	    "mode",
+					    "owner", "built-owner", "digest" };
 	const char *line, *v;
 	size_t pos = 0, n, vlen;
 	unsigned int version;
@@ -308,8 +312,9 @@ int ims_pending_parse(const char *buf, size_t len, struct ims_pending_entry *e, 
 				return say(why, why_size, -EBADMSG, "a bad digest");
 			if (S_ISREG(e->mode) != (e->digest_algo != 0))
 				return say(why, why_size, -EBADMSG,
-					   S_ISREG(e->mode) ? "a regular file without a digest" :
-							      "a digest for a file that is not regular");
+					   S_ISREG(e->mode) ?
+						   "a regular file without a digest" :
+						   "a digest for a file that is not regular");
 		}
 	}
 	for (;;) {

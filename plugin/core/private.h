@@ -54,7 +54,7 @@ struct ims_file_state {
 	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE]; /* verity = on */
 	unsigned int n_xattrs;
 	struct imastream_file_xattr xattrs[IMASTREAM_FILE_MAX_XATTRS];
-	uint32_t pending_mask;	    /* xattrs[] bits kept as pending labels (pending.c) */
+	uint32_t pending_mask; /* xattrs[] bits kept as pending labels (pending.c) */
 };
 
 /*
@@ -71,8 +71,7 @@ void ims_pending_txn_begin(struct ims_file_services *svc, const char *root);
 void ims_pending_txn_end(struct ims_file_services *svc);
 bool ims_pending_active(const struct ims_file_services *svc);
 bool ims_pending_keeps(const struct ims_file_services *svc);
-int ims_pending_refused(struct ims_file_services *svc, const char *what, const char *name,
-			int err);
+int ims_pending_refused(struct ims_file_services *svc, const char *what, const char *name, int err);
 int ims_pending_file_closed(struct ims_file_services *svc, struct imastream_file *f,
 			    const struct ims_file_state *st);
 

@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Accepted: a plain absolute path, and it survives a round trip. */
 		if (e.path[0] != '/' || strstr(e.path, "/../") || strstr(e.path, "//"))
 			abort();
-		if (ims_pending_format(&e, &buf, &len) || ims_pending_parse(buf, len, &f, why, sizeof(why)))
+		if (ims_pending_format(&e, &buf, &len) ||
+		    ims_pending_parse(buf, len, &f, why, sizeof(why)))
 			abort();
 		same(&e, &f);
 		ims_pending_entry_release(&f);

@@ -57,8 +57,8 @@ int fsetxattr(int fd, const char *name, const void *value, size_t size, int flag
 
 int lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)
 {
-	int (*real)(const char *, const char *, const void *, size_t, int) =
-		dlsym(RTLD_NEXT, "lsetxattr");
+	int (*real)(const char *, const char *, const void *, size_t, int) = dlsym(RTLD_NEXT,
+										   "lsetxattr");
 	struct stat st;
 	int ret;
 
@@ -71,8 +71,8 @@ int lsetxattr(const char *path, const char *name, const void *value, size_t size
 
 int setxattr(const char *path, const char *name, const void *value, size_t size, int flags)
 {
-	int (*real)(const char *, const char *, const void *, size_t, int) =
-		dlsym(RTLD_NEXT, "setxattr");
+	int (*real)(const char *, const char *, const void *, size_t, int) = dlsym(RTLD_NEXT,
+										   "setxattr");
 	struct stat st;
 	int ret;
 

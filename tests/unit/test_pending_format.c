@@ -12,9 +12,9 @@
 /* sha256("x") and the security.ima (ima-ng) of that digest. */
 #define DX "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
 #define HEAD "imastream-pending 1\n"
-#define GOOD                                                                              \
-	HEAD "path /usr/lib/a%20b%25c%0a\npackage demo-1.0-1.noarch\nmode 0104755\n"         \
-	     "owner 0 12\nbuilt-owner 100000 100012\ndigest sha256 " DX "\n"                 \
+#define GOOD                                                                         \
+	HEAD "path /usr/lib/a%20b%25c%0a\npackage demo-1.0-1.noarch\nmode 0104755\n" \
+	     "owner 0 12\nbuilt-owner 100000 100012\ndigest sha256 " DX "\n"         \
 	     "xattr security.ima 0404" DX "\nxattr security.evm 05020b\nend\n"
 
 static void good_vector(void)
@@ -68,7 +68,8 @@ static void refused(const char *text, size_t len, int err, const char *why)
 }
 
 #define REFUSED(text, err, why) refused((text), strlen(text), (err), (why))
-#define TAIL "package p-1-1.noarch\nmode 0100644\nowner 0 0\nbuilt-owner 0 0\ndigest sha256 " DX "\n"
+#define TAIL \
+	"package p-1-1.noarch\nmode 0100644\nowner 0 0\nbuilt-owner 0 0\ndigest sha256 " DX "\n"
 #define ENTRY(path, rest) HEAD "path " path "\n" TAIL rest
 
 static void bad_vectors(void)
@@ -89,12 +90,15 @@ static void bad_vectors(void)
 	REFUSED(ENTRY("/a/%2e%2e/etc", "xattr security.ima 00\nend\n"), -EBADMSG,
 		"not absolute and plain");
 	REFUSED(ENTRY("/a//b", "xattr security.ima 00\nend\n"), -EBADMSG, "not absolute and plain");
-	REFUSED(ENTRY("/a/./b", "xattr security.ima 00\nend\n"), -EBADMSG, "not absolute and plain");
-	REFUSED(ENTRY("/a%00b", "xattr security.ima 00\nend\n"), -EBADMSG, "not absolute and plain");
+	REFUSED(ENTRY("/a/./b", "xattr security.ima 00\nend\n"), -EBADMSG,
+		"not absolute and plain");
+	REFUSED(ENTRY("/a%00b", "xattr security.ima 00\nend\n"), -EBADMSG,
+		"not absolute and plain");
 	REFUSED(ENTRY("/a%2", "xattr security.ima 00\nend\n"), -EBADMSG, "not absolute and plain");
 	REFUSED(ENTRY("/x", "xattr security.ima 0g\nend\n"), -EBADMSG, "not hex");
 	REFUSED(ENTRY("/x", "xattr security.ima 000\nend\n"), -EBADMSG, "not hex");
-	REFUSED(ENTRY("/x", "xattr user.ima 00\nend\n"), -EBADMSG, "outside the security namespace");
+	REFUSED(ENTRY("/x", "xattr user.ima 00\nend\n"), -EBADMSG,
+		"outside the security namespace");
 	REFUSED(ENTRY("/x", "xattr security.ima\nend\n"), -EBADMSG, "without a value");
 	REFUSED(ENTRY("/x", "end\n"), -EBADMSG, "no value to write");
 	REFUSED(ENTRY("/x", "xattr security.ima 00\nend\nmore\n"), -EBADMSG, "bytes after");
@@ -127,6 +131,7 @@ int main(void)
 {
 	good_vector();
 	bad_vectors();
-	puts("ok: pending entries: known vector both ways, 29 malformed forms refused with their reason");
+	puts("ok: pending entries: known vector both ways, 29 malformed forms refused with their "
+	     "reason");
 	return 0;
 }
