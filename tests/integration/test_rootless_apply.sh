@@ -29,10 +29,15 @@ R=$T/modified
 builder_root "$R"
 ns_rpm "$R" sign -i "$v1" "$extra" || fail "build failed: $(cat "$T/rpm.stderr")"
 printf 'tampered\n' >>"$R/opt/imstest/bin/run.sh"
+# Given away since the build: neither the header's owner nor the build's.
+chown 4321:4321 "$R/etc/imsextra.conf"
 apply "$R"
 rc=$?
 [ "$rc" = 1 ] || fail "a modified file: apply exited $rc, not 1"
-refused 1
+refused 2
+grep -q "^imastream.*: $R/etc/imsextra.conf: pending labels refused: owner 4321:4321, neither the header's 0:0 nor the build's $BUID:$BGID" \
+	"$T/apply.err" || fail "the file given away is not named: $(cat "$T/apply.err")"
+! has_ima "$R/etc/imsextra.conf" || fail "labels written on the file given away"
 grep -q "^imastream.*: $R/opt/imstest/bin/run.sh: pending labels refused: its content changed since the build" \
 	"$T/apply.err" || fail "the modified file is not named: $(cat "$T/apply.err")"
 ! has_ima "$R/opt/imstest/bin/run.sh" || fail "labels written on the modified file"
@@ -40,8 +45,8 @@ grep -q "^imastream.*: $R/opt/imstest/bin/run.sh: pending labels refused: its co
 has_ima "$R/opt/imstest/bin/tool" && has_ima "$R/opt/imsextra/bin/helper" ||
 	fail "the other files were not labelled"
 [ -n "$(entry "$R" /opt/imstest/bin/run.sh)" ] || fail "the refused entry was removed"
-[ "$(pending_count "$R")" = 1 ] || fail "$(pending_count "$R") entries left, not 1"
-echo "ok: a file modified after the build is refused and named, the others labelled"
+[ "$(pending_count "$R")" = 2 ] || fail "$(pending_count "$R") entries left, not 2"
+echo "ok: a file modified or given away after the build is refused and named, the others labelled"
 
 # --- Bad input: one refusal line each, nothing written on their files, the rest applied.
 R=$T/bad
