@@ -116,21 +116,24 @@ R=$T/killed
 builder_root "$R"
 ns_rpm "$R" sign -i "$v1" "$extra" || fail "build failed: $(cat "$T/rpm.stderr")"
 values=$(cat "$R"/var/lib/imastream/pending/*/* | grep -c '^xattr ')
-# The kill comes right after the tool got its owner and capability back (chown(2) drops
-# it), before its security.ima: the values of the entries before it, then that one.
+# The kill comes inside the tool's values: after its owner and capability came back
+# (chown(2) drops it) and its security.ima was written, before its security.evm; the
+# values of the entries before it come first.
 before=0
 for e in "$R"/var/lib/imastream/pending/*/*; do
 	grep -qx 'path /opt/imstest/bin/tool' "$e" && break
 	before=$((before + $(grep -c '^xattr ' "$e")))
 done
-stop=$((before + 1))
+stop=$((before + 2))
 SETXATTR_LOG=$T/writes SETXATTR_STOP_AFTER=$stop LD_PRELOAD=$T/setxattr_stop.so apply "$R"
 rc=$?
 [ "$rc" = 137 ] || fail "the stop after $stop writes did not kill the apply (exit $rc)"
 [ "$(wc -l <"$T/writes")" = "$stop" ] || fail "$(wc -l <"$T/writes") writes before the kill, not $stop"
 [ "$(stat -c %u "$R/opt/imstest/bin/tool")" = 0 ] &&
 	getfattr -n security.capability "$R/opt/imstest/bin/tool" >/dev/null 2>&1 &&
-	! has_ima "$R/opt/imstest/bin/tool" || fail "the kill did not fall inside the tool's values"
+	has_ima "$R/opt/imstest/bin/tool" &&
+	! getfattr -n security.evm "$R/opt/imstest/bin/tool" >/dev/null 2>&1 ||
+	fail "the kill did not fall inside the tool's values"
 SETXATTR_LOG=$T/writes LD_PRELOAD=$T/setxattr_stop.so apply "$R" ||
 	fail "the rerun failed: $(cat "$T/apply.err")"
 [ "$(pending_count "$R")" = 0 ] || fail "entries left after the rerun"
