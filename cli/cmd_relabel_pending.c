@@ -28,6 +28,8 @@ int cli_relabel_pending(struct cli_settings *settings, const char *root, bool dr
 	if (operands)
 		return cli_usage_error("relabel",
 				       "--pending applies every pending entry: no PACKAGE");
+	if (settings->say.json)
+		return cli_usage_error("relabel", "--pending has no --format json output");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (settings->root.no_wait)
 		root_flags |= IMASTREAM_ROOT_NO_WAIT;

@@ -33,7 +33,8 @@
 /* The reference an entry is checked against: its package's header or record line. */
 struct ref {
 	bool found, ghost;
-	char *caps; /* the header's capabilities (rpm's text), or NULL */
+	char *caps;	    /* the header's capabilities (rpm's text), or NULL */
+	unsigned int nlink; /* the header's hard links to the file, or 0 when unknown */
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
@@ -272,6 +273,7 @@ static int from_header(void *arg, void *rpm_header)
 			continue;
 		it->ref.found = true;
 		it->ref.ghost = rpmfiFFlags(fi) & RPMFILE_GHOST;
+		it->ref.nlink = rpmfiFNlink(fi);
 		it->ref.mode = (mode_t)rpmfiFMode(fi);
 		free(it->ref.caps);
 		it->ref.caps = rpmfiFCaps(fi) && *rpmfiFCaps(fi) ? strdup(rpmfiFCaps(fi)) : NULL;
@@ -587,6 +589,12 @@ static void apply_one(struct run *r, struct item *it)
 	    (built_owner || have != (want & ~(mode_t)(S_ISUID | S_ISGID)))) {
 		refuse(r, it, "mode %04o since the build, the header's is %04o", (unsigned int)have,
 		       (unsigned int)want);
+		goto out;
+	}
+	/* A link from elsewhere (maybe outside the root) would be given owner and labels too. */
+	if (S_ISREG(st.st_mode) && it->ref.nlink && st.st_nlink > it->ref.nlink) {
+		refuse(r, it, "%lu hard links, its package gives it %u: a link from elsewhere",
+		       (unsigned long)st.st_nlink, it->ref.nlink);
 		goto out;
 	}
 	if (S_ISREG(st.st_mode)) {

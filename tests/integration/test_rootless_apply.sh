@@ -102,12 +102,18 @@ mkdir "$T/outside"
 cp -p "$R/opt/imstest/bin/tool" "$T/outside/tool"
 mv "$R/opt/imstest/bin" "$R/opt/imstest/bin.away"
 ln -s "$T/outside" "$R/opt/imstest/bin"
+# A hard link from outside the root to a package's file (its package gives it one).
+ln "$R/etc/imstest.conf" "$T/outside/conf-link"
 apply "$R"
 [ $? = 1 ] || fail "escape: apply did not exit 1"
+grep -q "$R/etc/imstest.conf: pending labels refused: 2 hard links, its package gives it 1: a link from elsewhere" \
+	"$T/apply.err" || fail "the hard link from outside is not said: $(cat "$T/apply.err")"
+! has_ima "$T/outside/conf-link" && [ "$(stat -c %u "$T/outside/conf-link")" = "$BUID" ] ||
+	fail "the file linked from outside was labelled or given away"
 grep -q "$R/opt/imstest/bin/tool: pending labels refused: its directory cannot be reached below the root" \
 	"$T/apply.err" || fail "the symlink on the way is not said: $(cat "$T/apply.err")"
 ! has_ima "$T/outside/tool" || fail "a label was written outside the root"
-echo "ok: a symlink out of the root on the way is refused; nothing written outside"
+echo "ok: a symlink out of the root on the way, a hard link from outside: refused; nothing written outside"
 
 # --- Killed inside a file's values, then run again: every value written exactly once.
 "$cc" -shared -fPIC -O2 -o "$T/setxattr_stop.so" "$top_srcdir/tests/integration/setxattr_stop.c" -ldl ||
