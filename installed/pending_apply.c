@@ -366,7 +366,7 @@ static bool label_name(const char *name)
 }
 
 /* What the entry says against its package's header or record, before the file is read. */
-static const char *check_entry(struct run *r, struct item *it, char *buf, size_t size)
+static const char *check_entry(struct item *it, char *buf, size_t size)
 {
 	const struct ims_pending_entry *e = &it->e;
 
@@ -385,7 +385,6 @@ static const char *check_entry(struct run *r, struct item *it, char *buf, size_t
 			 e->package);
 		return buf;
 	}
-	(void)r;
 	if (it->ref.ghost)
 		return "a %ghost file of its package";
 	if ((it->ref.mode & (S_IFMT | 07777)) != (e->mode & (S_IFMT | 07777))) {
@@ -529,7 +528,7 @@ static void apply_one(struct run *r, struct item *it)
 		refuse(r, it, "%s", it->why);
 		return;
 	}
-	bad = check_entry(r, it, why, sizeof(why));
+	bad = check_entry(it, why, sizeof(why));
 	if (bad) {
 		refuse(r, it, "%s", bad);
 		return;
