@@ -26,10 +26,12 @@ for mode in hash sign; do
 	# Files: every labelled one verifies (directories and symlinks keep the build's owner
 	# in place; the export flow of docs/SETUP.md gives them the image's).
 	"$IMS" verify --root "$R" -t "$T/keys/rsa2048.crt" --evm require >"$T/verify.out" 2>&1
-	grep ': FAIL' "$T/verify.out" | grep -v "$R/opt/imstest: \|$R/opt/imstest/bin: \|$R/opt/imstest/data: \|$R/opt/imstest/tool-link: \|$R/opt/imsextra: \|$R/opt/imsextra/bin: \|$R/opt/imsextra/share: " &&
+	# (verify names paths with or without the root in front: either is taken.)
+	grep ': FAIL' "$T/verify.out" |
+		grep -vE '/opt/(imstest|imstest/bin|imstest/data|imstest/tool-link|imsextra|imsextra/bin|imsextra/share): ' &&
 		fail "$mode: labelled files fail verify --root"
 	for f in opt/imstest/bin/tool opt/imsextra/bin/helper opt/imsextra/share/b; do
-		grep -q "^$R/$f: OK" "$T/verify.out" || fail "$mode: $f not OK: $(cat "$T/verify.out")"
+		grep -q "/$f: OK" "$T/verify.out" || fail "$mode: $f not OK: $(cat "$T/verify.out")"
 		evmctl verify --portable -k "$T/keys/rsa2048.der" "$R/$f" >"$T/evmctl.out" 2>&1 ||
 			fail "$mode: evmctl refuses $f: $(cat "$T/evmctl.out")"
 	done
