@@ -4,6 +4,7 @@
 #define IMASTREAM_CLI_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,26 @@ int cmd_sign_package(int argc, char **argv);
 int cmd_sign_digests(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_relabel(int argc, char **argv);
+/* relabel --pending (cmd_relabel_pending.c): @dry_run and @operands are refused. */
+struct cli_settings;
+int cli_relabel_pending(struct cli_settings *settings, const char *root, bool dry_run,
+			bool operands);
+/* verify --rpmdb's exit status when the only findings are labels still pending. */
+#define CLI_PENDING 3
+/* The package paths with pending labels in a root (pending_paths.c). */
+struct cli_pending_inode {
+	dev_t dev;
+	ino_t ino;
+};
+struct cli_pending_paths {
+	int rootfd;
+	char **paths;			  /* sorted */
+	struct cli_pending_inode *inodes; /* in the order the entries came, not sorted */
+	size_t n, cap;
+};
+int cli_pending_paths_load(struct cli_pending_paths *s, const char *root);
+bool cli_pending_paths_has(const struct cli_pending_paths *s, const char *path);
+void cli_pending_paths_free(struct cli_pending_paths *s);
 int cmd_recover(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_attest(int argc, char **argv);

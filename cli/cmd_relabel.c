@@ -46,6 +46,11 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_CONFIG },
 	{ CLI_OPT_MODIFIED_CONFIG },
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
+	{ CLI_OPT_PENDING, "as real root: write the labels a rootless build left\n"
+			   "pending below DIR/var/lib/imastream/pending (checked\n"
+			   "against the packages and the files first), nothing else;\n"
+			   "exit status 1 if any entry is refused (each named in one\n"
+			   "line, the others applied)" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
@@ -262,7 +267,7 @@ int cmd_relabel(int argc, char **argv)
 	int rootfd = -1;
 	char *root_abs = NULL;
 	unsigned int flags = 0;
-	bool cfg_ready = false;
+	bool cfg_ready = false, pending = false;
 	struct cli_json json_out = { 0 };
 	char size[32];
 	struct cli_parser p;
@@ -278,6 +283,9 @@ int cmd_relabel(int argc, char **argv)
 			flags |= IMASTREAM_RELABEL_DRY_RUN;
 			run.dry_run = true;
 			break;
+		case CLI_OPT_PENDING:
+			pending = true;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
@@ -285,6 +293,9 @@ int cmd_relabel(int argc, char **argv)
 		}
 	}
 	root = settings.root.dir ? settings.root.dir : "/";
+	if (pending)
+		return cli_relabel_pending(&settings, root, run.dry_run,
+					   cli_parse_operands(&p) < argc);
 	if (settings.root.no_wait)
 		root_flags |= IMASTREAM_ROOT_NO_WAIT;
 	run.verbose = settings.say.verbose;

@@ -62,7 +62,9 @@ static const struct cli_use verify_options[] = {
 			 "capabilities, then security.ima and security.evm as\n"
 			 "above; without PACKAGE, labelled files no package owns\n"
 			 "fail too (rpm's temp files NAME;XXXXXXXX of a killed\n"
-			 "transaction, others: imastream recover --rpmdb)" },
+			 "transaction, others: imastream recover --rpmdb); a\n"
+			 "file whose labels a rootless build left pending is\n"
+			 "PENDING, and exit status 3 when nothing else failed" },
 	{ CLI_OPT_DBPATH, "with --rpmdb: rpm's database below DIR is DB (as\n"
 			  "rpm --dbpath; default rpm's %_dbpath)" },
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
@@ -566,7 +568,8 @@ struct rpmdb_job {
 	struct verify_job judged; /* its evm and appraise, for imasig_refusal() */
 	bool json;
 	bool user;
-	unsigned long checked, failed, orphans;
+	unsigned long checked, failed, orphans, pending;
+	struct cli_pending_paths pending_paths; /* a rootless build's labels not yet written */
 };
 
 /* A JSON string: quotes, backslashes and control bytes escaped (other bytes as they are). */
@@ -645,6 +648,28 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	ok = f->state == IMASTREAM_AUDIT_INTACT && f->verified &&
 	     r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
 	     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING;
+	/*
+	 * Labels pending, content as the header says (the owner may still be the ids the
+	 * build's namespace mapped, which the apply corrects): not a failure yet.
+	 */
+	if (!ok &&
+	    (f->state == IMASTREAM_AUDIT_INTACT ||
+	     (f->state == IMASTREAM_AUDIT_MODIFIED && !f->why &&
+	      !f->letters[strspn(f->letters, ".UG")])) &&
+	    cli_pending_paths_has(&job->pending_paths, f->path)) {
+		job->pending++;
+		if (job->json) {
+			fputs("{\"record\":\"file\",\"package\":", stdout);
+			json_string(stdout, f->package);
+			fputs(",\"path\":", stdout);
+			json_string(stdout, path);
+			fputs(",\"result\":\"pending\"}\n", stdout);
+		} else {
+			print_verdict(path, "PENDING: labels of a rootless build not yet written",
+				      f->package);
+		}
+		return;
+	}
 	if (!ok)
 		job->failed++;
 	if (job->json) {
@@ -783,6 +808,8 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	if (imastream_verifier_new(trust, &cli_log, &v))
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (cli_pending_paths_load(&job.pending_paths, root_abs))
+		goto out;
 	err = imastream_audit_rpmdb(root_abs, names, nnames, v, flags, audit_one, &job, &cli_log);
 	/* Ownership is known only from every package: with names given, no orphan search. */
 	if (!err && !nnames)
@@ -808,8 +835,14 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 		cli_say("verify", "%s: %lu files, %lu failed, %.2f s", root_abs, job.checked,
 			job.failed, cli_seconds_since(CLOCK_MONOTONIC, &t0));
 	}
-	ret = job.failed || job.orphans ? CLI_FAILED : CLI_OK;
+	if (job.pending && !json)
+		cli_say("verify",
+			"%lu files have labels pending from a rootless build: apply them as real "
+			"root with: imastream relabel --pending --root %s",
+			job.pending, root);
+	ret = job.failed || job.orphans ? CLI_FAILED : job.pending ? CLI_PENDING : CLI_OK;
 out:
+	cli_pending_paths_free(&job.pending_paths);
 	imastream_verifier_free(v);
 	free(root_abs);
 	return ret;

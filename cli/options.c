@@ -142,6 +142,8 @@ static const struct cli_option vocabulary[] = {
 	  "what an IMA policy rule's appraise_type demands of\nsecurity.ima" },
 	{ CLI_OPT_LABELS, 0, "labels", required_argument, "MODE",
 	  "auto, require or none: whether security.selinux must be\nthere" },
+	{ CLI_OPT_PENDING, 0, "pending", no_argument, NULL,
+	  "write the labels a build in a user namespace left\npending in the root" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

@@ -51,6 +51,17 @@ enum imastream_no_xattr {
 	IMASTREAM_NO_XATTR_SKIP, /* ... or is skipped with one notice */
 };
 
+/*
+ * userns_xattrs: what a security.* write the kernel refuses in a non-initial user
+ * namespace (a rootless image build) becomes.  Zero is the behaviour of programs built
+ * before the key (an error); imastream_config_init() sets pending.
+ */
+enum imastream_userns_xattrs {
+	IMASTREAM_USERNS_XATTRS_ERROR,	 /* the install fails, as outside a user namespace */
+	IMASTREAM_USERNS_XATTRS_PENDING, /* kept in ROOT/var/lib/imastream/pending/ */
+	IMASTREAM_USERNS_XATTRS_SKIP,	 /* dropped, one warning per transaction */
+};
+
 /**
  * struct imastream_config - the settings, validated; strings are owned (NULL = unset)
  *
@@ -90,6 +101,12 @@ enum imastream_no_xattr {
  *   verity            off | on: (sign mode) security.ima is a version-3 signature over
  *                     the fs-verity digest, and the driver enables fs-verity on
  *                     the file once no writable descriptor is left            (off)
+ *   userns_xattrs     pending | error | skip: a security xattr the kernel refuses in
+ *                     a user namespace (a rootless build) is kept below
+ *                     ROOT/var/lib/imastream/pending/ for imastream relabel
+ *                     --pending, fails the install, or is dropped with one
+ *                     warning per transaction; outside a user namespace such a
+ *                     refusal is always an error                           (pending)
  * The built-in plugins' keys (imastream-rpm(8) documents each):
  *   selinux  file_contexts;  trace  trace;  record  record_log, record_syslog;
  *   trust  trust_domains, trust_unknown, trust_privileged_rank, trust_protected;
@@ -123,6 +140,7 @@ struct imastream_config {
 	bool user_xattrs;
 	bool allow_weak_algos; /* weak_algos = allow */
 	bool verity;           /* verity = on */
+	int userns_xattrs;     /* enum imastream_userns_xattrs */
 };
 
 /* The keys imastream_config_set() accepts, the core's then the plugins', NULL-terminated. */

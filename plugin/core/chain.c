@@ -219,6 +219,9 @@ int imastream_chain_init(struct imastream_chain *chain)
 	if (n_algos || chain->svc.verity)
 		err = ims_digest_engine_new(chain->svc.hash_algos, chain->svc.verity,
 					    chain->svc.log, &chain->svc.engine);
+	/* Here, outside rpm's chroot: whether this process is in a user namespace. */
+	if (!err)
+		err = ims_pending_init(&chain->svc);
 out:
 	return err;
 }
@@ -234,6 +237,7 @@ void imastream_chain_free(struct imastream_chain *chain)
 			s->ops->cleanup(s->state);
 	}
 	ims_digest_engine_free(chain->svc.engine);
+	ims_pending_free(&chain->svc);
 	ims_signer_free(chain->signer);
 	for (unsigned int i = chain->n_resources; i-- > 0;)
 		if (chain->resources[i].state)
@@ -387,6 +391,7 @@ int imastream_chain_tsm_pre(struct imastream_chain *chain, const struct imastrea
 	err = check_txn(chain, txn);
 	if (err)
 		return err;
+	ims_pending_txn_begin(&chain->svc, txn->root);
 	err = RUN_PRE(chain, reached, tsm_pre, txn);
 	chain->tsm_reached = reached;
 	return blame(chain, reached, "tsm_pre", err);
@@ -399,6 +404,7 @@ void imastream_chain_tsm_post(struct imastream_chain *chain, const struct imastr
 		return;
 	RUN_POST(chain, (unsigned int)chain->tsm_reached, tsm_post, txn, res);
 	chain->tsm_reached = -1;
+	ims_pending_txn_end(&chain->svc);
 }
 
 int imastream_chain_psm_pre(struct imastream_chain *chain, const struct imastream_pkg *pkg)
@@ -575,7 +581,8 @@ int imastream_chain_file_closed(struct imastream_chain *chain, struct imastream_
 				return blame(chain, i + 1, "file_closed", err);
 		}
 	}
-	return 0;
+	/* Every plugin's values are known: those a user namespace refused go to the root. */
+	return ims_pending_file_closed(&chain->svc, f, st);
 }
 
 void imastream_chain_file_done(struct imastream_chain *chain, struct imastream_file *f, int res)

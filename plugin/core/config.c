@@ -14,13 +14,27 @@
 
 /* The core's keys; each plugin declares its own in its ops (plugin_keys.c). */
 static const char *const core_keys[] = {
-	"mode", "hash_algo", "key", "key_pass_file", "key_pass_env", "cert", "trust", "evm", "plugins",
-	"no_xattr_support", "config_files", "xattr_namespace", "package_sigs", "package_sig_failure",
+	"mode",
+	"hash_algo",
+	"key",
+	"key_pass_file",
+	"key_pass_env",
+	"cert",
+	"trust",
+	"evm",
+	"plugins",
+	"no_xattr_support",
+	"config_files",
+	"xattr_namespace",
+	"package_sigs",
+	"package_sig_failure",
 	"package_sig_algos",
 	/* The opt-in for weak digests (md5): refused everywhere else. */
 	"weak_algos",
 	/* fs-verity on every signed file, security.ima a sigv3 over its verity digest. */
 	"verity",
+	/* A security xattr refused in a user namespace: pending, error or skip. */
+	"userns_xattrs",
 	NULL,
 };
 
@@ -47,6 +61,8 @@ int imastream_config_init_sized(struct imastream_config *cfg, size_t size)
 	cfg->package_sig_failure = IMASTREAM_PKGSIG_REFUSE;
 	/* rpm's default file digest, which sign-package signs over unless told otherwise. */
 	cfg->package_sig_algos = IMASTREAM_HASH_BIT(IMASTREAM_HASH_SHA256);
+	if (IMS_HAS_MEMBER(cfg, struct imastream_config, userns_xattrs))
+		cfg->userns_xattrs = IMASTREAM_USERNS_XATTRS_PENDING;
 	cfg->plugins = strdup(DEFAULT_PLUGINS);
 	err = cfg->plugins ? ims_config_values_new(&cfg->values) : -ENOMEM;
 	if (err)
@@ -173,6 +189,8 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
 	static const char *const weak[] = { "refuse", "allow", NULL };
 	static const char *const verity[] = { "off", "on", NULL };
+	/* The order of enum imastream_userns_xattrs. */
+	static const char *const userns[] = { "error", "pending", "skip", NULL };
 	const char *const *choices = NULL;
 	const struct imastream_hash_info *hi;
 	char list[160];
@@ -265,6 +283,19 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 			return ims_err(log, -EINVAL, "%s: verity needs a program built with a newer imastream/chain.h",
 				       where);
 		cfg->verity = v == 1;
+		return 0;
+	}
+	if (strcmp(key, "userns_xattrs") == 0) {
+		if ((v = pick(value, userns)) < 0) {
+			choices = userns;
+			goto bad;
+		}
+		if (!IMS_HAS_MEMBER(cfg, struct imastream_config, userns_xattrs))
+			return ims_err(log, -EINVAL,
+				       "%s: userns_xattrs needs a program built with a newer "
+				       "imastream/chain.h",
+				       where);
+		cfg->userns_xattrs = v;
 		return 0;
 	}
 	if (strcmp(key, "package_sig_algos") == 0) {

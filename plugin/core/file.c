@@ -194,7 +194,7 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 	const struct imastream_config *cfg;
 	const struct imastream_log *log;
 	struct imastream_xattr_writer w;
-	bool skipped = false;
+	bool skipped = false, pending = false;
 	char real[256];
 	int err;
 
@@ -215,7 +215,19 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 	imastream_xattr_writer_init(&w, 0, NULL);
 	if (cfg->no_xattr == IMASTREAM_NO_XATTR_SKIP)
 		imastream_xattr_writer_soft(&w, EOPNOTSUPP);
+	/* A user namespace refused the transaction's first security xattr: none is tried. */
+	if (ims_pending_active(st->svc) && strncmp(real, "security.", 9) == 0) {
+		pending = ims_pending_keeps(st->svc);
+		skipped = !pending;
+		goto remember;
+	}
 	err = imastream_xattr_write_name(&w, f->fd, f->path, real, value, len, &skipped);
+	if (err && ims_pending_refused(st->svc, file_name(f), real, err) == 0) {
+		err = 0;
+		pending = ims_pending_keeps(st->svc);
+		skipped = !pending;
+		goto remember;
+	}
 	if (err)
 		return ims_err(log, err, "%s: cannot set %s: %s", file_name(f), real, strerror(-err));
 	if (skipped && !st->svc->no_xattr_told) {
@@ -228,6 +240,11 @@ remember:
 	err = record(st, name, value, len, skipped);
 	if (err)
 		return ims_err(log, err, "%s: cannot remember %s", file_name(f), name);
+	/* Kept in the root, written later: the later plugins (evm) take it as written. */
+	if (pending)
+		for (unsigned int i = 0; i < st->n_xattrs; i++)
+			if (strcmp(st->xattrs[i].name, name) == 0)
+				st->pending_mask |= 1u << i;
 	return 0;
 }
 

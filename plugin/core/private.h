@@ -34,6 +34,7 @@ struct ims_file_services {
 	bool no_xattr_told;               /* the "no xattr support" notice is said once */
 	const struct imastream_trust *keep_trust; /* imastream_chain_keep_signatures() */
 	struct imastream_trust *own_trust;	  /* cfg->cert, loaded with the signer */
+	struct ims_pending *pending;		  /* pending labels (pending.c) */
 };
 
 /* Loads cfg->cert as @svc->own_trust (left NULL when it cannot be read). */
@@ -53,7 +54,26 @@ struct ims_file_state {
 	uint8_t verity_digest[IMASTREAM_VERITY_DIGEST_SIZE]; /* verity = on */
 	unsigned int n_xattrs;
 	struct imastream_file_xattr xattrs[IMASTREAM_FILE_MAX_XATTRS];
+	uint32_t pending_mask; /* xattrs[] bits kept as pending labels (pending.c) */
 };
+
+/*
+ * Pending labels (pending.c): what a user namespace cannot write, kept inside the root.
+ * init reads the process's uid_map (a non-initial namespace, or none); the transaction
+ * hooks open and close the root; ims_pending_refused() turns the first EPERM/EACCES of a
+ * security xattr into the transaction's decision (0: go on without writing, else the
+ * error); ims_pending_file_closed() writes the entry of a file with pending values.
+ */
+struct ims_pending;
+int ims_pending_init(struct ims_file_services *svc);
+void ims_pending_free(struct ims_file_services *svc);
+void ims_pending_txn_begin(struct ims_file_services *svc, const char *root);
+void ims_pending_txn_end(struct ims_file_services *svc);
+bool ims_pending_active(const struct ims_file_services *svc);
+bool ims_pending_keeps(const struct ims_file_services *svc);
+int ims_pending_refused(struct ims_file_services *svc, const char *what, const char *name, int err);
+int ims_pending_file_closed(struct ims_file_services *svc, struct imastream_file *f,
+			    const struct ims_file_state *st);
 
 /*
  * Digest glue (digest.c) between the chain and the hashers/ engine: one engine per chain

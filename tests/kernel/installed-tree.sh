@@ -15,6 +15,8 @@
 #   imasig      IMA signatures, sha256           EVM none
 #   evm         IMA + EVM portable signatures    sha256
 #   evm-sha512  the same with sha512             (a module on Debian's 6.1 kernel)
+#   rootless    built by nobody in unshare -r, sign + EVM portable, its pending labels
+#               then written by root with imastream relabel --pending
 #   relabel     (rpm only) installed by rpm --noplugins, hello.sh then modified, then
 #               imastream relabel in sign + EVM portable mode: busybox runs, the
 #               modified hello.sh, reported and left unlabelled, is refused
@@ -107,10 +109,24 @@ evm        sign portable sha256 evm
 evm-sha512 sign portable sha512 evm
 TREES
 
+# A tree built without root (nobody in unshare -r), its pending labels written by root
+# (tests/kernel/rootless-tree.sh): the kernel appraises it like the evm tree.
+# shellcheck source=tests/kernel/rootless-tree.sh
+. "$kdir/rootless-tree.sh"
+why=$(rootless_why)
+if [ -z "$why" ]; then
+	rootless_tree "$tmp/rootless" || exit 99
+	cp "$tmp/rootless/etc/kbox.conf" "$tmp/rootless/etc/kbox-unlabelled.conf" || exit 99
+	trees+=(--root "$tmp/rootless" --mode evm --tag rootless "${programs[@]}")
+	rootless_tree_tag=rootless
+else
+	echo "note: no rootless tree in this boot: $why"
+fi
+
 # A root stock rpm installed without the plugin, one program changed afterwards, then
 # relabelled: the changed file is named (rpm -V letters), not labelled, so the kernel
 # refuses it (missing-hash) while what matched its header runs. Same boot, one more tree.
-evm_config_trees="evm evm-sha512"
+evm_config_trees="evm evm-sha512${rootless_tree_tag:+ $rootless_tree_tag}"
 if [ "$installer" = rpm ]; then
 	root=$tmp/relabel
 	mkdir -p "$root" || exit 99

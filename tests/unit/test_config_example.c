@@ -144,6 +144,7 @@ static void assert_same_config(const struct imastream_config *a, const struct im
 	for (const char *const *k = imastream_config_keys(); *k; k++)
 		ASSERT(same_str(imastream_config_get(a, *k), imastream_config_get(b, *k)));
 	ASSERT_EQ(a->verity, b->verity);
+	ASSERT_EQ(a->userns_xattrs, b->userns_xattrs);
 }
 
 /* @l names every key of the code exactly once, and nothing else. */

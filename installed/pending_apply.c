@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * imastream relabel --pending: the labels a user namespace could not write, checked
+ * against the root's rpm database (or install record) and the file, then written as
+ * real root, each entry removed once its file holds every value (resumable).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmfi.h>
+#include <rpm/rpmtag.h>
+
+#include "common/private.h"
+#include "imastream/hash.h"
+#include "imastream/pending.h"
+#include "imastream/record.h"
+#include "imastream/rpmdb.h"
+#include "imastream/xattr.h"
+#include "installed/owners.h"
+#include "installed/paths.h"
+#include "plugin/core/pending_format.h"
+
+/* The reference an entry is checked against: its package's header or record line. */
+struct ref {
+	bool found, ghost;
+	char *caps;	    /* the header's capabilities (rpm's text), or NULL */
+	unsigned int nlink; /* the header's hard links to the file, or 0 when unknown */
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	int algo;
+	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
+	size_t len;
+};
+
+struct item {
+	int txn;       /* index in struct run.txns */
+	char name[32]; /* the entry's file name in its transaction directory */
+	struct ims_pending_entry e;
+	int err;	/* refused before any check: @why says why */
+	bool malformed; /* ... because it could not be parsed: named by its entry */
+	char why[192];
+	bool drop; /* superseded by a newer transaction's entry: removed unapplied */
+	struct ref ref;
+};
+
+struct run {
+	const char *root;
+	int rootfd;
+	const struct imastream_log *log;
+	int *txnfds;
+	char **txns;
+	size_t ntxns;
+	struct item *items;
+	size_t nitems;
+	struct ims_strmap paths; /* path → index of its live item */
+	struct ims_ids ids;
+	struct imastream_hasher *hasher;
+	uint32_t hasher_algos;
+	struct imastream_pending_counts c;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sorted names of @dirfd's entries (not "." nor ".."); *@n gets their number. */
+static int list_dir(int dirfd, char ***names_ret, size_t *n)
+{
+	int fd = dup(dirfd);
+	char **names = NULL;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	*n = 0;
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		int err = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (*n == cap) {
+			char **nn = realloc(names, (cap = cap * 2 + 16) * sizeof(*names));
+
+			if (!nn)
+				goto nomem;
+			names = nn;
+		}
+		if (!(names[*n] = strdup(de->d_name)))
+			goto nomem;
+		(*n)++;
+	}
+	closedir(d);
+	qsort(names, *n, sizeof(*names), by_name);
+	*names_ret = names;
+	return 0;
+nomem:
+	closedir(d);
+	while (*n)
+		free(names[--*n]);
+	free(names);
+	return -ENOMEM;
+}
+
+static void free_names(char **names, size_t n)
+{
+	while (n)
+		free(names[--n]);
+	free(names);
+}
+
+static bool entry_name(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n == 8 && s[n] == '\0';
+}
+
+/* Reads and parses one entry; a failure is the item's, said when it is applied. */
+static int load_item(struct run *r, int txn, const char *name)
+{
+	struct item *it;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t got = 0;
+	int fd;
+
+	it = realloc(r->items, (r->nitems + 1) * sizeof(*r->items));
+	if (!it)
+		return -ENOMEM;
+	r->items = it;
+	it = &r->items[r->nitems++];
+	memset(it, 0, sizeof(*it));
+	it->txn = txn;
+	snprintf(it->name, sizeof(it->name), "%s", name);
+	fd = ims_open_regular(r->txnfds[txn], name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size > IMS_PENDING_MAX_SIZE ||
+	    !(buf = malloc((size_t)st.st_size + 1)) ||
+	    (got = pread(fd, buf, (size_t)st.st_size, 0)) != st.st_size) {
+		it->err = -EBADMSG;
+		snprintf(it->why, sizeof(it->why), "cannot be read (%s)",
+			 fd < 0	 ? ims_open_strerror(fd) :
+			 got < 0 ? strerror(errno) :
+				   "too large or short");
+	} else {
+		it->err = ims_pending_parse(buf, (size_t)got, &it->e, it->why, sizeof(it->why));
+	}
+	it->malformed = it->err != 0;
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Every transaction directory and its entries, oldest first. */
+static int load(struct run *r)
+{
+	char **names = NULL;
+	size_t n;
+	int dirfd, err;
+
+	dirfd = imastream_open_beneath(r->rootfd, "/" IMS_PENDING_DIR, O_RDONLY | O_DIRECTORY);
+	if (dirfd == -ENOENT)
+		return 0;
+	if (dirfd < 0)
+		return ims_err(r->log, dirfd, "%s/%s: cannot open it: %s", r->root, IMS_PENDING_DIR,
+			       strerror(-dirfd));
+	err = list_dir(dirfd, &r->txns, &r->ntxns);
+	if (!err && !(r->txnfds = calloc(r->ntxns + 1, sizeof(int))))
+		err = -ENOMEM;
+	for (size_t t = 0; !err && t < r->ntxns; t++) {
+		r->txnfds[t] = openat(dirfd, r->txns[t],
+				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (r->txnfds[t] < 0) {
+			err = ims_err(r->log, -errno, "%s/%s/%s: not a directory of entries: %s",
+				      r->root, IMS_PENDING_DIR, r->txns[t], strerror(errno));
+			break;
+		}
+		err = list_dir(r->txnfds[t], &names, &n);
+		for (size_t i = 0; !err && i < n; i++) {
+			/* A build killed while it wrote an entry: its file was never complete. */
+			if (!strncmp(names[i], ".tmp-", 5))
+				unlinkat(r->txnfds[t], names[i], 0);
+			else if (entry_name(names[i]))
+				err = load_item(r, (int)t, names[i]);
+			else
+				ims_logf(r->log, IMASTREAM_LOG_WARNING,
+					 "%s/%s/%s/%s: not a pending-label entry: left alone",
+					 r->root, IMS_PENDING_DIR, r->txns[t], names[i]);
+		}
+		free_names(names, n);
+		names = NULL;
+	}
+	close(dirfd);
+	return err == -ENOMEM ? ims_err(r->log, err, "out of memory") : err;
+}
+
+/*
+ * One live entry per path: a newer transaction's supersedes an older one's (the file
+ * was installed again), two of one transaction are both refused.
+ */
+static int dedup(struct run *r)
+{
+	for (size_t i = 0; i < r->nitems; i++) {
+		struct item *it = &r->items[i];
+		int prev;
+
+		if (it->err)
+			continue;
+		prev = ims_strmap_get(&r->paths, it->e.path);
+		if (prev < 0) {
+			if (ims_strmap_add(&r->paths, it->e.path, (int)i))
+				return -ENOMEM;
+			continue;
+		}
+		if (r->items[prev].txn != it->txn) {
+			r->items[prev].drop = true;
+			ims_strmap_set(&r->paths, it->e.path, (int)i);
+			continue;
+		}
+		it->err = r->items[prev].err = -EBADMSG;
+		snprintf(it->why, sizeof(it->why), "duplicated (also in entry %s)",
+			 r->items[prev].name);
+		snprintf(r->items[prev].why, sizeof(r->items[prev].why),
+			 "duplicated (also in entry %s)", it->name);
+	}
+	return 0;
+}
+
+static struct item *live(struct run *r, const char *path, const char *package)
+{
+	int i = ims_strmap_get(&r->paths, path);
+	struct item *it = i < 0 ? NULL : &r->items[i];
+
+	return it && !it->err && !it->drop && !strcmp(it->e.package, package) ? it : NULL;
+}
+
+static int from_header(void *arg, void *rpm_header)
+{
+	struct run *r = arg;
+	Header h = rpm_header;
+	char *nevra = headerGetAsString(h, RPMTAG_NEVRA);
+	rpmfi fi = NULL;
+
+	if (!nevra)
+		return 0;
+	fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	while (fi && rpmfiNext(fi) >= 0) {
+		struct item *it = live(r, rpmfiFN(fi), nevra);
+		const struct imastream_hash_info *hi;
+		const unsigned char *d;
+		size_t len = 0;
+		int algo = 0;
+
+		if (!it)
+			continue;
+		it->ref.found = true;
+		it->ref.ghost = rpmfiFFlags(fi) & RPMFILE_GHOST;
+		it->ref.nlink = rpmfiFNlink(fi);
+		it->ref.mode = (mode_t)rpmfiFMode(fi);
+		free(it->ref.caps);
+		it->ref.caps = rpmfiFCaps(fi) && *rpmfiFCaps(fi) ? strdup(rpmfiFCaps(fi)) : NULL;
+		it->ref.uid = ims_ids_user(&r->ids, rpmfiFUser(fi), nevra, r->log);
+		it->ref.gid = ims_ids_group(&r->ids, rpmfiFGroup(fi), nevra, r->log);
+		d = rpmfiFDigest(fi, &algo, &len);
+		hi = d ? imastream_hash_by_rpm_id(algo) : NULL;
+		if (hi && len == hi->digest_size && len <= sizeof(it->ref.digest)) {
+			it->ref.algo = hi->algo;
+			it->ref.len = len;
+			memcpy(it->ref.digest, d, len);
+		}
+	}
+	rpmfiFree(fi);
+	free(nevra);
+	return 0;
+}
+
+/* A package imastream install recorded: NAME in the record, NAME-VERSION-... in entries. */
+static int from_record(void *arg, const struct imastream_record_file *f)
+{
+	struct run *r = arg;
+	int i = ims_strmap_get(&r->paths, f->path);
+	struct item *it = i < 0 ? NULL : &r->items[i];
+	size_t n = strlen(f->package);
+
+	if (!it || it->err || it->drop || it->ref.found || strncmp(it->e.package, f->package, n) ||
+	    it->e.package[n] != '-')
+		return 0;
+	it->ref.found = true;
+	it->ref.mode = f->mode;
+	it->ref.uid = f->uid;
+	it->ref.gid = f->gid;
+	if (f->digest_algo && imastream_hash_by_algo(f->digest_algo)) {
+		it->ref.algo = f->digest_algo;
+		it->ref.len = imastream_hash_by_algo(f->digest_algo)->digest_size;
+		memcpy(it->ref.digest, f->digest, it->ref.len);
+	}
+	return 0;
+}
+
+static int references(struct run *r)
+{
+	int err = ims_ids_load(&r->ids, r->rootfd, r->log);
+
+	if (err)
+		return err;
+	err = ims_rpmdb_exists(r->rootfd, r->root, r->log);
+	if (err > 0)
+		err = imastream_rpmdb_foreach(r->root, NULL, 0, from_header, r, r->log);
+	if (err < 0)
+		return err;
+	return imastream_record_foreach(r->rootfd, from_record, r, r->log);
+}
+
+/* The refusal line: the file's path in the root, why, and which entry. */
+static void refuse(struct run *r, const struct item *it, const char *fmt, ...) ims_printf(3, 4);
+
+static void refuse(struct run *r, const struct item *it, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	r->c.refused++;
+	if (it->e.path && !it->malformed)
+		ims_logf(r->log, IMASTREAM_LOG_ERR,
+			 "%s%s: pending labels refused: %s (entry %s/%s)",
+			 strcmp(r->root, "/") ? r->root : "", it->e.path, why, r->txns[it->txn],
+			 it->name);
+	else
+		ims_logf(r->log, IMASTREAM_LOG_ERR, "%s/%s/%s/%s: pending-label entry refused: %s",
+			 strcmp(r->root, "/") ? r->root : "", IMS_PENDING_DIR, r->txns[it->txn],
+			 it->name, why);
+}
+
+static bool label_name(const char *name)
+{
+	static const char *const ok[] = { "security.ima",	  "security.evm",
+					  "security.selinux",	  "security.SMACK64",
+					  "security.SMACK64EXEC", "security.SMACK64TRANSMUTE",
+					  "security.SMACK64MMAP", NULL };
+
+	for (unsigned int i = 0; ok[i]; i++)
+		if (!strcmp(name, ok[i]))
+			return true;
+	return false;
+}
+
+/* What the entry says against its package's header or record, before the file is read. */
+static const char *check_entry(struct item *it, char *buf, size_t size)
+{
+	const struct ims_pending_entry *e = &it->e;
+
+	for (unsigned int i = 0; i < e->n_xattrs; i++)
+		if (!label_name(e->xattrs[i].name)) {
+			snprintf(buf, size, "%s is not a value imastream writes",
+				 e->xattrs[i].name);
+			return buf;
+		}
+	if (!strcmp(e->package, "-")) {
+		/* A parent directory no package owns gets labels only. */
+		return S_ISDIR(e->mode) ? NULL : "a file without a package";
+	}
+	if (!it->ref.found) {
+		snprintf(buf, size, "not a file of %s in the root's rpm database or install record",
+			 e->package);
+		return buf;
+	}
+	if (it->ref.ghost)
+		return "a %ghost file of its package";
+	if ((it->ref.mode & (S_IFMT | 07777)) != (e->mode & (S_IFMT | 07777))) {
+		snprintf(buf, size, "mode %07o, its package says %07o", (unsigned int)e->mode,
+			 (unsigned int)it->ref.mode);
+		return buf;
+	}
+	if (it->ref.uid != e->uid || it->ref.gid != e->gid) {
+		snprintf(buf, size, "owner %u:%u, its package says %u:%u", (unsigned int)e->uid,
+			 (unsigned int)e->gid, (unsigned int)it->ref.uid,
+			 (unsigned int)it->ref.gid);
+		return buf;
+	}
+	if (it->ref.algo && it->ref.algo == e->digest_algo &&
+	    memcmp(it->ref.digest, e->digest, e->digest_len))
+		return "its recorded digest is not its package's";
+	return NULL;
+}
+
+/* The content against the entry's digest. */
+static int content_matches(struct run *r, int fd, const struct ims_pending_entry *e)
+{
+	const uint8_t *d;
+	size_t len;
+	int err;
+
+	if (!r->hasher || !(r->hasher_algos & IMASTREAM_HASH_BIT(e->digest_algo))) {
+		imastream_hasher_free(r->hasher);
+		r->hasher = NULL;
+		r->hasher_algos = IMASTREAM_HASH_BIT(e->digest_algo);
+		err = imastream_hasher_new(r->hasher_algos, r->log, &r->hasher);
+		if (err)
+			return err;
+	}
+	err = imastream_hash_fd(r->hasher, fd);
+	if (!err)
+		err = imastream_hasher_digest(r->hasher, e->digest_algo, &d, &len);
+	if (err)
+		return err;
+	return len == e->digest_len && !memcmp(d, e->digest, len);
+}
+
+/* A digest security.ima in the entry must be the content's. */
+static bool ima_consistent(const struct ims_pending_entry *e)
+{
+	for (unsigned int i = 0; i < e->n_xattrs; i++) {
+		struct imastream_xattr_info info = { .size = sizeof(info) };
+
+		if (strcmp(e->xattrs[i].name, "security.ima"))
+			continue;
+		if (imastream_xattr_decode(e->xattrs[i].value, e->xattrs[i].len, &info, NULL))
+			return false;
+		if (info.type == IMASTREAM_XATTR_IMA_DIGEST_NG &&
+		    (info.algo != e->digest_algo || info.data_len != e->digest_len ||
+		     memcmp(info.data, e->digest, e->digest_len)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The file as the build left it, given the image's owner: chown(2) drops the set-id bits
+ * and the capabilities, so the mode is set again and a capability the namespace wrote
+ * (a version 3 one, for the namespace's root) is written back in the version 2 form the
+ * build's namespace read it in, and its EVM signature covers.
+ */
+static int give_owner(int fd, const struct ims_pending_entry *e)
+{
+	uint8_t cap[24];
+	ssize_t n = fgetxattr(fd, "security.capability", cap, sizeof(cap));
+
+	if (fchown(fd, e->uid, e->gid) < 0 || fchmod(fd, e->mode & 07777) < 0)
+		return -errno;
+	if (n == 24 && cap[3] == 3) {
+		cap[3] = 2; /* VFS_CAP_REVISION_3 → _2: the same data without the root id */
+		n = 20;
+	}
+	if (n == 20 && fsetxattr(fd, "security.capability", cap, (size_t)n, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The header's capabilities, when it has some and the file lacks them: a run killed
+ * after chown(2) dropped them is completed here, before security.evm, which covers them.
+ */
+static int header_caps(struct run *r, int fd, const struct ref *ref)
+{
+	cap_t want, have;
+	int err = 0;
+
+	if (!ref->caps)
+		return 0;
+	want = cap_from_text(ref->caps);
+	if (!want)
+		return -EINVAL;
+	have = cap_get_fd(fd);
+	if (!have || cap_compare(want, have)) {
+		if (cap_set_fd(fd, want) < 0)
+			err = -errno;
+		else
+			r->c.written++;
+	}
+	cap_free(want);
+	if (have)
+		cap_free(have);
+	return err;
+}
+
+/* Writes the values the file does not hold, security.evm last (the entry's order). */
+static int write_values(struct run *r, int fd, const char *lpath, const struct ims_pending_entry *e)
+{
+	static uint8_t have[IMS_PENDING_MAX_VALUE];
+
+	for (unsigned int i = 0; i < e->n_xattrs; i++) {
+		const struct ims_pending_xattr *x = &e->xattrs[i];
+		ssize_t n = fd >= 0 ? fgetxattr(fd, x->name, have, sizeof(have)) :
+				      lgetxattr(lpath, x->name, have, sizeof(have));
+
+		if (n == (ssize_t)x->len && !memcmp(have, x->value, x->len))
+			continue;
+		if ((fd >= 0 ? fsetxattr(fd, x->name, x->value, x->len, 0) :
+			       lsetxattr(lpath, x->name, x->value, x->len, 0)) < 0)
+			return -errno;
+		r->c.written++;
+	}
+	return 0;
+}
+
+static void apply_one(struct run *r, struct item *it)
+{
+	const struct ims_pending_entry *e = &it->e;
+	char why[256], lpath[64 + NAME_MAX], *slash;
+	const char *bad;
+	int dirfd = -1, fd = -1, err;
+	bool built_owner;
+	mode_t have, want;
+	struct stat st;
+
+	if (it->err) {
+		refuse(r, it, "%s", it->why);
+		return;
+	}
+	bad = check_entry(it, why, sizeof(why));
+	if (bad) {
+		refuse(r, it, "%s", bad);
+		return;
+	}
+	/*
+	 * Its directory as rpm opens it (a merged /usr's links followed, inside the root
+	 * only), the file itself never through a symlink: nothing outside the root is reached.
+	 */
+	slash = strrchr(e->path, '/');
+	*slash = '\0';
+	dirfd = imastream_open_dir_as_rpm(r->rootfd, slash == e->path ? "/" : e->path, O_PATH, NULL,
+					  0);
+	*slash = '/';
+	if (dirfd < 0) {
+		refuse(r, it, "its directory cannot be reached below the root: %s",
+		       dirfd == -EPERM ? "a symlink rpm would not follow" :
+		       dirfd == -ELOOP ? "a symlink that leads nowhere below the root" :
+					 strerror(-dirfd));
+		return;
+	}
+	if (fstatat(dirfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		refuse(r, it, "%s", strerror(errno));
+		goto out;
+	}
+	if ((st.st_mode & S_IFMT) != (e->mode & S_IFMT)) {
+		refuse(r, it, "its type changed since the build");
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+		fd = openat(dirfd, slash + 1,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) != (e->mode & S_IFMT)) {
+			refuse(r, it, "cannot be opened: %s", strerror(errno));
+			goto out;
+		}
+	} else if (!S_ISLNK(st.st_mode)) {
+		refuse(r, it, "neither a file, a directory nor a symlink");
+		goto out;
+	}
+	snprintf(lpath, sizeof(lpath), "/proc/self/fd/%d/%s", dirfd, slash + 1);
+	built_owner = st.st_uid == e->built_uid && st.st_gid == e->built_gid &&
+		      (st.st_uid != e->uid || st.st_gid != e->gid);
+	if (!built_owner && (st.st_uid != e->uid || st.st_gid != e->gid)) {
+		refuse(r, it, "owner %u:%u, neither the header's %u:%u nor the build's %u:%u",
+		       (unsigned int)st.st_uid, (unsigned int)st.st_gid, (unsigned int)e->uid,
+		       (unsigned int)e->gid, (unsigned int)e->built_uid,
+		       (unsigned int)e->built_gid);
+		goto out;
+	}
+	/*
+	 * A symlink's mode says nothing.  A run killed between chown(2) and chmod(2) left the
+	 * header's owner without the set-id bits: that mode is set again.
+	 */
+	have = st.st_mode & 07777;
+	want = e->mode & 07777;
+	if (!S_ISLNK(st.st_mode) && have != want &&
+	    (built_owner || have != (want & ~(mode_t)(S_ISUID | S_ISGID)))) {
+		refuse(r, it, "mode %04o since the build, the header's is %04o", (unsigned int)have,
+		       (unsigned int)want);
+		goto out;
+	}
+	/* A link from elsewhere (maybe outside the root) would be given owner and labels too. */
+	if (S_ISREG(st.st_mode) && it->ref.nlink && st.st_nlink > it->ref.nlink) {
+		refuse(r, it, "%lu hard links, its package gives it %u: a link from elsewhere",
+		       (unsigned long)st.st_nlink, it->ref.nlink);
+		goto out;
+	}
+	if (S_ISREG(st.st_mode)) {
+		err = content_matches(r, fd, e);
+		if (err <= 0) {
+			if (err < 0)
+				refuse(r, it, "cannot be read: %s", strerror(-err));
+			else
+				refuse(r, it, "its content changed since the build");
+			goto out;
+		}
+	}
+	if (!ima_consistent(e)) {
+		refuse(r, it, "its security.ima is not a value of its content");
+		goto out;
+	}
+	if (S_ISLNK(st.st_mode) && built_owner)
+		err = fchownat(dirfd, slash + 1, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno :
+											    0;
+	else if (built_owner || have != want)
+		err = give_owner(fd, e);
+	else
+		err = 0;
+	if (!err && fd >= 0 && S_ISREG(st.st_mode))
+		err = header_caps(r, fd, &it->ref);
+	if (!err)
+		err = write_values(r, fd, lpath, e);
+	if (err) {
+		/* The run's own failure (not the entry's): said, the entry kept for a rerun. */
+		refuse(r, it, "cannot write: %s", strerror(-err));
+		goto out;
+	}
+	if (unlinkat(r->txnfds[it->txn], it->name, 0) < 0)
+		ims_logf(r->log, IMASTREAM_LOG_WARNING,
+			 "%s%s: labels written, but its entry %s/%s "
+			 "cannot be removed: %s",
+			 strcmp(r->root, "/") ? r->root : "", e->path, r->txns[it->txn], it->name,
+			 strerror(errno));
+	r->c.applied++;
+out:
+	if (fd >= 0)
+		close(fd);
+	close(dirfd);
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nitems; i++) {
+		ims_pending_entry_release(&r->items[i].e);
+		free(r->items[i].ref.caps);
+	}
+	free(r->items);
+	for (size_t t = 0; t < r->ntxns; t++)
+		if (r->txnfds && r->txnfds[t] >= 0)
+			close(r->txnfds[t]);
+	free(r->txnfds);
+	free_names(r->txns, r->ntxns);
+	ims_strmap_clear(&r->paths);
+	ims_ids_clear(&r->ids);
+	imastream_hasher_free(r->hasher);
+	if (r->rootfd >= 0)
+		close(r->rootfd);
+}
+
+static int start(struct run *r, const char *root, const struct imastream_log *log)
+{
+	memset(r, 0, sizeof(*r));
+	r->root = root;
+	r->log = log;
+	if (!root || root[0] != '/')
+		return ims_err(log, -EINVAL, "the root must be an absolute path: %s",
+			       root ? root : "(none)");
+	r->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->rootfd < 0)
+		return ims_err(log, -errno, "%s: cannot open the root: %s", root, strerror(errno));
+	return load(r);
+}
+
+int imastream_pending_apply(const char *root, struct imastream_pending_counts *counts,
+			    const struct imastream_log *log)
+{
+	struct run r;
+	int err;
+
+	if (counts) {
+		err = IMS_CHECK_OUT_SIZE(log, counts, imastream_pending_counts, refused);
+		if (err)
+			return err;
+	}
+	err = start(&r, root, log);
+	if (!err)
+		err = dedup(&r) ? ims_err(log, -ENOMEM, "out of memory") : 0;
+	if (!err && r.nitems)
+		err = references(&r);
+	for (size_t i = 0; !err && i < r.nitems; i++) {
+		struct item *it = &r.items[i];
+
+		r.c.entries++;
+		if (it->drop)
+			unlinkat(r.txnfds[it->txn], it->name, 0);
+		else
+			apply_one(&r, it);
+	}
+	/* Transactions left empty go, and the directory with the last of them. */
+	for (size_t t = 0; !err && t < r.ntxns; t++)
+		if (r.txnfds[t] >= 0) {
+			int pfd = imastream_open_beneath(r.rootfd, "/" IMS_PENDING_DIR,
+							 O_PATH | O_DIRECTORY);
+
+			if (pfd >= 0) {
+				unlinkat(pfd, r.txns[t], AT_REMOVEDIR);
+				close(pfd);
+			}
+		}
+	if (!err && r.nitems) {
+		int lib = imastream_open_beneath(r.rootfd, "/var/lib/imastream",
+						 O_PATH | O_DIRECTORY);
+
+		if (lib >= 0) {
+			unlinkat(lib, "pending", AT_REMOVEDIR);
+			close(lib);
+		}
+		/* Durable before the entries' removal can be: one syncfs, not one per file. */
+		syncfs(r.rootfd);
+	}
+	if (counts) {
+		r.c.size = sizeof(r.c);
+		IMS_FILL_SIZED(counts, &r.c);
+	}
+	run_free(&r);
+	return err;
+}
+
+int imastream_pending_foreach(const char *root, int (*fn)(void *arg, const char *path), void *arg,
+			      const struct imastream_log *log)
+{
+	struct run r;
+	int err = start(&r, root, log);
+
+	for (size_t i = 0; !err && i < r.nitems; i++) {
+		char name[sizeof(IMS_PENDING_DIR) + 128];
+
+		if (r.items[i].e.path) {
+			err = fn(arg, r.items[i].e.path);
+			continue;
+		}
+		snprintf(name, sizeof(name), "/%s/%s/%s", IMS_PENDING_DIR, r.txns[r.items[i].txn],
+			 r.items[i].name);
+		err = fn(arg, name);
+	}
+	run_free(&r);
+	return err;
+}
