@@ -377,10 +377,10 @@ static void bench_lanes(uint8_t *buf)
 			       r.best_a / 1e9, r.best_b / 1e9, r.best_a / r.best_b, r.median_ratio);
 			/* One peer series per backend: a ratio line joins one comparison only. */
 			snprintf(peer, sizeof(peer), "OpenSSL single-stream vs %s", be->name);
-			bench_csv("batch of 32 messages (bytes each)", lens[i], be->name, r.best_a / 1e9,
-				  "GB/s", -1);
-			bench_csv("batch of 32 messages (bytes each)", lens[i], peer, r.best_b / 1e9, "GB/s",
-				  r.best_a / r.best_b);
+			bench_csv("batch of 32 messages (bytes each)", lens[i], be->name,
+				  r.best_a / 1e9, "GB/s", -1);
+			bench_csv("batch of 32 messages (bytes each)", lens[i], peer,
+				  r.best_b / 1e9, "GB/s", r.best_a / r.best_b);
 		}
 	}
 	imastream_hasher_free(portable_twin);
