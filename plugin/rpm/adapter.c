@@ -55,7 +55,8 @@ struct adapter {
 	bool nofiledigest;
 	int rootfd;	/* the transaction's root, or -1 */
 	bool take_over; /* %_imastream_take_over: rpm takes over what imastream installed */
-	bool rpm_sets_owner; /* rpm runs as root, so it chowns every file to its header owner */
+	/* rpm runs as root, so it chowns every file to its header owner. */
+	bool rpm_sets_owner;
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
@@ -707,6 +708,9 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 	}
 	af->f.fd = fd;
 	af->f.mode = file_mode;
+	/* rpm wrote a new file under a temp name (O_EXCL), renamed to dest at commit. */
+	if (path && dest && strcmp(path, dest) != 0)
+		af->f.flags |= IMASTREAM_FILE_CREATED;
 	/*
 	 * Owner, mode and size as rpm left them.  As root, rpm's fsmSetmeta() has just set
 	 * them from rpmfiStat() (the header's owner by name, its mode, and its size, which is

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Under root rpm, imastream.so takes a file's owner, group, mode and size from rpm's header
-# (rpm has just set them from it) instead of a stat per file: the EVM signatures still
-# cover what is on disk (evmctl verify, non-root owners, set-id bits, an unknown user that
-# rpm maps to root), and the install makes no more stat calls than rpm's own.
+# The system calls imastream.so makes per file.  Under root rpm it takes a file's owner,
+# group, mode and size from rpm's header (rpm has just set them from it) instead of a stat
+# per file: the EVM signatures still cover what is on disk (evmctl verify, non-root
+# owners, set-id bits, an unknown user that rpm maps to root), and the install makes no
+# more stat calls than rpm's own.  On a file rpm has just created it reads no signature
+# to keep (there is none).
 set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 need evmctl
@@ -82,3 +84,20 @@ echo "stat calls: rpm --noplugins $plain, with imastream.so $ours (204 files)"
 # per file would add 204.
 [ $((ours - plain)) -lt 50 ] || fail "imastream.so made $((ours - plain)) more stat calls than rpm for 204 files"
 echo "ok: $((ours - plain)) more stat calls than rpm --noplugins for 204 files"
+
+echo "== sign + EVM: no read of a signature to keep on a file rpm has just created"
+fresh_root
+strace -f -o "$T/xattrs" -e trace=fgetxattr,lgetxattr,getxattr rpm --root "$root" \
+	--dbpath /var/lib/rpm --nodeps --define "__plugindir $top_builddir/.libs" \
+	--define "_imastream_config %{nil}" --define "__transaction_imastream $SO" \
+	--define '_imastream_mode sign' --define "_imastream_key $T/k.key" \
+	--define "_imastream_cert $T/k.pem" --define '_imastream_evm portable' \
+	-i "$pkg" >/dev/null 2>"$T/rpm.err" || { cat "$T/rpm.err"; fail "rpm -i under strace failed"; }
+evm_reads=$(grep -c '"security.evm"' "$T/xattrs" || true)
+ima_reads=$(grep -c '"security.ima"' "$T/xattrs" || true)
+echo "reads: security.evm $evm_reads, security.ima $ima_reads (203 regular files)"
+[ "$evm_reads" = 0 ] || fail "imastream.so read security.evm $evm_reads times on files rpm created"
+# EVM reads each file's new security.ima to sign it: once per regular file, and the
+# probe of the root's xattr support once; a read to keep a signature would double it.
+[ "$ima_reads" -le 204 ] || fail "imastream.so read security.ima $ima_reads times for 203 regular files"
+echo "ok: no security.evm read, one security.ima read per regular file (EVM's)"
