@@ -101,7 +101,7 @@ for csv in "${csvs[@]}"; do
 		{ echo "check-figures: $readme does not show results/$name.svg in its gallery"; missing=$((missing + 1)); }
 	bad=$(tail -n +2 "$csv" | awk -F, -v f="$csv" '
 		{ seen[$1] = 1; if ($6 != "") { peer[$1] = 1; p[$1 SUBSEP $3] = 1 } else o[$1 SUBSEP $3] = 1
-		  if ($2 $3 ~ /P-?256/) e256 = 1; if ($2 $3 ~ /P-?384/) e384 = 1 }
+		  k = tolower($2 $3); if (k ~ /p-?256/) e256 = 1; if (k ~ /p-?384/) e384 = 1 }
 		END {
 			for (k in seen) if (!(k in peer)) print "check-figures: " f ": the panel \"" k "\" has no peer row: its ratio plot is empty"
 			for (k in p) if (k in o) { split(k, a, SUBSEP)
@@ -113,7 +113,8 @@ for csv in "${csvs[@]}"; do
 	fi
 done
 
-# Bold figures in TABLE's prose: outside the tables, each is a figure of the table.
+# Bold figures in TABLE's prose: outside the tables, each is a figure of the table (a
+# bold span may run over several lines: the prose is read as one line).
 while IFS= read -r span; do
 	[ -n "$span" ] || continue
 	grep -qE '(x[0-9]+(\.[0-9]+)?|[0-9]+(\.[0-9]+)?x)' <<<"$span" || continue
@@ -123,7 +124,8 @@ while IFS= read -r span; do
 		missing=$((missing + 1))
 		continue
 	fi
-	figs=$(rows_of "${bench#bench-}")
+	# Targets ("target ≥2x") are no measurement a figure may quote.
+	figs=$(rows_of "${bench#bench-}" | sed -E 's/(≥|≤|<=|>=) *x?[0-9.]+x?//g')
 	figs=$(grep -oE '(x[0-9]+(\.[0-9]+)?|[0-9]+(\.[0-9]+)?x)' <<<"$figs" | tr -d x | sort -u || true)
 	for figure in $(grep -oE '(x[0-9]+(\.[0-9]+)?|[0-9]+(\.[0-9]+)?x)' <<<"$span" | tr -d x); do
 		checked=$((checked + 1))
@@ -131,7 +133,7 @@ while IFS= read -r span; do
 		echo "check-figures: $readme: \"$span\" quotes x$figure, which the rows of $bench do not"
 		missing=$((missing + 1))
 	done
-done < <(grep -vE '^\|' "$readme" | grep -oE '\*\*[^*]+\*\*' || true)
+done < <(grep -vE '^\|' "$readme" | tr '\n' ' ' | grep -oE '\*\*[^*]+\*\*' || true)
 
 headlines=0
 if [ -n "$headline" ]; then
