@@ -15,6 +15,18 @@ bench_csv() {
 		printf "%s,%s,%s,%.6g,%s,%s\n", p, v, s, a / t, u, r }' >>"$BENCH_CSV"
 }
 
+# bench_csv_count PARAM VALUE SERIES COUNT [OURS_COUNT]: the same for a count that does
+# not depend on the load (system calls, instructions): COUNT in the throughput column,
+# unit "count", and for the peer the ratio COUNT / OURS_COUNT.
+bench_csv_count() {
+	[ -n "${BENCH_CSV:-}" ] || return 0
+	[ -s "$BENCH_CSV" ] || echo "param,value,series,throughput,unit,ratio" >"$BENCH_CSV"
+	awk -v p="$1" -v v="$2" -v s="$3" -v c="$4" -v o="${5:-}" 'BEGIN {
+		gsub(/,/, ";", p); gsub(/,/, ";", v); gsub(/,/, ";", s)
+		r = (o == "") ? "" : sprintf("%.5g", c / o)
+		printf "%s,%s,%s,%.6g,count,%s\n", p, v, s, c, r }' >>"$BENCH_CSV"
+}
+
 # Targets of a bench that gates.  bench_target_missed TEXT: one target missed, named by
 # TEXT ("policy / rpm -Va <= 0.1x, cold cache: 0.230x"), said at the end.  bench_finish
 # NAME ends the script: the plot of $BENCH_CSV first (when the make target asks for one:

@@ -114,9 +114,13 @@ bench_text_pkgs() {
 # bench_p256_cert KEY CERT CN: a new P-256 key in KEY (mode 600) and its self-signed
 # certificate in CERT, with the subject key id the kernel takes the key id from.
 bench_p256_cert() {
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=$3" \
-		-addext subjectKeyIdentifier=hash -keyout "$1" -out "$2" >/dev/null 2>&1
-	chmod 600 "$1"
+	bench_ec_cert P-256 "$@"
+}
+# bench_ec_cert CURVE KEY CERT CN: the same on CURVE (P-256, P-384).
+bench_ec_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:"$1" -nodes -days 2 -subj "/CN=$4" \
+		-addext subjectKeyIdentifier=hash -keyout "$2" -out "$3" >/dev/null 2>&1
+	chmod 600 "$2"
 }
 
 # bench_elapsed CMD...: "WALL CPU" seconds of one run of CMD (CPU: user + system of CMD

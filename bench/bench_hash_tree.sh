@@ -93,14 +93,16 @@ echo "ratio (evmctl time / imastream time, default jobs), wall: tree $(ratio "$(
 echo "ratio (single-stream time / batched time, small files), wall: $(ratio "$(bench_wall "$small_single")" "$(bench_wall "$small_ours")") (-j $jobs), $(ratio "$(bench_wall "$small_single_one")" "$(bench_wall "$small_one")") (-j 1); CPU: $(ratio "$(bench_cpu "$small_single")" "$(bench_cpu "$small_ours")") (-j $jobs), $(ratio "$(bench_cpu "$small_single_one")" "$(bench_cpu "$small_one")") (-j 1)"
 # shellcheck source=bench/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
-# Wall-clock rows: x is the program, one series (one line) per data set, so that no line
-# joins two different trees; the small files first, for the order of the x axis.
+# Wall-clock rows: x is the data set, one series (one line) per program, so that a ratio
+# line joins one peer's points only; the small files first, for the order of the x axis.
 tree_set="tree: $nfiles files ($mbytes MiB)" small_set="$small_count x $((small_size / 1024)) KiB files"
-x="program (single stream: IMASTREAM_FILE_BATCH=1)"
-bench_csv "$x" evmctl "$small_set" "$(bench_wall "$small_evm")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
-bench_csv "$x" "single stream" "$small_set" "$(bench_wall "$small_single")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
-bench_csv "$x" "-j 1" "$small_set" "$(bench_wall "$small_one")" "$small_mib" MiB/s
-bench_csv "$x" "-j $jobs" "$small_set" "$(bench_wall "$small_ours")" "$small_mib" MiB/s
-bench_csv "$x" evmctl "$tree_set" "$(bench_wall "$tree_evm")" "$mbytes" MiB/s "$(bench_wall "$tree_ours")"
-bench_csv "$x" "-j 1" "$tree_set" "$(bench_wall "$tree_one")" "$mbytes" MiB/s
-bench_csv "$x" "-j $jobs" "$tree_set" "$(bench_wall "$tree_ours")" "$mbytes" MiB/s
+x="data set (wall time; ratios against -j $jobs)"
+ours="imastream hash -r -j $jobs" one="imastream hash -r -j 1"
+evm="evmctl ima_hash -r" single="single stream (IMASTREAM_FILE_BATCH=1)"
+bench_csv "$x" "$small_set" "$ours" "$(bench_wall "$small_ours")" "$small_mib" MiB/s
+bench_csv "$x" "$small_set" "$one" "$(bench_wall "$small_one")" "$small_mib" MiB/s
+bench_csv "$x" "$small_set" "$evm" "$(bench_wall "$small_evm")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
+bench_csv "$x" "$small_set" "$single" "$(bench_wall "$small_single")" "$small_mib" MiB/s "$(bench_wall "$small_ours")"
+bench_csv "$x" "$tree_set" "$ours" "$(bench_wall "$tree_ours")" "$mbytes" MiB/s
+bench_csv "$x" "$tree_set" "$one" "$(bench_wall "$tree_one")" "$mbytes" MiB/s
+bench_csv "$x" "$tree_set" "$evm" "$(bench_wall "$tree_evm")" "$mbytes" MiB/s "$(bench_wall "$tree_ours")"

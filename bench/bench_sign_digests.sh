@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# sign-digests on a signing host: signatures per second and per core (CPU second) with a local P-256 key, against evmctl sign_hash and openssl speed in the same run; manifest and signatures bytes against package bytes.
+# sign-digests on a signing host: signatures per second and per core (CPU second) with a local P-256 and P-384 key, against evmctl sign_hash and openssl speed in the same run; manifest and signatures bytes against package bytes.
 # Usage: bench_sign_digests.sh [PACKAGES [FILES [REPS]]]   (default 500 packages of 40
 # files, each its own; ours best of 3, evmctl once; top_builddir from the environment,
 # default .; BENCH_CSV for bench/plot.sh)
@@ -32,8 +32,7 @@ sigs=$(grep -c '^file ' "$work/manifest")
 manifest_bytes=$(wc -c <"$work/manifest")
 grep '^file ' "$work/manifest" | cut -d' ' -f3 >"$work/digests"
 
-bench_p256_cert "$work/k.key" "$work/k.pem" bench
-
+cpus=$(nproc)
 # best CMD...: "WALL CPU" of the fastest of $reps runs (by wall time), and in $best_phase
 # the best signing-phase rate that sign-digests reports (signatures per CPU second).
 best() {
@@ -50,7 +49,9 @@ best() {
 	done
 	echo "$best_out"
 }
-cpus=$(nproc)
+# One round per curve: P-256 (the fastest) and P-384 (docs/SETUP.md's choice).
+for curve in ${BENCH_CURVES:-P-256 P-384}; do
+bench_ec_cert "$curve" "$work/k.key" "$work/k.pem" bench
 # The same process as a release run: its start, the key, the manifest's parse and the
 # signatures file's write are in the whole-run figures; the summary's rate is signing only.
 best "$IMASTREAM" sign-digests -j 1 --key "$work/k.key" --cert "$work/k.pem" \
@@ -66,29 +67,34 @@ sigs_bytes=$(wc -c <"$work/sigs")
 reps_ours=$reps reps=1
 evm=$(best sh -c 'evmctl sign_hash -a sha256 --key "$1" <"$2"' sh "$work/k.key" "$work/digests")
 reps=$reps_ours
-# OpenSSL's own ceiling for one core: ECDSA P-256 signs per CPU second, nothing else.
-ossl=$(openssl speed -seconds 2 ecdsap256 2>/dev/null | awk '/nistp256/ { print $(NF - 1) }')
+# OpenSSL's own ceiling for one core: ECDSA signs per CPU second, nothing else.
+bits=${curve#P-}
+ossl=$(openssl speed -seconds 2 "ecdsap$bits" 2>/dev/null | awk -v c="nistp$bits" '$0 ~ c { print $(NF - 1) }')
 
-awk -v p="$packages" -v f="$files" -v s="$sigs" -v one="$one" -v all="$all" -v e="$evm" \
+awk -v p="$packages" -v f="$files" -v s="$sigs" -v one="$one" -v all="$all" -v e="$evm" -v k="$curve" \
 	-v o="$ossl" -v c="$cpus" -v p1="$phase_one" -v pa="$phase_all" -v pb="$pkg_bytes" -v mb="$manifest_bytes" -v sb="$sigs_bytes" '
 function wall(x) { split(x, a, " "); return a[1] }
 function cpu(x) { split(x, a, " "); return a[2] }
 BEGIN {
-	printf "%d packages x %d files: %d signatures, ECDSA P-256 key file, %d CPUs online, load %s\n",
-		p, f, s, c, "'"$(cut -d' ' -f1 /proc/loadavg)"'"
+	printf "%d packages x %d files: %d signatures, ECDSA %s key file, %d CPUs online, load %s\n",
+		p, f, s, k, c, "'"$(cut -d' ' -f1 /proc/loadavg)"'"
 	printf "sign-digests -j 1: %.3f s, %.0f signatures/s; per core: %.0f signatures per CPU second (whole run), %.0f (signing)\n",
 		wall(one), s / wall(one), s / cpu(one), p1
 	printf "sign-digests -j %d: %.3f s, %.0f signatures/s; per core: %.0f signatures per CPU second (whole run), %.0f (signing)\n",
 		c, wall(all), s / wall(all), s / cpu(all), pa
 	printf "evmctl sign_hash over the same digests: %.3f s, %.0f signatures/s; per core: %.0f signatures per CPU second\n",
 		wall(e), s / wall(e), s / cpu(e)
-	printf "openssl speed ecdsap256 (raw signs, one core): %.0f signatures per CPU second\n", o
-	printf "ratio sign-digests -j 1 vs evmctl sign_hash, per core (whole runs): x%.2f; signing vs openssl speed: %.0f%%\n",
-		(s / cpu(one)) / (s / cpu(e)), 100 * p1 / o
+	printf "openssl speed %s (raw signs, one core): %.0f signatures per CPU second\n", k, o
+	printf "ratio sign-digests -j 1 vs evmctl sign_hash, per core (whole runs): x%.2f; -j %d vs evmctl, wall: x%.2f; signing vs openssl speed: %.0f%%\n",
+		(s / cpu(one)) / (s / cpu(e)), c, wall(e) / wall(all), 100 * p1 / o
 	printf "manifest %.0f bytes per package, signatures file %.0f, package %.0f: %.1f%% and %.1f%% of the package bytes\n",
 		mb / p, sb / p, pb / p, 100 * mb / pb, 100 * sb / pb
 }'
-bench_csv "per core" 1 "imastream sign-digests -j 1" "$(echo "$one" | cut -d' ' -f2)" "$sigs" signatures/s
-bench_csv "per core" 1 "evmctl sign_hash" "$(echo "$evm" | cut -d' ' -f2)" "$sigs" signatures/s \
+# Two panels, each with its peer: per core (CPU seconds) and wall time with every CPU.
+bench_csv "per core (CPU time)" "$curve" "imastream sign-digests -j 1" "$(echo "$one" | cut -d' ' -f2)" "$sigs" signatures/s
+bench_csv "per core (CPU time)" "$curve" "evmctl sign_hash" "$(echo "$evm" | cut -d' ' -f2)" "$sigs" signatures/s \
 	"$(echo "$one" | cut -d' ' -f2)"
-bench_csv "wall" "$cpus" "imastream sign-digests -j $cpus" "$(echo "$all" | cut -d' ' -f1)" "$sigs" signatures/s
+bench_csv "wall time ($cpus CPUs)" "$curve" "imastream sign-digests -j $cpus" "$(echo "$all" | cut -d' ' -f1)" "$sigs" signatures/s
+bench_csv "wall time ($cpus CPUs)" "$curve" "evmctl sign_hash" "$(echo "$evm" | cut -d' ' -f1)" "$sigs" signatures/s \
+	"$(echo "$all" | cut -d' ' -f1)"
+done

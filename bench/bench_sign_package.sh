@@ -27,9 +27,10 @@ build_pkg() {
 now() { date +%s.%N; }
 for files in $counts; do
 	build_pkg "$files"
-	for key in rsa:2048 ec; do
+	for key in rsa:2048 ec ec384; do
 		case $key in
 		ec) bench_p256_cert "$work/k.key" "$work/k.pem" bench; name=P-256 ;;
+		ec384) bench_ec_cert P-384 "$work/k.key" "$work/k.pem" bench; name=P-384 ;;
 		*) openssl req -x509 -newkey "$key" -nodes -keyout "$work/k.key" -out "$work/k.pem" \
 			-subj /CN=bench -days 1 >/dev/null 2>&1; name=RSA-2048 ;;
 		esac

@@ -7,7 +7,7 @@ set -euo pipefail
 bin="$top_builddir/imastream"
 rounds=${BENCH_ROUNDS:-1}
 nfiles=${BENCH_FILES:-5000}
-keys=${BENCH_KEYS:-"p256 rsa2048"}
+keys=${BENCH_KEYS:-"p256 p384 rsa2048"}
 command -v evmctl >/dev/null || { echo "bench-sign-tree: evmctl not installed" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-sign-tree.XXXXXX")
@@ -24,8 +24,9 @@ mbytes=$(du -sm --apparent-size "$work/tree" | cut -f1)
 
 (umask 077
 	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/p256.pem" 2>/dev/null
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out "$work/p384.pem" 2>/dev/null
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/rsa2048.pem" 2>/dev/null)
-for k in p256 rsa2048; do
+for k in p256 p384 rsa2048; do
 	openssl req -x509 -new -key "$work/$k.pem" -out "$work/$k.crt" -days 2 -subj "/CN=$k" \
 		-addext subjectKeyIdentifier=hash
 	openssl x509 -in "$work/$k.crt" -outform DER -out "$work/$k.der"

@@ -7,7 +7,8 @@
 # The CSV (written by the bench targets, see bench/README.md) has the header
 #   param,value,series,throughput,unit,ratio
 # param names the x axis ("file size (bytes)", "file count", "chunk (bytes)"), value is
-# x (a number, or a category such as a key type: then the axis is categorical), unit is the throughput's (MB/s, files/s...), ratio is peer time / imastream time on a
+# x (a number, or a category such as a key type: then the axis is categorical), unit is the throughput's (MB/s, files/s...; "count" for a count of system calls or
+# instructions, whose ratio is peer count / imastream count), ratio is peer time / imastream time on a
 # peer's row and empty on imastream's own rows. One panel pair per param.
 # Without gnuplot (package gnuplot-nox) it says so and exits 0: the CSV is the result.
 set -euo pipefail
@@ -66,13 +67,22 @@ nparams=$(ls "$tmp"/param.* | wc -l)
 		else
 			echo "unset logscale x; set xrange [*:*]; set xtics autofreq"
 		fi
-		echo "set xlabel \"$pname\"; set ylabel \"throughput ($unit)\"; set title 'throughput'"
+		# A count (system calls, instructions) is no rate: its panels say so.
+		if [ "$unit" = count ]; then
+			echo "set xlabel \"$pname\"; set ylabel 'count'; set title 'count'"
+		else
+			echo "set xlabel \"$pname\"; set ylabel \"throughput ($unit)\"; set title 'throughput'"
+		fi
 		plot=""
 		while IFS=$'\t' read -r j name _; do
 			plot+="${plot:+, }'$tmp/t.$i.$j' using 1:2 title \"$name\" lt $j lw 2 pt 7"
 		done <"$tmp/series.$i"
 		echo "plot $plot"
-		echo "set ylabel 'peer time / imastream time'; set title 'imastream is x times faster than'"
+		if [ "$unit" = count ]; then
+			echo "set ylabel 'peer count / imastream count'; set title 'the peer needs x times the calls of'"
+		else
+			echo "set ylabel 'peer time / imastream time'; set title 'imastream is x times faster than'"
+		fi
 		plot="1 title 'same speed' dt 2 lc rgb '#888888'"
 		while IFS=$'\t' read -r j name has; do
 			[ "$has" = 1 ] || continue

@@ -202,6 +202,11 @@ enum {
 	 * (imastream relabel on an installed file; --dry-run).
 	 */
 	IMASTREAM_FILE_RECORD_ONLY = 1u << 6,
+	/*
+	 * The driver created this inode for this install (rpm's temp file before its
+	 * rename): it holds no value of an earlier one, so no plugin need read one.
+	 */
+	IMASTREAM_FILE_CREATED = 1u << 7,
 };
 
 /**
@@ -331,7 +336,8 @@ IMASTREAM_API int imastream_file_set_xattr(struct imastream_file *f, const char 
  *     by imastream_chain_keep_signatures() (imastream relabel); otherwise (an install)
  *     the store is the chain's own certificate (cert), so that a file rpm leaves in
  *     place keeps what it holds: with EVM on, the kernel refuses to replace a valid
- *     portable signature by a different value. Without either store this does nothing.
+ *     portable signature by a different value. Without either store, or on a file
+ *     with IMASTREAM_FILE_CREATED (nothing to keep), this does nothing.
  * @name: "security.ima" or "security.evm" (read from "user.X" as set_xattr writes it)
  * @type: the value type a new signature would have (IMASTREAM_XATTR_DIGSIG,
  *        IMASTREAM_XATTR_EVM_PORTABLE)

@@ -275,6 +275,9 @@ int imastream_file_keep_signature(struct imastream_file *f, const char *name, in
 
 	if (!st || !name || !digest || (f->fd < 0 && !f->path))
 		return 0;
+	/* A file created for this install holds nothing to keep: no read of it. */
+	if (f->flags & IMASTREAM_FILE_CREATED)
+		return 0;
 	/*
 	 * relabel keeps what its trust store verifies; an install keeps what its own
 	 * certificate verifies on a file rpm leaves in place (a %config file it only

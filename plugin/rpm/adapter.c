@@ -55,6 +55,8 @@ struct adapter {
 	bool nofiledigest;
 	int rootfd;	/* the transaction's root, or -1 */
 	bool take_over; /* %_imastream_take_over: rpm takes over what imastream installed */
+	/* rpm runs as root, so it chowns every file to its header owner. */
+	bool rpm_sets_owner;
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
@@ -260,6 +262,8 @@ static rpmRC ims_init(rpmPlugin plugin, rpmts ts)
 		return RPMRC_FAIL;
 	a->log.fn = log_to_rpm;
 	a->rootfd = -1;
+	/* rpm's fsmSetmeta() asks getuid() the same: once here, not once per file. */
+	a->rpm_sets_owner = getuid() == 0;
 	err = imastream_config_init(&a->cfg);
 	if (!err)
 		err = configure(a, plugin);
@@ -704,8 +708,19 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 	}
 	af->f.fd = fd;
 	af->f.mode = file_mode;
-	/* Owner, mode and size as rpm left them: from the fd, or the path without one. */
-	rc = fd >= 0 ? fstat(fd, &sb) : (path ? lstat(path, &sb) : -1);
+	/* rpm wrote a new file under a temp name (O_EXCL), renamed to dest at commit. */
+	if (path && dest && strcmp(path, dest) != 0)
+		af->f.flags |= IMASTREAM_FILE_CREATED;
+	/*
+	 * Owner, mode and size as rpm left them.  As root, rpm's fsmSetmeta() has just set
+	 * them from rpmfiStat() (the header's owner by name, its mode, and its size, which is
+	 * what rpm wrote), so that answer costs no system call; otherwise (rpm not root, an
+	 * unowned directory) from the fd, or the path without one.
+	 */
+	if (fi && a->rpm_sets_owner)
+		rc = rpmfiStat(fi, 0, &sb);
+	else
+		rc = fd >= 0 ? fstat(fd, &sb) : (path ? lstat(path, &sb) : -1);
 	if (rc == 0) {
 		af->f.uid = sb.st_uid;
 		af->f.gid = sb.st_gid;
