@@ -53,7 +53,7 @@ static const struct cli_spec attest_spec = {
 	.epilog = "Exit status: 0 when every entry passed, 1 when any failed, a line of the\n"
 		  "list is malformed, the list is empty or a check of the quote failed, 2 for\n"
 		  "a usage error, a policy that cannot be read, or a --log that is no\n"
-		  "measurement list (without a quote: no ascii list; a binary list, JSON).\n",
+		  "measurement list (JSON, other text; without a quote, a binary list too).\n",
 };
 
 static char *read_policy(const char *file, size_t *len_ret)
@@ -130,8 +130,10 @@ static void check_line(const struct attest_policy *pol, char *line, unsigned lon
 		       const char *log_file, bool verbose, struct counts *n)
 {
 	static const char *const names[] = {
-		[ATTEST_MATCH] = "OK", [ATTEST_SIGNED] = "OK (signed)",
-		[ATTEST_EXCLUDED] = "OK (excluded)", [ATTEST_IGNORED] = "OK (ignored)",
+		[ATTEST_MATCH] = "OK",
+		[ATTEST_SIGNED] = "OK (signed)",
+		[ATTEST_EXCLUDED] = "OK (excluded)",
+		[ATTEST_IGNORED] = "OK (ignored)",
 	};
 	struct attest_entry *e = malloc(sizeof(*e));
 	struct cli_line l = { 0 };
@@ -184,7 +186,7 @@ static void check_line(const struct attest_policy *pol, char *line, unsigned lon
  * a JSON file (the policy given twice) or any other file is said once, not once a line.
  * Return: true after that one line.
  */
-static bool not_a_list(const char *line, size_t len, const char *log_file)
+bool cli_attest_not_a_list(const char *line, size_t len, const char *log_file)
 {
 	const char *p = line + strspn(line, " \t\r");
 	size_t pcr = strspn(line, "0123456789"), hash;
@@ -253,18 +255,21 @@ static int attest_check(int argc, char **argv)
 		case CLI_OPT_ERROR:
 			return CLI_USAGE;
 		default:
-			return cli_usage_error("attest", "%s is not an option of attest check", p.spelled);
+			return cli_usage_error("attest", "%s is not an option of attest check",
+					       p.spelled);
 		}
 	}
 	if (!policy_file || !log_file)
-		return cli_usage_error("attest", "check needs --policy FILE and --log MEASUREMENTS");
+		return cli_usage_error("attest",
+				       "check needs --policy FILE and --log MEASUREMENTS");
 	if (cli_attest_tpm_options_done(&tpm) != CLI_OK)
 		return CLI_USAGE;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (json)
 		entry_json = &out;
 	if (cli_parse_operands(&p) < argc)
-		return cli_usage_error("attest", "check takes no operand: %s", argv[cli_parse_operands(&p)]);
+		return cli_usage_error("attest", "check takes no operand: %s",
+				       argv[cli_parse_operands(&p)]);
 	buf = read_policy(policy_file, &len);
 	if (!buf)
 		return CLI_USAGE;
@@ -293,7 +298,7 @@ static int attest_check(int argc, char **argv)
 			line[--got] = '\0';
 		if (!got)
 			continue;
-		if (!n.entries && not_a_list(line, (size_t)got, log_file)) {
+		if (!n.entries && cli_attest_not_a_list(line, (size_t)got, log_file)) {
 			free(line);
 			fclose(log);
 			attest_policy_free(pol);

@@ -133,6 +133,35 @@ static int replay_one(void *arg, const struct attest_measurement *m)
 	return attest_replay_add(a->r, m, a->why, a->whylen);
 }
 
+/*
+ * A --log of text that is no ascii list (the policy given twice, any other text) is refused
+ * as it is without a quote, before the quote is read; a binary list (a PCR index, its high
+ * bytes zero, first) is the replay's to read.  Return: true after that one line.
+ */
+static bool text_not_a_list(const uint8_t *log, size_t len, const char *log_file)
+{
+	const uint8_t *p = log, *end = log + len, *nl;
+	char *line;
+	bool no;
+
+	if (len >= 4 && memchr(log, '\0', 4))
+		return false;
+	while (p < end && *p == '\n')
+		p++;
+	if (p == end)
+		return false;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	len = (size_t)((nl ? nl : end) - p);
+	line = malloc(len + 1);
+	if (!line)
+		return false;
+	memcpy(line, p, len);
+	line[len] = '\0';
+	no = cli_attest_not_a_list(line, len, log_file);
+	free(line);
+	return no;
+}
+
 int cli_attest_tpm_check(const struct cli_attest_tpm *t, const char *log_file, FILE **judge,
 			 char **judge_buf)
 {
@@ -162,7 +191,7 @@ int cli_attest_tpm_check(const struct cli_attest_tpm *t, const char *log_file, F
 	pcrs = sig ? slurp(t->quote_pcrs, "quote PCR values", &in.pcrs_len) : NULL;
 	ak = pcrs ? (char *)slurp(t->ak, "attestation key", &in.ak_len) : NULL;
 	log = ak ? slurp(log_file, "measurement list", &len) : NULL;
-	if (!log) {
+	if (!log || text_not_a_list(log, len, log_file)) {
 		ret = CLI_USAGE;
 		goto out;
 	}

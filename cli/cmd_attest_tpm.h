@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What cmd_attest_tpm.c offers cmd_attest.c: the options of a TPM quote and the check that uses them. */
+/* What cmd_attest_tpm.c offers cmd_attest.c (the options of a TPM quote and the check that uses them), and back. */
 #ifndef IMASTREAM_CLI_CMD_ATTEST_TPM_H
 #define IMASTREAM_CLI_CMD_ATTEST_TPM_H
 
@@ -31,5 +31,12 @@ static inline bool cli_attest_tpm_given(const struct cli_attest_tpm *t)
  */
 int cli_attest_tpm_check(const struct cli_attest_tpm *t, const char *log_file, FILE **judge,
 			 char **judge_buf);
+
+/*
+ * In cmd_attest.c: is @line (@len bytes, NUL-terminated), the first of --log, no entry of
+ * an ascii list (a binary or JSON file, other text)?  Return: true after one line saying
+ * what @log_file is.
+ */
+bool cli_attest_not_a_list(const char *line, size_t len, const char *log_file);
 
 #endif /* IMASTREAM_CLI_CMD_ATTEST_TPM_H */

@@ -254,6 +254,51 @@ for cmd in "policy keylime" "attest check"; do
 	grep -q "^Usage: imastream $cmd " "$work/out" || { cat "$work/out"; fail "$cmd --help printed no usage"; }
 done
 
+echo "== ima-buf: ignored_keyrings covers keys alone; other buffers need the ima-buf map"
+# keylime's _validate_ima_buf(): a buffer that is a key (here the DER certificate the kernel
+# measures for .ima) is skipped when ima.ignored_keyrings names its keyring, else must be
+# in keyrings; any other buffer (kexec-cmdline, dm_*, selinux) must be in ima-buf.
+hexof() { od -An -v -tx1 | tr -d ' \n'; }
+cert=$(openssl x509 -in "$keys/rsa2048.crt" -outform DER | hexof)
+cert_sha=$(openssl x509 -in "$keys/rsa2048.crt" -outform DER | sha256sum | cut -d' ' -f1)
+ed=$(openssl x509 -in "$keys/ed25519.crt" -outform DER | hexof)
+ed_sha=$(openssl x509 -in "$keys/ed25519.crt" -outform DER | sha256sum | cut -d' ' -f1)
+cmdline=$(printf 'root=/dev/vda1 ro' | hexof)
+cmdline_sha=$(printf 'root=/dev/vda1 ro' | sha256sum | cut -d' ' -f1)
+echo "10 $zero ima-buf sha256:$cert_sha .ima $cert" >"$work/key.log"
+echo "10 $zero ima-buf sha256:$cmdline_sha kexec-cmdline $cmdline" >"$work/kexec.log"
+echo "10 $zero ima-buf sha256:$ed_sha .ima $ed" >"$work/ed.log"
+# bufcheck NAME LOG JQ-FILTER RC [FAIL-LINE]: attest check of LOG against rpm.json changed by
+# JQ-FILTER exits RC and prints FAIL-LINE (nothing when not given).
+bufcheck() {
+	local rc=0
+	jq "$3" "$work/rpm.json" >"$work/buf.json" || exit 99
+	"$IMASTREAM" attest check --policy "$work/buf.json" --log "$work/$2" >"$work/out" 2>"$work/err" || rc=$?
+	[ $rc = "$4" ] && [ "$(cat "$work/out")" = "${5:-}" ] ||
+		{ cat "$work/out" "$work/err"; fail "ima-buf, $1: exit $rc, not $4 ${5:+with \"$5\"}"; }
+}
+bufcheck "kexec-cmdline unlisted, every keyring ignored" kexec.log '.ima.ignored_keyrings = ["*"]' 1 \
+	"kexec-cmdline: FAIL: buffer not in the policy (sha256:$cmdline_sha)"
+bufcheck "kexec-cmdline in ignored_keyrings" kexec.log '.ima.ignored_keyrings = ["kexec-cmdline"]' 1 \
+	"kexec-cmdline: FAIL: buffer not in the policy (sha256:$cmdline_sha)"
+bufcheck "kexec-cmdline listed" kexec.log ".ima.ignored_keyrings = [\"*\"] | .\"ima-buf\" = {\"kexec-cmdline\": [\"$cmdline_sha\"]}" 0
+bufcheck "kexec-cmdline another digest" kexec.log ".\"ima-buf\" = {\"kexec-cmdline\": [\"$sha_a\"]}" 1 \
+	"kexec-cmdline: FAIL: buffer digest not in the policy (sha256:$cmdline_sha)"
+bufcheck "kexec-cmdline listed in keyrings, not ima-buf" kexec.log ".keyrings = {\"kexec-cmdline\": [\"$cmdline_sha\"]}" 1 \
+	"kexec-cmdline: FAIL: buffer not in the policy (sha256:$cmdline_sha)"
+bufcheck "kexec-cmdline excluded" kexec.log '.excludes = ["kexec-"]' 0
+grep -q '1 entries: 0 matched, 1 excluded' "$work/err" || { cat "$work/err"; fail "ima-buf: the exclude was not applied"; }
+bufcheck "key of an ignored keyring" key.log '.ima.ignored_keyrings = [".ima"]' 0
+grep -q '1 entries: 0 matched, 0 excluded, 1 ignored' "$work/err" || { cat "$work/err"; fail "ima-buf: the key was not ignored"; }
+bufcheck "key, every keyring ignored" key.log '.ima.ignored_keyrings = ["*"]' 0
+bufcheck "key of a keyring not ignored" key.log '.ima.ignored_keyrings = [".evm"]' 1 \
+	".ima: FAIL: keyring not in the policy (sha256:$cert_sha)"
+bufcheck "key listed in keyrings" key.log ".keyrings = {\".ima\": [\"$cert_sha\"]}" 0
+bufcheck "key listed in ima-buf, not keyrings" key.log ".\"ima-buf\" = {\".ima\": [\"$cert_sha\"]}" 1 \
+	".ima: FAIL: keyring not in the policy (sha256:$cert_sha)"
+bufcheck "an Ed25519 key, every keyring ignored" ed.log '.ima.ignored_keyrings = ["*"]' 1 \
+	".ima: FAIL: a key neither RSA nor EC (sha256:$ed_sha)"
+
 echo "== errors: one line each, and --output keeps the old file"
 echo "10 $zero ima-ng" >>"$work/good.log"
 rc=0

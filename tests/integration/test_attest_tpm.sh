@@ -178,6 +178,27 @@ open(sys.argv[2], "wb").write(out)
 EOF
 check "byte order" 1 "byte order" "$work/q-rsa" "$work/rsa/ak.pem" "$nonce" "$work/swapped"
 
+echo "== a --log that is no list: refused as without a quote, one line, exit 2"
+# The policy given twice and other text are said by what they are, in the same words with
+# a quote and without; a binary list is read with a quote (above).
+cp "$work/policy.json" "$work/notlog.json"
+printf 'hello\nworld\n' >"$work/notlog.txt"
+printf '10 not a list\n' >"$work/notlog.pcr"
+for what in json txt pcr; do
+	case $what in
+	json) want="notlog.json: a JSON file (a policy?), not an IMA measurement list" ;;
+	*) want="notlog.$what: not an IMA measurement list (its first line is no \"PCR TEMPLATE-HASH TEMPLATE ...\" entry)" ;;
+	esac
+	check "--log $what" 2 "imastream attest: $work/$want" "$work/q-rsa" "$work/rsa/ak.pem" "$nonce" \
+		"$work/notlog.$what"
+	mv "$work/err" "$work/err.quote"
+	rc=0
+	"$IMASTREAM" attest check --policy "$work/policy.json" --log "$work/notlog.$what" \
+		>/dev/null 2>"$work/err" || rc=$?
+	[ $rc = 2 ] && cmp -s "$work/err" "$work/err.quote" ||
+		bad "--log $what: exit $rc without a quote, or other words: $(cat "$work/err" "$work/err.quote")"
+done
+
 echo "== tampered quotes (tpm2_checkquote judges each too)"
 check "wrong nonce" 1 "quote nonce:" "$work/q-rsa" "$work/rsa/ak.pem" "$other_nonce" "$work/list/ascii"
 checkquote "wrong nonce" 1 "$work/q-rsa" "$work/rsa/ak.pem" "$other_nonce"
