@@ -213,7 +213,10 @@ check "another TPM, its own AK" 1 "boot_aggregate: entry 1: not the sha256" "$wo
 cp "$work/q-rsa.msg" "$work/q-flip.msg"
 cp "$work/q-rsa.sig" "$work/q-flip.sig"
 cp "$work/q-rsa.pcrs" "$work/q-flip.pcrs"
-printf '\x01' | dd of="$work/q-flip.msg" bs=1 seek=60 conv=notrunc status=none
+# Invert one byte (writing a fixed value would change nothing where the quote holds it already).
+byte=$(od -An -tu1 -j60 -N1 "$work/q-flip.msg" | tr -d ' ')
+printf "\\$(printf '%03o' $((byte ^ 255)))" | dd of="$work/q-flip.msg" bs=1 seek=60 conv=notrunc status=none
+cmp -s "$work/q-rsa.msg" "$work/q-flip.msg" && fail "the altered quote is the quote"
 check "altered quote" 1 "quote signature: does not verify" "$work/q-flip" "$work/rsa/ak.pem" "$nonce" \
 	"$work/list/ascii"
 checkquote "altered quote" 1 "$work/q-flip" "$work/rsa/ak.pem" "$nonce"
