@@ -13,6 +13,12 @@
 # two kernels covering every transaction between them, streaming, renames, the commit
 # and right after) or the long one (every point, on every kernel).
 cut_points() {
+	# IMASTREAM_LIVE_CUT_POINTS="KIND CLASS:N,...": these points instead, on every kernel
+	# (to run one point again, or to look at one case).
+	if [ -n "${IMASTREAM_LIVE_CUT_POINTS:-}" ]; then
+		echo "$IMASTREAM_LIVE_CUT_POINTS" | tr ',' '\n'
+		return
+	fi
 	if [ "$1" = short ]; then
 		if [ "$2" = 0 ]; then
 			printf '%s\n' "rpm write:30" "install rename:3" "recover unlink:6"
