@@ -176,7 +176,18 @@ cut_after() {
 	else
 		report "power-cut:wrong-named" PASS "$kind $point: $(wc -l </run/wrong) wrong, all named"
 	fi
-	check "power-cut:recover" "" sh -c 'imastream recover --root / && imastream recover --root / --rpmdb'
+	# A cut between the renames and the database commit leaves the new version's signed
+	# files unowned, and EVM keeps their portable signatures: recover says so and exits 1
+	# (the transaction again owns them); any other failure fails the check.
+	imastream recover --root / >/run/recover.out 2>&1 && imastream recover --root / --rpmdb >>/run/recover.out 2>&1
+	rc=$?
+	cat /run/recover.out
+	if [ $rc = 0 ] || { grep -q 'cannot be unlabelled: the kernel refuses' /run/recover.out &&
+		! grep ': cannot be ' /run/recover.out | grep -vq 'the kernel refuses .*run the transaction that left it again'; }; then
+		report "power-cut:recover" PASS "exit $rc: $(grep -c 'the kernel refuses' /run/recover.out) kept labelled by the kernel: $(tail -n 1 /run/recover.out)"
+	else
+		report "power-cut:recover" FAIL "exit $rc: $(tail -n 3 /run/recover.out)"
+	fi
 	check "power-cut:rerun" "" cut_rerun "$kind" "$ver"
 	check "power-cut:verify" "" sh -c 'imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima >/dev/null && imastream verify --root / --evm require --trust /etc/keys/ima'
 	if cut_wrong >/run/wrong.after && [ ! -s /run/wrong.after ]; then
