@@ -36,8 +36,10 @@ cut_pkg() { # KIND VER: the package file the transaction installs
 	esac
 }
 
+# --refresh: dnf keeps the repository's metadata on the disk across boots, and would
+# not see the next version in the same repository (the long set's second dnf cut).
 dnf_cut() {
-	dnf -y -q --repofrompath=cut,/run/repo --repo=cut --setopt=cut.gpgcheck=0 "$@"
+	dnf -y -q --refresh --repofrompath=cut,/run/repo --repo=cut --setopt=cut.gpgcheck=0 "$@"
 }
 
 # cut_run KIND VER: the transaction itself (what the preload is put on).
