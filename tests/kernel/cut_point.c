@@ -8,7 +8,8 @@
  *   xattr   a setxattr/fsetxattr/lsetxattr of security.*: labels, between the writes and
  *           the renames (relabel: its only writes)
  *   rename  a rename of anything: rpm's and install's commits, the record's rename
- *   unlink  an unlink/unlinkat: an upgrade's removals, recover's clean-up
+ *   unlink  an unlink/unlinkat below /usr or /etc: an upgrade's removals, recover's
+ *           clean-up (not the tools' lock and state files)
  *   db      a write(2)/pwrite(2)/fsync/fdatasync of rpm's sqlite database (rpmdb.sqlite
  *           and its -wal or -journal; not -shm, the index every reader writes) or
  *           imastream's state (var/lib/imastream): the commit
@@ -246,10 +247,33 @@ int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned i
 	return real_renameat2(fromfd, from, tofd, to, flags);
 }
 
+/* An unlink in the packages' trees (/usr, /etc): not a lock or state file of the tool. */
+static void unlink_event(int dirfd, const char *path)
+{
+	char full[600];
+
+	if (cut_class != C_UNLINK)
+		return;
+	if (path[0] == '/') {
+		snprintf(full, sizeof(full), "%s", path);
+	} else {
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(full, sizeof(full) - 2))
+				full[0] = '\0';
+		} else {
+			fd_path(dirfd, full, sizeof(full) - 2);
+		}
+		strncat(full, "/", sizeof(full) - strlen(full) - 1);
+		strncat(full, path, sizeof(full) - strlen(full) - 1);
+	}
+	if (strncmp(full, "/usr/", 5) == 0 || strncmp(full, "/etc/", 5) == 0)
+		event(C_UNLINK, full);
+}
+
 int unlink(const char *path)
 {
 	REAL(int, unlink, const char *);
-	event(C_UNLINK, path);
+	unlink_event(AT_FDCWD, path);
 	return real_unlink(path);
 }
 
@@ -257,7 +281,7 @@ int unlinkat(int dirfd, const char *path, int flags)
 {
 	REAL(int, unlinkat, int, const char *, int);
 	if (!(flags & AT_REMOVEDIR))
-		event(C_UNLINK, path);
+		unlink_event(dirfd, path);
 	return real_unlinkat(dirfd, path, flags);
 }
 
