@@ -181,7 +181,8 @@ cut_after() {
 	# A cut between the renames and the database commit leaves the new version's signed
 	# files unowned, and EVM keeps their portable signatures: recover says so and exits 1
 	# (the transaction again owns them); any other failure fails the check.
-	imastream recover --root / >/run/recover.out 2>&1 && imastream recover --root / --rpmdb >>/run/recover.out 2>&1
+	# --rpmdb: install's journal and temp files first, then rpm's leftovers.
+	imastream recover --root / --rpmdb >/run/recover.out 2>&1
 	rc=$?
 	cat /run/recover.out
 	if [ $rc = 0 ] || { grep -q 'cannot be unlabelled: the kernel refuses' /run/recover.out &&
