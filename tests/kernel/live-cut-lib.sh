@@ -181,8 +181,10 @@ cut_after() {
 	# A cut between the renames and the database commit leaves the new version's signed
 	# files unowned, and EVM keeps their portable signatures: recover says so and exits 1
 	# (the transaction again owns them); any other failure fails the check.
-	# --rpmdb: install's journal and temp files first, then rpm's leftovers.
-	imastream recover --root / --rpmdb >/run/recover.out 2>&1
+	# --rpmdb: install's journal and temp files first, then rpm's leftovers; --trust: an
+	# rpm temp file of a path new in the cut version (beside no package's file) is rpm's
+	# only if its signature verifies, else it is kept (and EVM keeps its labels).
+	imastream recover --root / --rpmdb --trust /etc/keys/ima >/run/recover.out 2>&1
 	rc=$?
 	cat /run/recover.out
 	if [ $rc = 0 ] || { grep -q 'cannot be unlabelled: the kernel refuses' /run/recover.out &&
