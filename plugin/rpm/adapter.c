@@ -63,8 +63,6 @@ struct adapter {
 	bool rpm_sets_owner;
 	/* %_imastream_sync file, and rpm's %_flush_io unset: fsync before the rename. */
 	bool sync_files;
-	/* %_imastream_sync file, and rpm's %_flush_io unset: fsync before the rename. */
-	bool sync_files;
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
