@@ -167,6 +167,13 @@ static void orphan_fixed(void *arg, const struct imastream_orphan *f)
 			       f->kind == IMASTREAM_ORPHAN_INSTALL_TEMP ?
 				       "would be removed once its writer is gone" :
 				       "would be unlabelled");
+	} else if (f->fixed == -EPERM && f->kind != IMASTREAM_ORPHAN_RPM_TEMP) {
+		/* Found by power cuts of an rpm -U between its renames and its database commit. */
+		cli_say("recover",
+			"%s: %s: cannot be unlabelled: the kernel refuses (EVM keeps a portable "
+			"signature, or the file is immutable): run the transaction that left it "
+			"again, or remove the file",
+			f->path, cli_orphan_kind(f->kind));
 	} else if (f->fixed < 0) {
 		cli_say("recover", "%s: %s: cannot be %s: %s", f->path, cli_orphan_kind(f->kind),
 			f->kind == IMASTREAM_ORPHAN_RPM_TEMP ? "removed" : "unlabelled",

@@ -13,6 +13,10 @@
  * verity while a writer is open).  rpm has renamed the file by then and ignores the
  * hook's result: a file whose verity cannot be enabled keeps its sigv3 without verity,
  * which a digest_type=verity policy refuses to run (fail closed); the error is logged.
+ * %_imastream_sync file (the default): a labelled file is fsync'ed in fsm_file_prepare,
+ * after its labels and before rpm renames it, so that a power cut never leaves a signed
+ * file at its final name whose content did not reach the disk (rpm syncs nothing unless
+ * %_flush_io is set; when it is, rpm's own fsync after this hook does the same job).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +61,8 @@ struct adapter {
 	bool take_over; /* %_imastream_take_over: rpm takes over what imastream installed */
 	/* rpm runs as root, so it chowns every file to its header owner. */
 	bool rpm_sets_owner;
+	/* %_imastream_sync file, and rpm's %_flush_io unset: fsync before the rename. */
+	bool sync_files;
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
@@ -140,8 +146,8 @@ static int read_macros(struct adapter *a)
 	return err;
 }
 
-/* Not keys, but ours: the file to read, and one owner per package. */
-static const char *const adapter_macros[] = { "config", "take_over", NULL };
+/* Not keys, but ours: the file to read, one owner per package, durability. */
+static const char *const adapter_macros[] = { "config", "take_over", "sync", NULL };
 
 static bool known_key(const char *key)
 {
@@ -222,6 +228,34 @@ static int read_opts(struct adapter *a, const char *opts)
 }
 
 /*
+ * %_imastream_sync: file (unset: the default) or none.  Not a chain key: only rpm
+ * renames files the chain labelled without syncing them (imastream install has --sync).
+ */
+static int read_sync(struct adapter *a)
+{
+	char *v;
+	int err = 0;
+
+	a->sync_files = true;
+	if (!macro_defined("_imastream_sync"))
+		goto flush_io;
+	v = rpmExpand("%{_imastream_sync}", NULL);
+	if (!v)
+		return -ENOMEM;
+	if (strcmp(v, "none") == 0)
+		a->sync_files = false;
+	else if (strcmp(v, "file") != 0)
+		err = ims_err(&a->log, -EINVAL, "macro %%_imastream_sync: '%s' is not file or none",
+			      v);
+	free(v);
+flush_io:
+	/* rpm fsyncs every file itself, right after fsm_file_prepare: once is enough. */
+	if (a->sync_files && rpmExpandNumeric("%{?_flush_io}") > 0)
+		a->sync_files = false;
+	return err;
+}
+
+/*
  * The file first: %_imastream_config names it (it must then exist; defined empty, none is
  * read), else the installed one is read when it exists.  Read at init, before rpm enters
  * --root: the host's file, as rpm's own configuration.  Then macros, then options.
@@ -245,6 +279,8 @@ static int configure(struct adapter *a, rpmPlugin plugin)
 		err = read_macros(a);
 	if (!err)
 		err = read_opts(a, rpmPluginOpts(plugin));
+	if (!err)
+		err = read_sync(a);
 	return err;
 }
 
@@ -730,6 +766,10 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 	take_known_digest(a, af, fi, op);
 	take_pkg_sig(af, fi);
 	err = imastream_chain_file_closed(a->chain, &af->f);
+	/* Content and labels on the disk before the rename that gives them the final name. */
+	if (!err && a->sync_files && fd >= 0 && S_ISREG(af->f.mode) && fsync(fd))
+		err = ims_err(&a->log, -errno, "%s: fsync: %m (%s)", af->f.path,
+			      a->nevra ? a->nevra : "?");
 	/* rpm closes its fd after this hook: never keep it, nor its file set's bytes. */
 	af->f.fd = -1;
 	af->f.pkg_sig = NULL;

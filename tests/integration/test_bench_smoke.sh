@@ -48,6 +48,7 @@ export IMASTREAM_BENCH_MB=4 IMASTREAM_BENCH_SMALL=50 IMASTREAM_BENCH_RUNS=1
 run bench_install.sh ' x[0-9.]+ of ours$'
 run bench_install_chain.sh 'ours/limit x[0-9.]+'
 run bench_install_sync.sh '^ +--sync file +[0-9.]+ s +x[0-9.]+'
+run bench_rpm_sync.sh '^ +imastream.so, %_imastream_sync file +[0-9.]+ s +x[0-9.]+ of rpm'
 # An installed root of one big file and rpm's 5,000 small ones, one round.
 export BENCH_BIG_FILES=1 BENCH_ROUNDS=1
 run bench_relabel.sh 'verify --rpmdb / rpm -Va +[0-9.]+x'

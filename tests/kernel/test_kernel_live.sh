@@ -18,11 +18,13 @@
 #            renames (one file still under its temp name) and killed (kill -9)
 #   killed   ima_appraise=enforce: the new program runs with the old library, verify
 #            --rpmdb names the temp file and the two half-installed files, imastream
-#            recover --rpmdb removes the temp file, rpm -U to 4 again; then rpm -U to 5
-#            stopped before its first rename, one temp file written to the disk
-#            (fsync), the machine powered off without a sync (busybox poweroff -n -f)
-#   cut      ima_appraise=enforce: version 4 runs, what reached the disk is named and
-#            recovered the same way, rpm -U to 5 again
+#            recover --rpmdb removes the temp file, rpm -U to 4 again, then to 5; the
+#            power-cut packages' version 0 (rpm, imastream install)
+#   cutN     ima_appraise=enforce: power cuts (live-cuts.sh, live-cut-lib.sh): each boot
+#            judges what the last cut left (every wrong file named by verify), mends it
+#            (recover, the transaction again), then starts the next transaction, which
+#            cut_point.c stops at its point while the host kills qemu (SIGKILL: the
+#            guest's page cache is lost); IMASTREAM_LIVE_CUTS=long for every point
 #   rotate   ima_appraise=fix evm=fix: a second key enrolled beside the first
 #            (ima-rollout setup), "ima-rollout label --trust NEW" signs again what the
 #            new certificate does not verify, the old certificate is retired
@@ -78,6 +80,31 @@ mkdir -p "$tmp/pkgs" && cp "$tmp"/rpmbuild/RPMS/*/*.rpm "$tmp/pkgs/" || error "n
 # rpm stopped between writing its temp files and renaming them (kill-reboot-recover).
 gcc -shared -fPIC -O2 -o "$tmp/rpm-stop.so" "$srcdir/tests/integration/rpm_stop_at_commit.c" -ldl ||
 	error "cannot build the rpm stop preload"
+# Power cuts (power-cut): the points (live-cuts.sh), the preload that stops a
+# transaction at one and tells the host, and the packages, version 0 installed first,
+# then one version per cut.
+# shellcheck source=tests/kernel/live-cuts.sh
+. "$kdir/live-cuts.sh"
+case ${IMASTREAM_LIVE_CUTS:-short} in
+short | long) cuts=${IMASTREAM_LIVE_CUTS:-short} ;;
+*) error "IMASTREAM_LIVE_CUTS=$IMASTREAM_LIVE_CUTS: unknown (short or long)" ;;
+esac
+# IMASTREAM_LIVE_SYNC=none: the cuts run with %_imastream_sync none and install --sync
+# none, to count the labelled files a cut leaves short without them.
+case ${IMASTREAM_LIVE_SYNC:-} in
+'' | none) ;;
+*) error "IMASTREAM_LIVE_SYNC=$IMASTREAM_LIVE_SYNC: unknown (none)" ;;
+esac
+gcc -shared -fPIC -O2 -o "$tmp/cut-point.so" "$kdir/cut_point.c" -ldl || error "cannot build cut_point.c"
+ncuts=$(for k in 0 1; do cut_points "$cuts" $k; done | awk 'END { print NR }')
+mkdir -p "$tmp/cutpkgs" || exit 99
+for v in $(seq 0 "$ncuts"); do
+	for p in imastream-cut imastream-cutinst; do
+		rpmbuild -bb --quiet --define "_topdir $tmp/rpmbuild-cut" --define "ver $v" --define "pkg $p" \
+			"$kdir/cut.rpmspec" >"$tmp/rpmbuild.log" 2>&1 || { cat "$tmp/rpmbuild.log"; error "rpmbuild of cut.rpmspec failed"; }
+	done
+done
+cp "$tmp"/rpmbuild-cut/RPMS/noarch/*.rpm "$tmp/cutpkgs/" || error "no cut packages built"
 # IMASTREAM_LIVE_BREAK=plugin-off: the first rpm -U runs with --noplugins, so that the
 # test fails and says which file the kernel refused.
 case ${IMASTREAM_LIVE_BREAK:-} in
@@ -117,33 +144,54 @@ make_initramfs() {
 
 # boot NAME ARGS: boots $kernel on $disk with the job $tmp/job-NAME/job.sh (plus the
 # guest helpers), kernel command line IMA arguments ARGS; the results port goes to
-# $tmp/NAME.results, the console to $tmp/NAME.console. Returns 0 when the job ran to
-# its end (DONE), 1 otherwise. Prints the boot's time and the system's boot time.
+# $tmp/NAME.results, the console to $tmp/NAME.console. The third serial port is the
+# power-cut port: when a line "CUT ..." comes on it (cut_point.c, live-cut-lib.sh), qemu
+# is killed at once (SIGKILL: what the guest had not written to its disk is lost; the
+# disk is cache=writeback, so what it had written is kept, as a disk with a write cache
+# that was flushed), and cut_line holds the line. Returns 0 when the job ran to its end
+# (DONE) or was cut, 1 otherwise. Prints the boot's time and the system's boot time.
 boot() {
-	local name=$1 args=$2 job=$tmp/job-$1 start rc
+	local name=$1 args=$2 job=$tmp/job-${boot_job:-$1} start rc="" line cfd
 	cp "$kdir/guest-lib.sh" "$srcdir/scripts/ima-rollout" "$job/" || return 1
 	tar -C "$job" -cf "$tmp/job.tar" . || return 1
 	start=$(date +%s)
-	timeout --kill-after=10 1200 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
-		-nographic -nodefaults -no-reboot -monitor none \
-		-serial "file:$tmp/$name.console" -serial "file:$tmp/$name.raw" \
-		-kernel "$kernel" -initrd "$tmp/initramfs-$tag" \
-		-append "console=ttyS0 panic=-1 loglevel=4 $args" \
-		-drive "file=$disk,format=raw,if=virtio" \
-		-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" </dev/null >"$tmp/$name.qemu" 2>&1
-	rc=$?
+	cut_line=""
+	rm -f "$tmp/cut.in" "$tmp/cut.out" "$tmp/qemu.pid" && mkfifo "$tmp/cut.in" "$tmp/cut.out" || return 1
+	# Held open read-write, so that neither qemu nor this shell blocks in open.
+	exec {cfd}<>"$tmp/cut.out"
+	(
+		timeout --kill-after=10 1200 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
+			-nographic -nodefaults -no-reboot -monitor none -pidfile "$tmp/qemu.pid" \
+			-serial "file:$tmp/$name.console" -serial "file:$tmp/$name.raw" -serial "pipe:$tmp/cut" \
+			-kernel "$kernel" -initrd "$tmp/initramfs-$tag" \
+			-append "console=ttyS0 panic=-1 loglevel=4 $args" \
+			-drive "file=$disk,format=raw,if=virtio,cache=writeback" \
+			-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" </dev/null >"$tmp/$name.qemu" 2>&1
+		echo "EXIT $?" >"$tmp/cut.out"
+	) 2>/dev/null & # (no "Killed" line from this shell: a cut is no error)
+	while read -r -u "$cfd" line; do
+		line=${line%$'\r'}
+		case $line in
+		CUT\ *)
+			[ -n "$cut_line" ] || { cut_line=${line#CUT }; kill -KILL "$(cat "$tmp/qemu.pid")"; } ;;
+		EXIT\ *) rc=${line#EXIT }; break ;;
+		esac
+	done
+	exec {cfd}<&-
+	wait
 	tr -d '\r' <"$tmp/$name.raw" >"$tmp/$name.results"
 	grep '^CHECK ' "$tmp/$name.results" | sed "s/^CHECK /CHECK $tag:/"
 	echo "test_kernel_live: $tag $name boot ($args): $(($(date +%s) - start)) s," \
-		"system up at $(sed -n 's/^BOOTED //p' "$tmp/$name.results") s"
+		"system up at $(sed -n 's/^BOOTED //p' "$tmp/$name.results") s${cut_line:+, cut at $cut_line}"
 	grep -h '^FIGURE ' "$tmp/$name.results" | sed "s/^FIGURE /test_kernel_live: $tag figure: /"
-	if [ $rc != 0 ] || ! grep -q '^DONE' "$tmp/$name.results"; then
+	cat "$tmp/$name.results" >>"$tmp/results-$tag"
+	[ -z "$cut_line" ] || return 0
+	if [ "$rc" != 0 ] || ! grep -q '^DONE' "$tmp/$name.results"; then
 		echo "test_kernel_live: $tag $name: the job did not finish (qemu exit $rc); console tail:"
 		sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$tmp/$name.console" | tail -n 25
 		cp "$tmp/$name.console" "./test_kernel_live-$tag-$name.console.log" 2>/dev/null
 		return 1
 	fi
-	cat "$tmp/$name.results" >>"$tmp/results-$tag"
 }
 
 # job NAME: a job folder with job.sh from standard input.
@@ -360,31 +408,19 @@ temps_named kill-reboot-recover:killed-recovered 0 /etc/live.conf /usr/bin/live-
 check kill-reboot-recover:killed-rerun "" rpm -U ./imastream-live-4-1.x86_64.rpm
 check kill-reboot-recover:killed-rerun-runs "live 4" live-hello
 check kill-reboot-recover:killed-rerun-verify "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
-# Power cut: what came before is on the disk; version 5's temp files are written,
-# rpm is stopped before renaming them, the program's temp file has reached the disk
-# (as the kernel's writeback might have done), and the machine stops without a sync.
-sync
-rpm_stop kill-reboot-recover:cut-stopped 0 ./imastream-live-5-1.x86_64.rpm
-check kill-reboot-recover:cut-written "live-hello;" sh -c 'sync /usr/bin/live-hello\;* && ls /usr/bin/live-hello\;*'
-echo DONE >&3
-# stty sets the port with TCSADRAIN: the results have left before the power goes.
-stty -F /dev/ttyS1 raw -echo
-busybox poweroff -n -f
+check kill-reboot-recover:upgrade-5 "live 5" sh -c 'rpm -U ./imastream-live-5-1.x86_64.rpm && live-hello'
+# What the power cuts start from: the cut packages' version 0, by rpm and by install.
+check power-cut:install-0-rpm "imastream-cut 0" sh -c 'rpm -U ./imastream-cut-0-1.noarch.rpm && imastream-cut'
+check power-cut:install-0-install "imastream-cutinst 0" sh -c 'imastream install --root / --mode sign --evm portable --key /etc/keys/imastream/ima.key --cert /etc/keys/imastream/ima.crt --allow-unsigned --quiet ./imastream-cutinst-0-1.noarch.rpm && imastream-cutinst'
 JOB
-# The boot after the power cut (enforce): version 4 runs; version 5's temp files that
-# reached the disk (the program's at least) are named and removed, the upgrade is run
-# again.
-job cut <<'JOB'
+# A power-cut boot: after the last cut, what is wrong is named, then made whole; then
+# the next transaction, stopped at its point while the host kills qemu (live-cut-lib.sh).
+job powercut <<'JOB'
 . ./live-lib.sh
-check kill-reboot-recover:cut-runs "live 4" live-hello
-check kill-reboot-recover:cut-db "imastream-live-4" rpm -q imastream-live
-temps_named kill-reboot-recover:cut-verify-names 1
-check kill-reboot-recover:cut-recover "" imastream recover --root / --rpmdb
-check kill-reboot-recover:cut-recovered "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
-check kill-reboot-recover:cut-rerun "" rpm -U ./imastream-live-5-1.x86_64.rpm
-check kill-reboot-recover:cut-rerun-runs "live 5" live-hello
-check kill-reboot-recover:cut-rerun-verify "" imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima
-check kill-reboot-recover:cut-no-temp-files "" sh -c '! find /usr /etc -xdev -type f -name "*;*" | grep .'
+. ./live-cut-lib.sh
+read -r pk pv pp nk nv np <./cut.plan
+[ "$pk" = - ] || cut_after "$pk" "$pv" "$pp"
+[ "$nk" = - ] || cut_start "$nk" "$nv" "$np"
 JOB
 # Key rotation: a new key is enrolled beside the old one, the system signed again in
 # place in a fix boot (only what the new certificate does not verify), the old
@@ -438,7 +474,7 @@ JOB
 # ---------- per kernel ----------
 mapfile -t kernels < <(kernel_list)
 [ ${#kernels[@]} -gt 0 ] || skip "no kernel to boot"
-fails=0 booted=0
+fails=0 booted=0 kernel_index=0
 for kernel in "${kernels[@]}"; do
 	tag=$(kernel_tag "$kernel")
 	kver=${kernel##*/vmlinuz-}
@@ -450,12 +486,15 @@ for kernel in "${kernels[@]}"; do
 	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
 		-subj "/CN=live $tag" -addext subjectKeyIdentifier=hash \
 		-keyout "$tmp/ima.key" -out "$tmp/ima.crt" >/dev/null 2>&1) || error "openssl req failed"
-	for j in setup live killed cut; do cp "$tmp"/pkgs/* "$tmp/job-$j/"; done
+	for j in setup live killed; do cp "$tmp"/pkgs/* "$tmp/job-$j/"; done
+	cp "$tmp"/cutpkgs/*-0-1.noarch.rpm "$tmp/job-killed/" &&
+		cp "$tmp"/cutpkgs/*.rpm "$tmp/rpm-stop.so" "$tmp/cut-point.so" "$kdir/live-cut-lib.sh" "$tmp/job-powercut/" &&
+		echo "${IMASTREAM_LIVE_SYNC:-}" >"$tmp/job-powercut/sync" || exit 99
 	cp "$tmp/rpm-stop.so" "$tmp/job-live/" && cp "$tmp/rpm-stop.so" "$tmp/job-killed/" &&
 		echo "${IMASTREAM_LIVE_BREAK:-}" >"$tmp/job-live/break" || exit 99
 	cp "$tmp/ima.key" "$tmp/ima.crt" "$tmp/job-setup/" &&
 		cp "$srcdir/docs/ima-policy-exec" "$tmp/job-setup/ima-policy" || exit 99
-	for j in setup label live killed cut rotate rotated tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
+	for j in setup label live killed powercut rotate rotated tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
 	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
 		-subj "/CN=live $tag rotated" -addext subjectKeyIdentifier=hash \
 		-keyout "$tmp/job-rotate/new.key" -out "$tmp/job-rotate/new.crt" >/dev/null 2>&1) ||
@@ -470,16 +509,17 @@ for kernel in "${kernels[@]}"; do
 		boot label "ima_appraise=fix evm=fix ima_template=ima-sig" &&
 		boot live "ima_appraise=enforce ima_template=ima-sig" &&
 		boot killed "ima_appraise=enforce ima_template=ima-sig" &&
-		boot cut "ima_appraise=enforce ima_template=ima-sig" &&
+		power_cuts "ima_appraise=enforce ima_template=ima-sig" &&
 		boot rotate "ima_appraise=fix evm=fix ima_template=ima-sig" &&
 		boot rotated "ima_appraise=enforce ima_template=ima-sig" &&
 		tamper_disk /usr/bin/live-hello &&
 		boot tamper "ima_appraise=enforce ima_template=ima-sig" &&
 		boot measure "ima_appraise=log ima_template=ima-sig"
-	for s in rollout rpm-upgrade running-program-replaced plugin-upgraded dnf-upgrade kill-reboot-recover key-rotation attest tamper-refused; do
+	for s in rollout rpm-upgrade running-program-replaced plugin-upgraded dnf-upgrade kill-reboot-recover power-cut key-rotation attest tamper-refused; do
 		stage "$s"
 	done
 	rm -f "$disk"
+	kernel_index=$((kernel_index + 1))
 done
 echo "test_kernel_live: $booted kernel(s), $fails failed stage(s), $(($(date +%s) - t0)) s"
 [ $fails = 0 ]
