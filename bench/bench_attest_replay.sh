@@ -11,9 +11,9 @@
 #   ours     imastream attest check --quote ... (the quote verified, then the replay)
 #   keylime  tpm_util.checkquote() then ima.process_measurement_list() of keylime's
 #            source, in one Python process, timed inside it (its start-up excluded)
-# keylime runs only with KEYLIME_SRC=DIR, a checkout of github.com/keylime/keylime (its
-# code is not part of this repository; its Python dependencies must import: add what
-# is missing to PYTHONPATH); without it, our figure alone is printed and why.
+# keylime runs only with KEYLIME_SRC=DIR, a checkout of keylime's public source
+# (keylime/keylime; its code is not part of this repository; its Python dependencies must
+# import: add what is missing to PYTHONPATH); without it, our figure alone is printed and why.
 set -euo pipefail
 
 : "${top_builddir:?run through make bench-attest}"
