@@ -127,26 +127,20 @@ static bool digest(EVP_MD_CTX *ctx, const EVP_MD *md, const void *a, size_t alen
 	       (!b || EVP_DigestUpdate(ctx, b, blen)) && EVP_DigestFinal_ex(ctx, out, NULL);
 }
 
-/* The kernel's boot_aggregate: the hash of PCRs 0-7 (sha1) or 0-9 (other banks) of its bank. */
-static int check_boot_aggregate(struct attest_replay *r, const struct attest_measurement *m,
-				char *why, size_t whylen)
+/*
+ * The kernel's boot_aggregate: the hash of PCRs 0-7 (sha1) or 0-9 (other banks) of its bank.
+ * r->e points into the parsed copy of the line, which lives until the check is done.
+ */
+static int check_parsed_boot_aggregate(struct attest_replay *r, const struct attest_measurement *m,
+				       char *why, size_t whylen)
 {
 	const struct imastream_hash_info *h;
 	const struct attest_bank *b = NULL;
-	const char *err;
-	char *copy = strdup(m->line);
 	unsigned int last;
 	uint8_t want[IMASTREAM_HASH_MAX_DIGEST];
 	EVP_MD_CTX *ctx;
 	bool ok;
 
-	if (!copy)
-		return -ENOMEM;
-	if (attest_parse_line(copy, &r->e, &err) || strcmp(r->e.name, "boot_aggregate")) {
-		free(copy);
-		return 0; /* not the kernel's boot_aggregate; the policy judges the line */
-	}
-	free(copy);
 	h = imastream_hash_by_algo(r->e.hash_algo);
 	last = r->e.hash_algo == IMASTREAM_HASH_SHA1 ? 7 : 9;
 	for (unsigned int i = 0; i < r->q->nbanks && !b; i++)
@@ -174,6 +168,22 @@ static int check_boot_aggregate(struct attest_replay *r, const struct attest_mea
 			   m->index, h->name, last);
 	r->boot_aggregate = true;
 	return 0;
+}
+
+static int check_boot_aggregate(struct attest_replay *r, const struct attest_measurement *m,
+				char *why, size_t whylen)
+{
+	const char *err;
+	char *copy = strdup(m->line);
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	/* Not the kernel's boot_aggregate: the policy judges the line. */
+	if (!attest_parse_line(copy, &r->e, &err) && !strcmp(r->e.name, "boot_aggregate"))
+		ret = check_parsed_boot_aggregate(r, m, why, whylen);
+	free(copy);
+	return ret;
 }
 
 bool attest_replay_boot_aggregate_checked(const struct attest_replay *r)

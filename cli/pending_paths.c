@@ -70,7 +70,8 @@ int cli_pending_paths_load(struct cli_pending_paths *s, const char *root)
 	err = imastream_pending_foreach(root, add, s, &cli_log);
 	if (err == -ENOMEM)
 		cli_say("verify", "out of memory");
-	qsort(s->paths, s->n, sizeof(*s->paths), by_path);
+	if (s->n)
+		qsort(s->paths, s->n, sizeof(*s->paths), by_path);
 	return err;
 }
 

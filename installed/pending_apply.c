@@ -108,7 +108,8 @@ static int list_dir(int dirfd, char ***names_ret, size_t *n)
 		(*n)++;
 	}
 	closedir(d);
-	qsort(names, *n, sizeof(*names), by_name);
+	if (*n)
+		qsort(names, *n, sizeof(*names), by_name);
 	*names_ret = names;
 	return 0;
 nomem:
