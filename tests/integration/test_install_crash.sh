@@ -174,7 +174,8 @@ for i in 1 2 3 4; do
 	kill_in_renames "$root" "$work/killed.err" "$pkg" ||
 		fail "rename kill $i ($how): no journal after the stop before rename $killed_at: $(cat "$work/killed.err")"
 	landed=$((landed + 1))
-	new=$(grep -rlx --exclude=".imastream-tmp-*" "$ver [0-9]* [0-9]*" "$root/opt/crash" 2>/dev/null | wc -l)
+	# grep finds no file when the stop came before the first small file's rename (exit 1).
+	new=$({ grep -rlx --exclude=".imastream-tmp-*" "$ver [0-9]* [0-9]*" "$root/opt/crash" 2>/dev/null || true; } | wc -l)
 	echo "rename kill $i ($how) before rename $killed_at: $new of 1000 small files renamed"
 	"$IMASTREAM" verify --root "$root" >"$work/verify.out" 2>&1 && fail "rename kill $i: verify passed with a journal"
 	[ "$(wc -l <"$work/verify.out")" = 1 ] && grep -q "interrupted transaction: run imastream recover" "$work/verify.out" ||
