@@ -70,6 +70,8 @@ static const struct cli_use verify_options[] = {
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
 			  "(the chain had the selinux plugin with a policy); auto\n"
 			  "(default): required when SELinux is enabled here; none" },
+	{ CLI_OPT_NOCONFIG, "with --rpmdb: leave %config files out, as rpm -V\n"
+			    "--noconfig does" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
 	{ CLI_OPT_APPRAISE_TYPE, "imasig: fail what an IMA policy rule with\n"
 				 "appraise_type=imasig refuses: a digest alone (an IMA\n"
@@ -95,7 +97,7 @@ static const struct cli_spec verify_spec = {
 	"                        [--evm auto|require|none]\n"
 	"       imastream verify --root DIR --rpmdb [--format text|json] [--trust ...]\n"
 	"                        [--xattr-user] [--evm auto|require|none]\n"
-	"                        [--labels auto|require|none] [PACKAGE...]\n"
+	"                        [--labels auto|require|none] [--noconfig] [PACKAGE...]\n"
 	"\n"
 	"Checks each regular file's security.ima (a digest: compared with the content;\n"
 	"an IMA signature: verified over the content digest; an fs-verity signature,\n"
@@ -116,9 +118,13 @@ static const struct cli_spec verify_spec = {
 	"does not verify reads 'content changed or bad signature': ECDSA cannot tell the\n"
 	"two apart.\n"
 	"With -r, a progress line on a terminal and a summary on stderr.\n"
-	"With --rpmdb, a file that differs from its header is a failure too ('differs\n"
-	"from its header (..5......)' with rpm -V's letters, 'missing'), and only\n"
-	"failures are printed, then a total on stderr. Without PACKAGE, the\n"
+	"With --rpmdb, every file, directory and symlink of the packages (not %ghost)\n"
+	"is compared with its header as rpm -V does, and one that differs is a failure\n"
+	"too ('differs from its header (S.5....T. c)': rpm -V's letters S M 5 D L U G T\n"
+	"P, '.' passed, '?' could not be read, then rpm's marker, c for %config;\n"
+	"'missing (c)'). A %config file whose size, digest or mtime alone changed is\n"
+	"an administrator's edit, not a failure: 'PATH: CONFIG: edited (S.5....T. c)'.\n"
+	"Only those lines are printed, then a total on stderr. Without PACKAGE, the\n"
 	"directories of the packages are searched for labelled files no package owns:\n"
 	"'PATH: FAIL: an rpm temp file of a transaction that did not end, labelled\n"
 	"(...)' or 'a file no installed package owns'.\n"
@@ -133,7 +139,9 @@ static const struct cli_spec verify_spec = {
 	"recover', and no file is checked.\n"
 	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or\n"
 	"the record is malformed, or a transaction was interrupted), 2 for a usage error\n"
-	"or a trust store that cannot be loaded.\n",
+	"or a trust store that cannot be loaded; with --rpmdb, 3 if nothing failed but\n"
+	"labels are pending (PENDING lines), 4 if nothing failed but %config files\n"
+	"were edited (CONFIG lines).\n",
 };
 
 /* What security.ima holds, in the words of each verdict; NULL when nothing decoded. */
@@ -568,9 +576,12 @@ struct rpmdb_job {
 	struct verify_job judged; /* its evm and appraise, for imasig_refusal() */
 	bool json;
 	bool user;
-	unsigned long checked, failed, orphans, pending;
+	unsigned long checked, failed, orphans, pending, config_edited;
 	struct cli_pending_paths pending_paths; /* a rootless build's labels not yet written */
 };
+
+/* --rpmdb's exit status when nothing failed but an administrator edited %config files. */
+#define CLI_CONFIG_EDITED 4
 
 /* A JSON string: quotes, backslashes and control bytes escaped (other bytes as they are). */
 static void json_string(FILE *out, const char *s)
@@ -627,7 +638,10 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	const char *path = f->path; /* as the root's own system names it (imastream(1), PATHS) */
 	char content[160], why[640] = "";
 	const char *refusal;
-	bool ok;
+	/* rpm -V's marker after the letters: c for %config (' ' prints nothing here). */
+	bool marked = f->marker != ' ' && f->marker;
+	const char mark[2] = { marked ? f->marker : 0, 0 };
+	bool ok, edited = f->state == IMASTREAM_AUDIT_CONFIG_EDITED;
 
 	job->checked++;
 	switch (f->state) {
@@ -635,19 +649,26 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		snprintf(content, sizeof(content), "ok");
 		break;
 	case IMASTREAM_AUDIT_MISSING:
-		snprintf(content, sizeof(content), "missing");
+		snprintf(content, sizeof(content), "missing%s%s%s", marked ? " (" : "", mark,
+			 marked ? ")" : "");
 		break;
 	case IMASTREAM_AUDIT_MODIFIED:
-		snprintf(content, sizeof(content), "differs from its header (%s%s%s)", f->letters,
-			 f->why ? ", " : "", f->why ? f->why : "");
+	case IMASTREAM_AUDIT_CONFIG_EDITED:
+		snprintf(content, sizeof(content), "%s (%s%s%s%s%s)",
+			 f->state == IMASTREAM_AUDIT_MODIFIED ? "differs from its header" :
+								"edited",
+			 f->letters, marked ? " " : "", mark, f->why ? ", " : "",
+			 f->why ? f->why : "");
 		break;
 	default:
 		snprintf(content, sizeof(content), "cannot be read (%s)", f->why ? f->why : "?");
 	}
 	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
-	ok = f->state == IMASTREAM_AUDIT_INTACT && f->verified &&
-	     r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
-	     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING;
+	/* A directory or symlink has no security.ima: its metadata is all rpm -V checks. */
+	ok = f->state == IMASTREAM_AUDIT_INTACT &&
+	     (!f->regular ||
+	      (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
+	       !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING));
 	/*
 	 * Labels pending, content as the header says (the owner may still be the ids the
 	 * build's namespace mapped, which the apply corrects): not a failure yet.
@@ -670,7 +691,10 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		}
 		return;
 	}
-	if (!ok)
+	/* An edit of a %config file is the administrator's: its own status, not a failure. */
+	if (edited)
+		job->config_edited++;
+	else if (!ok)
 		job->failed++;
 	if (job->json) {
 		char ima[256] = "", evm[256] = "";
@@ -683,11 +707,15 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		json_string(stdout, f->package);
 		fputs(",\"path\":", stdout);
 		json_string(stdout, path);
-		printf(",\"config\":%s,\"result\":\"%s\",\"content\":", f->config ? "true" : "false",
-		       ok ? "ok" : "fail");
+		printf(",\"config\":%s,\"result\":\"%s\",\"content\":",
+		       f->config ? "true" : "false",
+		       edited ? "config-edited" :
+		       ok     ? "ok" :
+				"fail");
 		json_string(stdout, content);
 		fputs(",\"rpm\":", stdout);
 		json_string(stdout, f->state == IMASTREAM_AUDIT_MISSING ? "missing" : f->letters);
+		printf(",\"marker\":\"%c\"", marked ? f->marker : ' ');
 		fputs(",\"ima\":", stdout);
 		if (f->verified)
 			json_string(stdout, refusal ? refusal : ima);
@@ -716,6 +744,13 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	}
 	if (ok)
 		return;
+	if (edited) {
+		char verdict[sizeof(content) + 8];
+
+		snprintf(verdict, sizeof(verdict), "CONFIG: %s", content);
+		print_verdict(path, verdict, f->package);
+		return;
+	}
 	if (f->state != IMASTREAM_AUDIT_INTACT)
 		snprintf(why, sizeof(why), "%s", content);
 	if (f->verified && r->ima.result != IMASTREAM_VERIFY_OK)
@@ -840,7 +875,13 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 			"%lu files have labels pending from a rootless build: apply them as real "
 			"root with: imastream relabel --pending --root %s",
 			job.pending, root);
-	ret = job.failed || job.orphans ? CLI_FAILED : job.pending ? CLI_PENDING : CLI_OK;
+	if (job.config_edited && !json)
+		cli_say("verify", "%s: %lu %%config files edited since install", root_abs,
+			job.config_edited);
+	ret = job.failed || job.orphans ? CLI_FAILED :
+	      job.pending		? CLI_PENDING :
+	      job.config_edited		? CLI_CONFIG_EDITED :
+					  CLI_OK;
 out:
 	cli_pending_paths_free(&job.pending_paths);
 	imastream_verifier_free(v);
@@ -887,7 +928,7 @@ int cmd_verify(int argc, char **argv)
 	struct verify_job job = { .evm = EVM_AUTO };
 	struct imastream_trust *trust = NULL;
 	const char *trust_paths[64], *root = NULL;
-	bool evm_given = false, rpmdb = false, json = false;
+	bool evm_given = false, rpmdb = false, json = false, noconfig = false;
 	const char *labels = "auto", *dbpath = NULL;
 	unsigned int n_trust = 0;
 	struct cli_parser p;
@@ -932,6 +973,9 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_DBPATH:
 			dbpath = p.arg;
 			break;
+		case CLI_OPT_NOCONFIG:
+			noconfig = true;
+			break;
 		case CLI_OPT_LABELS:
 			if (strcmp(p.arg, "auto") && strcmp(p.arg, "require") && strcmp(p.arg, "none"))
 				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
@@ -949,6 +993,10 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "--rpmdb needs --root");
 	if (dbpath && !rpmdb)
 		return cli_usage_error("verify", "--dbpath is for --rpmdb");
+	if (noconfig && !rpmdb)
+		return cli_usage_error("verify", "--noconfig is for --rpmdb");
+	if (noconfig)
+		job.flags |= IMASTREAM_AUDIT_NOCONFIG;
 	if (dbpath && imastream_rpm_set_dbpath(dbpath, &cli_log))
 		return CLI_FAILED;
 	json = job.walk.say.json;

@@ -144,6 +144,8 @@ static const struct cli_option vocabulary[] = {
 	  "auto, require or none: whether security.selinux must be\nthere" },
 	{ CLI_OPT_PENDING, 0, "pending", no_argument, NULL,
 	  "write the labels a build in a user namespace left\npending in the root" },
+	{ CLI_OPT_NOCONFIG, 0, "noconfig", no_argument, NULL,
+	  "leave %config files out, as rpm -V --noconfig does" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

@@ -77,6 +77,7 @@ enum cli_opt {
 	CLI_OPT_AK,
 	CLI_OPT_NONCE,
 	CLI_OPT_PENDING,
+	CLI_OPT_NOCONFIG,
 	CLI_OPT__LAST,
 };
 

@@ -136,6 +136,43 @@ static int label_present(int fd)
 }
 
 /*
+ * INTACT, MODIFIED, or CONFIG_EDITED: a %config file whose content alone changed (size,
+ * digest, mtime: what an editor changes), as an administrator edits one.
+ */
+static int letters_state(const struct imastream_audit_file *af)
+{
+	char other[10];
+
+	if (af->why)
+		return IMASTREAM_AUDIT_MODIFIED;
+	if (!strcmp(af->letters, "........."))
+		return IMASTREAM_AUDIT_INTACT;
+	memcpy(other, af->letters, sizeof(other));
+	other[0] = other[2] = other[7] = '.';
+	return af->config && af->regular && !strcmp(other, ".........") ?
+		       IMASTREAM_AUDIT_CONFIG_EDITED :
+		       IMASTREAM_AUDIT_MODIFIED;
+}
+
+/* rpm -V's marker: the first of rpmFFlagsString()'s letters (lib/verify.c), or ' '. */
+static char rpm_marker(rpmfileAttrs fl)
+{
+	static const struct {
+		rpmfileAttrs bit;
+		char c;
+	} order[] = {
+		{ RPMFILE_DOC, 'd' },	    { RPMFILE_CONFIG, 'c' },	{ RPMFILE_SPECFILE, 's' },
+		{ RPMFILE_MISSINGOK, 'm' }, { RPMFILE_NOREPLACE, 'n' }, { RPMFILE_GHOST, 'g' },
+		{ RPMFILE_LICENSE, 'l' },   { RPMFILE_README, 'r' },	{ RPMFILE_ARTIFACT, 'a' },
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (fl & order[i].bit)
+			return order[i].c;
+	return ' ';
+}
+
+/*
  * On a worker thread: one read for the header's digest and security.ima's, then the
  * signatures, the slow part, which is why files are spread over threads.
  */
@@ -151,15 +188,20 @@ static void audit_work(void *arg, unsigned int worker, void *item)
 
 	if (!it->content)
 		return;
-	/* A file whose size already differs is not compared with the header (rpm -V's S). */
+	/* rpm -V compares the digest whatever the size; '?' when it cannot read the file. */
 	err = hash_content(a, w, it, &iv, &hashed);
-	if (err == 0 && af->letters[0] != 'S')
-		af->letters[2] = '5';
+	if (it->in.vflags & RPMVERIFY_FILEDIGEST) {
+		if (err == 0)
+			af->letters[2] = '5';
+		else if (err < 0)
+			af->letters[2] = '?';
+	}
 	/* Every check stays: the verifier decodes security.ima again and verifies it. */
 	if (err >= 0)
-		err = ims_verify_file_known(w->verifier, it->in.fd, af->path,
-					    a->verify_flags & ~IMASTREAM_AUDIT_LABELS, hashed,
-					    iv.bytes, iv.len, &af->report);
+		err = ims_verify_file_known(
+			w->verifier, it->in.fd, af->path,
+			a->verify_flags & ~(IMASTREAM_AUDIT_LABELS | IMASTREAM_AUDIT_NOCONFIG),
+			hashed, iv.bytes, iv.len, &af->report);
 	if (err >= 0 && (a->verify_flags & IMASTREAM_AUDIT_LABELS) &&
 	    (err = label_present(it->in.fd)) >= 0) {
 		af->label = err;
@@ -170,8 +212,7 @@ static void audit_work(void *arg, unsigned int worker, void *item)
 		af->why = strerror(-err);
 	} else {
 		af->verified = true;
-		af->state = strcmp(af->letters, ".........") ? IMASTREAM_AUDIT_MODIFIED :
-			    IMASTREAM_AUDIT_INTACT;
+		af->state = letters_state(af);
 	}
 }
 
@@ -215,6 +256,8 @@ static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 						.report.size = sizeof(it->af.report) };
 	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &it->in);
 	it->af.config = it->in.config;
+	it->af.marker = rpm_marker(rpmfiFFlags(fi));
+	it->af.regular = S_ISREG(rpmfiFMode(fi));
 	memcpy(it->af.letters, it->in.letters, sizeof(it->af.letters));
 	it->af.why = it->in.why;
 	if (err) {
@@ -230,6 +273,9 @@ static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 			memcpy(it->want, want, want_len);
 			it->want_len = want_len;
 		}
+	} else if (!it->af.regular) {
+		/* A directory or a symlink, as rpm -V checks them: its letters alone. */
+		it->af.state = letters_state(&it->af);
 	} else {
 		it->af.state = IMASTREAM_AUDIT_MODIFIED;
 	}
@@ -243,7 +289,7 @@ static int audit_header(void *arg, void *rpm_header)
 	Header h = rpm_header;
 	const struct imastream_hash_info *hi;
 	char *nevra = headerGetAsString(h, RPMTAG_NEVRA);
-	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_VERIFY);
 	int err = 0;
 
 	if (!nevra) {
@@ -251,9 +297,16 @@ static int audit_header(void *arg, void *rpm_header)
 		return -ENOMEM;
 	}
 	hi = fi ? imastream_hash_by_rpm_id(rpmfiDigestAlgo(fi)) : NULL;
-	while (!err && fi && rpmfiNext(fi) >= 0)
-		if (S_ISREG(rpmfiFMode(fi)) && !(rpmfiFFlags(fi) & RPMFILE_GHOST))
-			err = audit_file(a, fi, nevra, hi);
+	while (!err && fi && rpmfiNext(fi) >= 0) {
+		mode_t mode = (mode_t)rpmfiFMode(fi);
+		rpmfileAttrs fl = rpmfiFFlags(fi);
+
+		/* rpm -V's entries but %ghost ones (no content of rpm's); --noconfig's skip. */
+		if (!(S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)) || (fl & RPMFILE_GHOST) ||
+		    ((fl & RPMFILE_CONFIG) && (a->verify_flags & IMASTREAM_AUDIT_NOCONFIG)))
+			continue;
+		err = audit_file(a, fi, nevra, hi);
+	}
 	rpmfiFree(fi);
 	free(nevra);
 	return err;

@@ -419,7 +419,9 @@ static void relabel_content(struct imastream_relabel *r, struct ritem *it)
 				   stream(r, rf, in->fd, it->hi->algo, &digest);
 	if (!err && memcmp(digest, it->want, it->want_len))
 		rf->letters[2] = '5';
-	if (!err && strcmp(rf->letters, ".........") && !(in->config && modified_config_ok)) {
+	/* T alone is no difference EVM or IMA covers (the file is labelled as it is). */
+	if (!err && (strncmp(rf->letters, ".......", 7) || rf->letters[8] != '.') &&
+	    !(in->config && modified_config_ok)) {
 		imastream_chain_file_done(r->chain, &rf->f, -EBADMSG);
 		report(r, rf, IMASTREAM_RELABEL_MODIFIED, "differs from its header");
 		return;
@@ -535,10 +537,13 @@ static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 		said(it, IMASTREAM_RELABEL_MISSING, "missing");
 		return;
 	}
-	/* An edited %config file may be taken as it is now: its size, not its mode or owner. */
+	/*
+	 * An edited %config file may be taken as it is now: its size (and mtime, which an
+	 * edit changes), not its mode or owner.
+	 */
 	if (in->state == IMS_INSTALLED_MODIFIED &&
 	    !(in->fd >= 0 && S_ISREG(in->st.st_mode) && in->config && modified_config_ok &&
-	      !strcmp(in->letters + 1, "........"))) {
+	      !strncmp(in->letters + 1, "......", 6) && in->letters[8] == '.')) {
 		said(it, IMASTREAM_RELABEL_MODIFIED, in->why ? in->why : "differs from its header");
 		return;
 	}
@@ -626,7 +631,7 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
 	if (!r || !h)
 		return -EINVAL;
 	nevra = headerGetAsString(h, RPMTAG_NEVRA);
-	fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_VERIFY);
 	if (!nevra) {
 		rpmfiFree(fi);
 		return -ENOMEM;

@@ -14,7 +14,8 @@ extern "C" {
 
 /*
  * The audit of an installed root (installed/audit.c): what imastream verify --rpmdb
- * reports for every regular file of every package of the root's rpm database.
+ * reports for every regular file, directory and symlink (not %ghost) of every package of
+ * the root's rpm database.
  */
 
 /* struct imastream_audit_file.state */
@@ -23,6 +24,8 @@ enum imastream_audit_state {
 	IMASTREAM_AUDIT_MODIFIED, /* @letters (and @why) say what differs */
 	IMASTREAM_AUDIT_MISSING,
 	IMASTREAM_AUDIT_ERROR, /* could not be checked: @why (said on the log) */
+	/* A regular %config file whose size, digest or mtime alone differ: an edit */
+	IMASTREAM_AUDIT_CONFIG_EDITED,
 };
 
 /**
@@ -31,11 +34,14 @@ enum imastream_audit_state {
  * @path: the package path
  * @config: a %config file
  * @state: enum imastream_audit_state
- * @letters: rpm -V's "SM5DLUGTP" as imastream relabel prints them
+ * @letters: rpm -V's "SM5DLUGTP" as rpm -V prints them ('.' passed or left out by
+ *           %verify(not ...), '?' could not be read); D is never set (no devices)
  * @why: what the letters cannot say ("a symlink or non-directory in a path component"),
  *       or NULL
  * @verified: @report holds the verdicts on security.ima and security.evm (the file is a
  *            regular file that could be read), as imastream_verify_file() gives them
+ * @marker: rpm -V's marker of the file: 'c' (%config), 'd' (%doc), 'l', 'r', ... or ' '
+ * @regular: a regular file (else a directory or a symlink: letters only, no @report)
  * @label: security.selinux: IMASTREAM_VERIFY_OK (present), IMASTREAM_VERIFY_MISSING, or
  *         IMASTREAM_VERIFY_SKIPPED without IMASTREAM_AUDIT_LABELS (or when the file could
  *         not be opened)
@@ -50,6 +56,8 @@ struct imastream_audit_file {
 	bool verified;
 	struct imastream_verify_report report;
 	int label;
+	char marker;
+	bool regular;
 };
 
 /* A flag of imastream_audit_rpmdb(), with those of imastream_verify_file(). */
@@ -57,6 +65,8 @@ enum {
 	/* Every file must have a security.selinux: the chain that labelled the root had the
 	 * selinux plugin with a policy (file_contexts, or SELinux enabled). */
 	IMASTREAM_AUDIT_LABELS = 1u << 16,
+	/* Leave %config files out, as rpm -V --noconfig does. */
+	IMASTREAM_AUDIT_NOCONFIG = 1u << 17,
 };
 
 /**
