@@ -654,9 +654,11 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		break;
 	case IMASTREAM_AUDIT_MODIFIED:
 	case IMASTREAM_AUDIT_CONFIG_EDITED:
+	case IMASTREAM_AUDIT_CONFIG_ACCEPTED:
 		snprintf(content, sizeof(content), "%s (%s%s%s%s%s)",
-			 f->state == IMASTREAM_AUDIT_MODIFIED ? "differs from its header" :
-								"edited",
+			 f->state == IMASTREAM_AUDIT_MODIFIED	   ? "differs from its header" :
+			 f->state == IMASTREAM_AUDIT_CONFIG_EDITED ? "edited" :
+								     "accepted edit",
 			 f->letters, marked ? " " : "", mark, f->why ? ", " : "",
 			 f->why ? f->why : "");
 		break;
@@ -665,7 +667,8 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	}
 	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
 	/* A directory or symlink has no security.ima: its metadata is all rpm -V checks. */
-	ok = f->state == IMASTREAM_AUDIT_INTACT &&
+	/* An accepted edit passes as an intact file does: by its security.ima and evm. */
+	ok = (f->state == IMASTREAM_AUDIT_INTACT || f->state == IMASTREAM_AUDIT_CONFIG_ACCEPTED) &&
 	     (!f->regular ||
 	      (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
 	       !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING));
@@ -751,7 +754,7 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		print_verdict(path, verdict, f->package);
 		return;
 	}
-	if (f->state != IMASTREAM_AUDIT_INTACT)
+	if (f->state != IMASTREAM_AUDIT_INTACT && f->state != IMASTREAM_AUDIT_CONFIG_ACCEPTED)
 		snprintf(why, sizeof(why), "%s", content);
 	if (f->verified && r->ima.result != IMASTREAM_VERIFY_OK)
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), &r->ima);

@@ -41,6 +41,8 @@ struct audit_item {
 	const struct imastream_hash_info *hi;
 	uint8_t want[IMASTREAM_HASH_MAX_DIGEST]; /* the header's digest */
 	size_t want_len;
+	const struct imastream_accepted_file *accepted; /* an accepted edit of it, or NULL */
+	bool accepted_match;				/* its content is the accepted edit's */
 };
 
 struct audit {
@@ -54,6 +56,7 @@ struct audit {
 	void (*fn)(void *arg, const struct imastream_audit_file *f);
 	void *arg;
 	const struct imastream_log *log;
+	struct imastream_accepted *accepted;
 };
 
 /* The file's security.ima (or user.ima), read once for the hashing and the verifier. */
@@ -82,9 +85,9 @@ static int ima_algo(const struct audit *a, int fd, struct ima_value *iv)
  * or NULL when nothing was read).
  * Return: 1 the header's digest matches, 0 it does not, -errno.
  */
-static int hash_content(const struct audit *a, struct audit_worker *w,
-			const struct audit_item *it, struct ima_value *iv,
-			const struct imastream_hasher **hashed)
+static int hash_content(const struct audit *a, struct audit_worker *w, const struct audit_item *it,
+			struct ima_value *iv, const struct imastream_hasher **hashed,
+			bool *accepted)
 {
 	const struct imastream_hash_info *hi = it->hi;
 	const uint8_t *digest;
@@ -122,6 +125,10 @@ static int hash_content(const struct audit *a, struct audit_worker *w,
 	*hashed = w->hasher;
 	if (!header || imastream_hasher_digest(w->hasher, hi->algo, &digest, &len))
 		return 0;
+	/* An accepted edit: the digest in the header's algorithm, the size, both as accepted. */
+	if (it->accepted && it->accepted->algo == hi->algo && it->accepted->digest_len == len &&
+	    it->accepted->size == (uint64_t)it->in.st.st_size)
+		*accepted = !memcmp(digest, it->accepted->digest, len);
 	return len == it->want_len && !memcmp(digest, it->want, len);
 }
 
@@ -189,7 +196,7 @@ static void audit_work(void *arg, unsigned int worker, void *item)
 	if (!it->content)
 		return;
 	/* rpm -V compares the digest whatever the size; '?' when it cannot read the file. */
-	err = hash_content(a, w, it, &iv, &hashed);
+	err = hash_content(a, w, it, &iv, &hashed, &it->accepted_match);
 	if (it->in.vflags & RPMVERIFY_FILEDIGEST) {
 		if (err == 0)
 			af->letters[2] = '5';
@@ -213,6 +220,8 @@ static void audit_work(void *arg, unsigned int worker, void *item)
 	} else {
 		af->verified = true;
 		af->state = letters_state(af);
+		if (af->state == IMASTREAM_AUDIT_CONFIG_EDITED && it->accepted_match)
+			af->state = IMASTREAM_AUDIT_CONFIG_ACCEPTED;
 	}
 }
 
@@ -268,6 +277,8 @@ static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 	} else if (it->in.fd >= 0 && S_ISREG(it->in.st.st_mode)) {
 		it->content = true;
 		it->hi = hi;
+		if (it->in.config)
+			it->accepted = imastream_accepted_find(a->accepted, it->path);
 		want = rpmfiFDigest(fi, &algo, &want_len);
 		if (want && want_len <= sizeof(it->want)) {
 			memcpy(it->want, want, want_len);
@@ -373,13 +384,18 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 		close(a.rootfd);
 		return err;
 	}
-	err = start_workers(&a, v);
-	if (err)
-		ims_err(log, err, "audit: cannot start: %s", strerror(-err));
-	else
-		err = imastream_rpmdb_foreach(root, names, nnames, audit_header, &a, log);
-	/* Every queued file is reported, also after an error. */
-	stop_workers(&a);
+	/* A record of accepted edits that is not this root's, or cut short: refused. */
+	err = imastream_accepted_load(root, a.rootfd, log, &a.accepted);
+	if (!err) {
+		err = start_workers(&a, v);
+		if (err)
+			ims_err(log, err, "audit: cannot start: %s", strerror(-err));
+		else
+			err = imastream_rpmdb_foreach(root, names, nnames, audit_header, &a, log);
+		/* Every queued file is reported, also after an error. */
+		stop_workers(&a);
+	}
+	imastream_accepted_free(a.accepted);
 	ims_ids_clear(&a.ids);
 	close(a.rootfd);
 	return err;

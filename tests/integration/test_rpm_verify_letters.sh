@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# verify --rpmdb's letters and markers held to stock rpm -V's on the same root, one kind of change per file; --noconfig as rpm's; an edited %config file reported as an edit (exit 4), not a failure.
+# verify --rpmdb's letters and markers held to stock rpm -V's on the same root, one kind of change per file; --noconfig as rpm's; an edited %config file reported as an edit (exit 4), accepted by relabel --accept-config for the audit and the policy; bad records and paths refused.
 set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 
@@ -86,7 +86,79 @@ rc=$?
 grep -qF "verify: $R2: " "$T/err" && grep -qF ", 0 failed" "$T/err" || { cat "$T/err"; fail "the edit counted as a failure"; }
 "$IMS" verify --root "$R2" --rpmdb --noconfig >"$T/out" 2>"$T/err" ||
 	{ cat "$T/out" "$T/err"; fail "--noconfig still judged the %config file"; }
+
+# --- accepting the edit: one command records it for the audit and the policy, labels it --
+digest=$(sha256sum "$R2/etc/imsverify.conf" | cut -c1-64)
+"$IMS" policy keylime --root "$R2" --rpmdb --output "$T/before.json" 2>"$T/err" || { cat "$T/err"; fail "policy keylime"; }
+grep -q "$digest" "$T/before.json" && fail "the policy lists the edit before it was accepted"
+# Refused, nothing written: a path no package marks %config, one no package lists.
+for bad in /opt/imsverify/kept /etc/nosuch.conf; do
+	"$IMS" relabel --root "$R2" --accept-config /etc/imsverify.conf --accept-config "$bad" >/dev/null 2>"$T/err" &&
+		fail "--accept-config $bad was accepted"
+	[ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err"; fail "--accept-config $bad: not one line"; }
+	[ ! -e "$R2/var/lib/imastream/accepted-config" ] || fail "--accept-config $bad wrote a record"
+done
+grep -qF "relabel: /etc/nosuch.conf: no installed package lists it: nothing accepted" "$T/err" || fail "nosuch: $(cat "$T/err")"
+"$IMS" relabel --root "$R2" --accept-config /opt/imsverify/kept >/dev/null 2>"$T/err"
+grep -qxF "imastream relabel: /opt/imsverify/kept: no installed package marks it %config: nothing accepted" "$T/err" ||
+	{ cat "$T/err"; fail "a file no package marks %config: no such line"; }
+"$IMS" relabel --root "$R2" --accept-config /etc/imsverify.conf >"$T/out" 2>"$T/err" ||
+	{ cat "$T/out" "$T/err"; fail "--accept-config failed"; }
+[ "$(getfattr -e hex -n security.ima "$R2/etc/imsverify.conf" 2>/dev/null | sed -n 's/^security.ima=//p')" = "0x0404$digest" ] ||
+	fail "the accepted file was not labelled with its digest"
+"$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err" ||
+	{ cat "$T/out" "$T/err"; fail "verify --rpmdb fails an accepted edit"; }
+"$IMS" verify --root "$R2" --rpmdb --format json imsverify >"$T/json" 2>/dev/null || fail "verify --format json"
+# (T when the edit fell in a later second than the install.)
+grep -qE '"path":"/etc/imsverify.conf","config":true,"result":"ok","content":"accepted edit \(S\.5\.\.\.\.[.T]\. c\)"' "$T/json" ||
+	{ cat "$T/json"; fail "no accepted-edit record"; }
+"$IMS" policy keylime --root "$R2" --rpmdb --output "$T/after.json" 2>"$T/err" || { cat "$T/err"; fail "policy keylime"; }
+grep -q "$digest" "$T/after.json" || fail "policy keylime --rpmdb lacks the accepted digest"
+# Edited again after the acceptance: an edit again, not the accepted one.
+echo "setting = 4" >>"$R2/etc/imsverify.conf"
+"$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err"
+[ $? = 4 ] || { cat "$T/out" "$T/err"; fail "an edit after the acceptance passed"; }
+"$IMS" relabel --root "$R2" >"$T/out" 2>&1 && fail "relabel labelled an edit nobody accepted"
+# A record from another root, or cut short: one line, not used; verify and policy refuse.
+R3=$T/root3
+new_root "$R3"
+rpm --root "$R3" -i --nodeps --noscripts --noplugins "$PKG" 2>"$T/rpm.err" || fail "rpm -i failed"
+mkdir -p "$R3/var/lib/imastream"
+cp "$R2/var/lib/imastream/accepted-config" "$R3/var/lib/imastream/"
+"$IMS" verify --root "$R3" --rpmdb >"$T/out" 2>"$T/err" && fail "verify took another root's record"
+grep -q "verify: $R3/var/lib/imastream/accepted-config: written for another root" "$T/err" ||
+	{ cat "$T/err"; fail "another root's record: no line"; }
+"$IMS" policy keylime --root "$R3" --rpmdb --output "$T/p3.json" 2>"$T/err" && fail "policy took another root's record"
+[ ! -e "$T/p3.json" ] || fail "policy written from another root's record"
+# Cut after its last file, before its end line: every line it has is well formed.
+sed '$d' "$R2/var/lib/imastream/accepted-config" >"$T/cut"
+cp "$T/cut" "$R2/var/lib/imastream/accepted-config"
+"$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err" && fail "verify took a cut record"
+grep -q "verify: $R2/var/lib/imastream/accepted-config: cut short (no end line): not used" "$T/err" ||
+	{ cat "$T/err"; fail "a cut record: no line"; }
+[ "$(grep -c accepted-config "$T/err")" = 1 ] || { cat "$T/err"; fail "a cut record: not one line"; }
+
+# Where the configuration signs %config files (config_files = yes), the accepted file is
+# signed: the audit verifies it.
+KEYS="$top_srcdir/tests/keys"
+cp "$KEYS/ec-p256.pem" "$T/key.pem" && chmod 600 "$T/key.pem"
+SIGN="--mode sign --evm portable -k $T/key.pem -c $KEYS/ec-p256.crt -o config_files=yes"
+R4=$T/root4
+new_root "$R4"
+rpm --root "$R4" -i --nodeps --noscripts --noplugins "$PKG" 2>"$T/rpm.err" || fail "rpm -i failed"
+"$IMS" relabel --root "$R4" $SIGN >/dev/null 2>&1 || fail "relabel in sign mode failed"
+echo "signed = edit" >>"$R4/etc/imsverify.conf"
+"$IMS" relabel --root "$R4" $SIGN --accept-config /etc/imsverify.conf >/dev/null 2>"$T/err" ||
+	{ cat "$T/err"; fail "--accept-config in sign mode failed"; }
+"$IMS" verify --root "$R4" --rpmdb --evm require -t "$KEYS/ec-p256.crt" --format json imsverify >"$T/json" 2>"$T/err" ||
+	{ cat "$T/json" "$T/err"; fail "verify --rpmdb fails a signed accepted edit"; }
+grep '"path":"/etc/imsverify.conf"' "$T/json" | grep -qF '"result":"ok","content":"accepted edit' ||
+	{ cat "$T/json"; fail "the signed accepted edit is no accepted edit"; }
+grep '"path":"/etc/imsverify.conf"' "$T/json" | grep -qF '"ima_type":"signature","evm":"ok"' ||
+	{ cat "$T/json"; fail "the accepted edit was not signed"; }
+
 # A %config file whose mode changed is no edit: a failure.
+rm "$R2/var/lib/imastream/accepted-config"
 chmod 0600 "$R2/etc/imsverify.conf"
 "$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err"
 [ $? = 1 ] || fail "a %config file with another mode was taken as an edit"
