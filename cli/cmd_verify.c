@@ -879,7 +879,9 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 			"root with: imastream relabel --pending --root %s",
 			job.pending, root);
 	if (job.config_edited && !json)
-		cli_say("verify", "%s: %lu %%config files edited since install", root_abs,
+		cli_say("verify",
+			"%lu %%config files edited since install (imastream relabel "
+			"--accept-config PATH accepts an edit)",
 			job.config_edited);
 	ret = job.failed || job.orphans ? CLI_FAILED :
 	      job.pending		? CLI_PENDING :
