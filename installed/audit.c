@@ -46,6 +46,7 @@ struct audit_item {
 };
 
 struct audit {
+	const char *root;
 	int rootfd;
 	struct ims_ids ids;
 	unsigned int verify_flags;
@@ -57,6 +58,8 @@ struct audit {
 	void *arg;
 	const struct imastream_log *log;
 	struct imastream_accepted *accepted;
+	struct ims_rpmdb_owner *owners; /* for rpm -V's shared files; NULL: none opened yet */
+	bool owners_failed;
 };
 
 /* The file's security.ima (or user.ima), read once for the hashing and the verifier. */
@@ -240,6 +243,14 @@ static void audit_done(void *arg, void *item)
 	a->free_items = it;
 }
 
+/* Whether more than one installed package lists @path; the database opened once. */
+static bool shared_path(struct audit *a, const char *path)
+{
+	if (!a->owners && !a->owners_failed && ims_rpmdb_owner_open(a->root, &a->owners))
+		a->owners_failed = true;
+	return a->owners && ims_rpmdb_owner_count(a->owners, path) > 1;
+}
+
 /* Opens the file and checks its metadata here, queues the rest for a worker. */
 static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 		      const struct imastream_hash_info *hi)
@@ -264,6 +275,9 @@ static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 						.label = IMASTREAM_VERIFY_SKIPPED,
 						.report.size = sizeof(it->af.report) };
 	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &it->in);
+	/* rpm -V leaves out the mtime of a file more than one package lists (verify.c). */
+	if (!err && it->in.letters[7] == 'T' && shared_path(a, rpmfiFN(fi)))
+		it->in.letters[7] = '.';
 	it->af.config = it->in.config;
 	it->af.marker = rpm_marker(rpmfiFFlags(fi));
 	it->af.regular = S_ISREG(rpmfiFMode(fi));
@@ -370,7 +384,9 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 			  void (*fn)(void *arg, const struct imastream_audit_file *f), void *arg,
 			  const struct imastream_log *log)
 {
-	struct audit a = { .verify_flags = verify_flags, .fn = fn, .arg = arg, .log = log };
+	struct audit a = {
+		.root = root, .verify_flags = verify_flags, .fn = fn, .arg = arg, .log = log
+	};
 	int err;
 
 	if (!root || root[0] != '/' || !v || !fn)
@@ -396,6 +412,7 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 		stop_workers(&a);
 	}
 	imastream_accepted_free(a.accepted);
+	ims_rpmdb_owner_free(a.owners);
 	ims_ids_clear(&a.ids);
 	close(a.rootfd);
 	return err;

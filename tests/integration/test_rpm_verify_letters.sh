@@ -7,9 +7,10 @@ set -u
 setup_scratch
 IMS="$top_builddir/imastream"
 PKG=$(build_pkg "$top_srcdir/tests/rpm/imsverify.rpmspec")
+SHARED=$(build_pkg "$top_srcdir/tests/rpm/imsshared.rpmspec")
 R=$T/root
 new_root "$R"
-rpm --root "$R" -i --nodeps --noscripts --noplugins "$PKG" 2>"$T/rpm.err" ||
+rpm --root "$R" -i --nodeps --noscripts --noplugins "$PKG" "$SHARED" 2>"$T/rpm.err" ||
 	{ cat "$T/rpm.err"; fail "rpm -i failed"; }
 # Hash-mode labels, so that only the changes below fail.
 "$IMS" relabel --root "$R" >/dev/null 2>"$T/err" || { cat "$T/err"; fail "relabel failed"; }
@@ -22,6 +23,7 @@ echo more >>"$O/grown"                          # S 5 T
 chmod 0600 "$O/mode"                            # M
 chown 1:1 "$O/owner"                            # U G
 touch -d @1000000000 "$O/touched"               # T alone
+touch -d @1000000000 "$O/shared"                # T of a file two packages list: none
 rm "$O/gone"                                    # missing
 ln -sfn grown "$O/link"                         # L
 chmod 0700 "$O/dir"                             # M of a directory
@@ -60,6 +62,7 @@ compare() {
 compare "every change"
 grep -qxF "S.5....T.  c /etc/imsverify.conf" "$T/rpmv" || fail "rpm -V did not see the edited %config file"
 grep -qF "/opt/imsverify/notchecked" "$T/ours" && fail "%verify(not ...) columns were reported"
+grep -qF "/opt/imsverify/shared" "$T/ours" && fail "the mtime of a shared file was reported"
 compare "--noconfig" --noconfig
 grep -qF "/etc/imsverify" "$T/ours" && fail "--noconfig reported a %config file"
 
