@@ -122,8 +122,10 @@ static const struct cli_spec verify_spec = {
 	"is compared with its header as rpm -V does, and one that differs is a failure\n"
 	"too ('differs from its header (S.5....T. c)': rpm -V's letters S M 5 D L U G T\n"
 	"P, '.' passed, '?' could not be read, then rpm's marker, c for %config;\n"
-	"'missing (c)'). A %config file whose size, digest or mtime alone changed is\n"
-	"an administrator's edit, not a failure: 'PATH: CONFIG: edited (S.5....T. c)'.\n"
+	"'missing (c)'). A %config file whose size, digest or mtime alone changed,\n"
+	"under labels that verify it and no signature, is an administrator's edit, not\n"
+	"a failure: 'PATH: CONFIG: edited (S.5....T. c)'; under stale or signed labels\n"
+	"it is a failure.\n"
 	"Only those lines are printed, then a total on stderr. Without PACKAGE, the\n"
 	"directories of the packages are searched for labelled files no package owns:\n"
 	"'PATH: FAIL: an rpm temp file of a transaction that did not end, labelled\n"
@@ -631,6 +633,15 @@ static bool evm_fails(enum evm_mode evm, int result)
 	}
 }
 
+/* Whether a label is a verified signature (of IMA, or a portable one of EVM). */
+static bool signed_labels(const struct imastream_verify_report *r)
+{
+	return (r->ima.result == IMASTREAM_VERIFY_OK &&
+		(r->ima.type == IMASTREAM_XATTR_DIGSIG || r->ima.type == IMASTREAM_XATTR_IMA_VERITY_SIG)) ||
+	       (r->evm.result == IMASTREAM_VERIFY_OK && (r->evm.type == IMASTREAM_XATTR_EVM_PORTABLE ||
+							  r->evm.type == IMASTREAM_XATTR_DIGSIG));
+}
+
 static void audit_one(void *arg, const struct imastream_audit_file *f)
 {
 	struct rpmdb_job *job = arg;
@@ -641,7 +652,7 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	/* rpm -V's marker after the letters: c for %config (' ' prints nothing here). */
 	bool marked = f->marker != ' ' && f->marker;
 	const char mark[2] = { marked ? f->marker : 0, 0 };
-	bool ok, edited = f->state == IMASTREAM_AUDIT_CONFIG_EDITED;
+	bool labels_ok, ok, edited;
 
 	job->checked++;
 	switch (f->state) {
@@ -667,11 +678,20 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	}
 	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
 	/* A directory or symlink has no security.ima: its metadata is all rpm -V checks. */
+	labels_ok = !f->regular ||
+		    (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
+		     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING);
 	/* An accepted edit passes as an intact file does: by its security.ima and evm. */
 	ok = (f->state == IMASTREAM_AUDIT_INTACT || f->state == IMASTREAM_AUDIT_CONFIG_ACCEPTED) &&
-	     (!f->regular ||
-	      (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
-	       !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING));
+	     labels_ok;
+	/*
+	 * An administrator's edit: labels that verify the new content (the kernel keeps a
+	 * digest up to date), none a signature, which no edit can make. A signed file that
+	 * differs from its header came from a package version the database does not name
+	 * (a transaction that did not end); labels that no longer verify make the file
+	 * unreadable under appraisal: both are failures.
+	 */
+	edited = f->state == IMASTREAM_AUDIT_CONFIG_EDITED && labels_ok && !signed_labels(r);
 	/*
 	 * Labels pending, content as the header says (the owner may still be the ids the
 	 * build's namespace mapped, which the apply corrects): not a failure yet.
@@ -756,6 +776,12 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	}
 	if (f->state != IMASTREAM_AUDIT_INTACT && f->state != IMASTREAM_AUDIT_CONFIG_ACCEPTED)
 		snprintf(why, sizeof(why), "%s", content);
+	if (f->state == IMASTREAM_AUDIT_CONFIG_EDITED && labels_ok) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, sizeof(why) - n,
+			 "; signed, as no edit is: a package's content the database does not name");
+	}
 	if (f->verified && r->ima.result != IMASTREAM_VERIFY_OK)
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), &r->ima);
 	if (refusal) {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# verify --rpmdb's letters and markers held to stock rpm -V's on the same root, one kind of change per file; --noconfig as rpm's; an edited %config file reported as an edit (exit 4), accepted by relabel --accept-config for the audit and the policy; bad records and paths refused.
+# verify --rpmdb's letters and markers held to stock rpm -V's on the same root, one kind of change per file; --noconfig as rpm's; an edited %config file reported as an edit (exit 4) when its digest follows the edit, as an appraising kernel keeps it, and as a failure when its labels are stale or signed, accepted by relabel --accept-config for the audit and the policy; bad records and paths refused.
 set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 
@@ -32,6 +32,12 @@ echo "setting = 2" >>"$R/etc/imsverify.conf"    # S 5 T, c
 echo "read more" >>"$R/usr/share/doc/imsverify/README" # S 5 T, d
 # An edit in the second of the install keeps rpm's whole-second mtime: a later one.
 touch -d @1500000000 "$O/grown" "$R/etc/imsverify.conf" "$R/usr/share/doc/imsverify/README"
+# kernel_digest FILE: the digest an appraising kernel writes when root closes an edited
+# file whose security.ima is a digest (no IMA here to do it).
+kernel_digest() {
+	setfattr -n security.ima -v "0x0404$(sha256sum "$1" | cut -c1-64)" "$1" || fail "setfattr $1"
+}
+kernel_digest "$R/etc/imsverify.conf"
 
 # rpm -V's lines against ours: "LETTERS  M PATH", "missing   M PATH".
 # ours FILE: the lines of a --format json audit where rpm -V would print one.
@@ -83,6 +89,13 @@ new_root "$R2"
 rpm --root "$R2" -i --nodeps --noscripts --noplugins "$PKG" 2>"$T/rpm.err" || fail "rpm -i failed"
 "$IMS" relabel --root "$R2" >/dev/null 2>&1 || fail "relabel failed"
 echo "setting = 3" >>"$R2/etc/imsverify.conf"
+# Edited where nothing kept its digest: the kernel would refuse to read it, a failure.
+"$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 1 ] || { cat "$T/out" "$T/err"; fail "an edit under a stale security.ima exited $rc, not 1"; }
+grep -qE "^/etc/imsverify.conf: FAIL: edited \(S\.5\.\.\.\.[.T]\. c\); security.ima: " "$T/out" ||
+	{ cat "$T/out"; fail "an edit under a stale security.ima: no FAIL line"; }
+kernel_digest "$R2/etc/imsverify.conf"
 "$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc = 4 ] || { cat "$T/out" "$T/err"; fail "an edited %config file alone exited $rc, not 4"; }
@@ -119,6 +132,7 @@ grep -qE '"path":"/etc/imsverify.conf","config":true,"result":"ok","content":"ac
 grep -q "$digest" "$T/after.json" || fail "policy keylime --rpmdb lacks the accepted digest"
 # Edited again after the acceptance: an edit again, not the accepted one.
 echo "setting = 4" >>"$R2/etc/imsverify.conf"
+kernel_digest "$R2/etc/imsverify.conf"
 "$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err"
 [ $? = 4 ] || { cat "$T/out" "$T/err"; fail "an edit after the acceptance passed"; }
 "$IMS" relabel --root "$R2" >"$T/out" 2>&1 && fail "relabel labelled an edit nobody accepted"
@@ -159,6 +173,16 @@ grep '"path":"/etc/imsverify.conf"' "$T/json" | grep -qF '"result":"ok","content
 	{ cat "$T/json"; fail "the signed accepted edit is no accepted edit"; }
 grep '"path":"/etc/imsverify.conf"' "$T/json" | grep -qF '"ima_type":"signature","evm":"ok"' ||
 	{ cat "$T/json"; fail "the accepted edit was not signed"; }
+
+# Content the database does not name under signatures that verify is no edit (no editor
+# signs): a package version whose transaction did not end, a failure.
+echo "from = another version" >>"$R4/etc/imsverify.conf"
+"$IMS" sign --key "$T/key.pem" --cert "$KEYS/ec-p256.crt" --evm portable "$R4/etc/imsverify.conf" >/dev/null 2>"$T/err" ||
+	{ cat "$T/err"; fail "sign failed"; }
+"$IMS" verify --root "$R4" --rpmdb --evm require -t "$KEYS/ec-p256.crt" >"$T/out" 2>"$T/err"
+[ $? = 1 ] || { cat "$T/out" "$T/err"; fail "a signed %config file unlike its header passed as an edit"; }
+grep -qF "/etc/imsverify.conf: FAIL: edited (" "$T/out" && grep -qF "; signed, as no edit is: a package's content the database does not name" "$T/out" ||
+	{ cat "$T/out"; fail "a signed %config file unlike its header: no FAIL line"; }
 
 # A %config file whose mode changed is no edit: a failure.
 rm "$R2/var/lib/imastream/accepted-config"
