@@ -637,9 +637,11 @@ static bool evm_fails(enum evm_mode evm, int result)
 static bool signed_labels(const struct imastream_verify_report *r)
 {
 	return (r->ima.result == IMASTREAM_VERIFY_OK &&
-		(r->ima.type == IMASTREAM_XATTR_DIGSIG || r->ima.type == IMASTREAM_XATTR_IMA_VERITY_SIG)) ||
-	       (r->evm.result == IMASTREAM_VERIFY_OK && (r->evm.type == IMASTREAM_XATTR_EVM_PORTABLE ||
-							  r->evm.type == IMASTREAM_XATTR_DIGSIG));
+		(r->ima.type == IMASTREAM_XATTR_DIGSIG ||
+		 r->ima.type == IMASTREAM_XATTR_IMA_VERITY_SIG)) ||
+	       (r->evm.result == IMASTREAM_VERIFY_OK &&
+		(r->evm.type == IMASTREAM_XATTR_EVM_PORTABLE ||
+		 r->evm.type == IMASTREAM_XATTR_DIGSIG));
 }
 
 static void audit_one(void *arg, const struct imastream_audit_file *f)
