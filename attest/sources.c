@@ -14,6 +14,7 @@
 
 #include "attest/policy-private.h"
 #include "attest/sources.h"
+#include "imastream/audit.h"
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
 
@@ -129,6 +130,7 @@ static int add_header(void *arg, void *rpm_header)
 		return 0;
 	while (!err && rpmfiNext(fi) >= 0) {
 		const struct imastream_hash_info *info;
+		const struct imastream_accepted_file *acc;
 		const unsigned char *digest;
 		int algo = 0;
 		size_t len = 0;
@@ -137,7 +139,15 @@ static int add_header(void *arg, void *rpm_header)
 			continue;
 		digest = rpmfiFDigest(fi, &algo, &len);
 		info = imastream_hash_by_rpm_id(algo);
-		if (digest && info && info->algo == src->hash_algo)
+		/* An accepted %config edit: its accepted digest instead of the package's. */
+		acc = rpmfiFFlags(fi) & RPMFILE_CONFIG ?
+			      imastream_accepted_find(src->accepted, rpmfiFN(fi)) :
+			      NULL;
+		if (acc && acc->algo == src->hash_algo)
+			err = add(src, rpmfiFN(fi), acc->digest, acc->digest_len);
+		else if (acc)
+			err = add_from_disk(src, rpmfiFN(fi));
+		else if (digest && info && info->algo == src->hash_algo)
 			err = add(src, rpmfiFN(fi), digest, len);
 		else
 			err = add_from_disk(src, rpmfiFN(fi));
@@ -149,7 +159,13 @@ static int add_header(void *arg, void *rpm_header)
 
 int attest_source_rpmdb(struct attest_source *src, char *const *names, int nnames)
 {
-	int err = imastream_rpmdb_foreach(src->root, names, nnames, add_header, src, src->log);
+	/* A record of accepted edits that is not this root's, or cut: no policy, not a wrong one. */
+	int err = imastream_accepted_load(src->root, src->rootfd, src->log, &src->accepted);
+
+	if (!err)
+		err = imastream_rpmdb_foreach(src->root, names, nnames, add_header, src, src->log);
+	imastream_accepted_free(src->accepted);
+	src->accepted = NULL;
 
 	/* A policy of nothing would fail every measurement: say so rather than write it. */
 	if (!err && !src->packages)

@@ -20,6 +20,8 @@ struct attest_source {
 	unsigned long packages, files;
 	unsigned long hashed;      /* of files, read from disk: no reference in hash_algo */
 	unsigned long unreadable;  /* left out: said on log */
+	/* private: the root's accepted %config edits (--rpmdb) */
+	struct imastream_accepted *accepted;
 	/* private: the last directory resolved as the kernel will name it (merged /usr) */
 	char last_dir[4096], last_real[4096];
 	bool last_valid;

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/settings.h"
+#include "imastream/audit.h"
 #include "imastream/chain.h"
 #include "imastream/relabel.h"
 #include "imastream/root.h"
@@ -45,6 +46,13 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_SET },
 	{ CLI_OPT_CONFIG },
 	{ CLI_OPT_MODIFIED_CONFIG },
+	{ CLI_OPT_ACCEPT_CONFIG, "accept the administrator's edit of the %config file\n"
+				 "PATH (as the packages name it: /etc/foo.conf; may be\n"
+				 "given several times): its digest goes to DIR's\n"
+				 "accepted-config record, which verify --rpmdb and policy\n"
+				 "keylime --rpmdb read, then its package is relabelled\n"
+				 "(the file labelled, or signed in sign mode); a PATH no\n"
+				 "package marks %config is refused, nothing written" },
 	{ CLI_OPT_DRY_RUN, "say what would be written, write nothing" },
 	{ CLI_OPT_PENDING, "as real root: write the labels a rootless build left\n"
 			   "pending below DIR/var/lib/imastream/pending (checked\n"
@@ -68,6 +76,7 @@ static const struct cli_spec relabel_spec = {
 	.cmd = "relabel",
 	.synopsis =
 	"Usage: imastream relabel [--root DIR] [OPTIONS] [PACKAGE...]\n"
+	"       imastream relabel [--root DIR] [OPTIONS] --accept-config PATH...\n"
 	"\n"
 	"Puts labels, security.ima and security.evm on the files of packages already\n"
 	"installed in DIR (all of them, or each PACKAGE), as the hook chain of\n"
@@ -80,7 +89,8 @@ static const struct cli_spec relabel_spec = {
 	"file that does not is left untouched and printed on standard output as\n"
 	"rpm -V prints it:\n"
 	"  SM5DLUGTP c PATH   S size, M mode, 5 digest, L link target, U owner,\n"
-	"                     G group, P capabilities differ; c: a %config file\n"
+	"                     G group, T mtime, P capabilities differ; c: a\n"
+	"                     %config file (a changed mtime alone is labelled)\n"
 	"  missing     PATH\n"
 	"A progress line on a terminal, and a summary on stderr. rpm's transaction lock\n"
 	"for DIR is held throughout (an rpm or imastream install waits, and relabel\n"
@@ -271,6 +281,9 @@ int cmd_relabel(int argc, char **argv)
 	struct cli_json json_out = { 0 };
 	char size[32];
 	struct cli_parser p;
+	char *accept[64], **owners = NULL;
+	char **names;
+	int n_accept = 0, nnames;
 	int ch, err = 0, ret = CLI_FAILED;
 
 	cli_parse_start(&p, &relabel_spec, argc, argv);
@@ -286,12 +299,28 @@ int cmd_relabel(int argc, char **argv)
 		case CLI_OPT_PENDING:
 			pending = true;
 			break;
+		case CLI_OPT_ACCEPT_CONFIG:
+			if (n_accept == sizeof(accept) / sizeof(accept[0]))
+				return cli_usage_error("relabel", "more than %zu --accept-config",
+						       sizeof(accept) / sizeof(accept[0]));
+			accept[n_accept++] = p.arg;
+			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
 			return CLI_USAGE;
 		}
 	}
+	if (n_accept && cli_parse_operands(&p) < argc)
+		return cli_usage_error("relabel",
+				       "--accept-config relabels the packages of its files: no "
+				       "PACKAGE with it");
+	if (n_accept && (flags & IMASTREAM_RELABEL_DRY_RUN))
+		return cli_usage_error("relabel", "--accept-config writes: not with --dry-run");
+	if (n_accept && pending)
+		return cli_usage_error("relabel", "--accept-config and --pending: one at a time");
+	names = argv + cli_parse_operands(&p);
+	nnames = argc - cli_parse_operands(&p);
 	root = settings.root.dir ? settings.root.dir : "/";
 	if (pending)
 		return cli_relabel_pending(&settings, root, run.dry_run,
@@ -331,6 +360,25 @@ int cmd_relabel(int argc, char **argv)
 	if (!(flags & IMASTREAM_RELABEL_DRY_RUN) &&
 	    imastream_root_txn_begin(rootfd, root_abs, root_flags, &log, NULL, &lock))
 		goto out;
+	/* The edits recorded first (all or nothing), then only their packages relabelled. */
+	if (n_accept) {
+		if (imastream_accept_config(root_abs, rootfd, accept, n_accept, &owners, &log))
+			goto out;
+		/* Each package once, though several of its files were accepted. */
+		nnames = 0;
+		for (int i = 0; owners[i]; i++) {
+			bool seen = false;
+
+			for (int j = 0; j < nnames && !seen; j++)
+				seen = !strcmp(owners[j], owners[i]);
+			if (seen)
+				free(owners[i]);
+			else
+				owners[nnames++] = owners[i];
+		}
+		owners[nnames] = NULL;
+		names = owners;
+	}
 	opts = (struct imastream_relabel_opts){ .size = sizeof(opts), .root = root_abs, .cfg = &cfg, .flags = flags,
 						.report = print_file, .report_arg = &run };
 	err = imastream_relabel_new(chain, &opts, &log, &rl);
@@ -340,13 +388,10 @@ int cmd_relabel(int argc, char **argv)
 	run.progress = cli_progress_wanted(settings.say.show);
 	/* The total from the headers first, so that the line can say how far and how long. */
 	if (run.progress)
-		err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
-					      argc - cli_parse_operands(&p), count_files, &run,
-					      &log);
+		err = imastream_rpmdb_foreach(root_abs, names, nnames, count_files, &run, &log);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!err)
-		err = imastream_rpmdb_foreach(root_abs, argv + cli_parse_operands(&p),
-					      argc - cli_parse_operands(&p), relabel_one, rl, &log);
+		err = imastream_rpmdb_foreach(root_abs, names, nnames, relabel_one, rl, &log);
 	if (!err)
 		show_progress(&run, NULL, true);
 	cli_progress_clear();
@@ -382,6 +427,9 @@ int cmd_relabel(int argc, char **argv)
 	if (!err && !c->modified && !c->missing && !c->failed)
 		ret = CLI_OK;
 out:
+	for (int i = 0; owners && owners[i]; i++)
+		free(owners[i]);
+	free(owners);
 	cli_json_free(&json_out);
 	imastream_relabel_free(rl, err);
 	imastream_chain_free(chain);

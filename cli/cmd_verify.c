@@ -70,6 +70,8 @@ static const struct cli_use verify_options[] = {
 	{ CLI_OPT_LABELS, "with --rpmdb: require: every file has a security.selinux\n"
 			  "(the chain had the selinux plugin with a policy); auto\n"
 			  "(default): required when SELinux is enabled here; none" },
+	{ CLI_OPT_NOCONFIG, "with --rpmdb: leave %config files out, as rpm -V\n"
+			    "--noconfig does" },
 	{ CLI_OPT_XATTR_USER, "read user.ima and user.evm instead (evmctl --xattr-user)" },
 	{ CLI_OPT_APPRAISE_TYPE, "imasig: fail what an IMA policy rule with\n"
 				 "appraise_type=imasig refuses: a digest alone (an IMA\n"
@@ -95,7 +97,7 @@ static const struct cli_spec verify_spec = {
 	"                        [--evm auto|require|none]\n"
 	"       imastream verify --root DIR --rpmdb [--format text|json] [--trust ...]\n"
 	"                        [--xattr-user] [--evm auto|require|none]\n"
-	"                        [--labels auto|require|none] [PACKAGE...]\n"
+	"                        [--labels auto|require|none] [--noconfig] [PACKAGE...]\n"
 	"\n"
 	"Checks each regular file's security.ima (a digest: compared with the content;\n"
 	"an IMA signature: verified over the content digest; an fs-verity signature,\n"
@@ -116,9 +118,15 @@ static const struct cli_spec verify_spec = {
 	"does not verify reads 'content changed or bad signature': ECDSA cannot tell the\n"
 	"two apart.\n"
 	"With -r, a progress line on a terminal and a summary on stderr.\n"
-	"With --rpmdb, a file that differs from its header is a failure too ('differs\n"
-	"from its header (..5......)' with rpm -V's letters, 'missing'), and only\n"
-	"failures are printed, then a total on stderr. Without PACKAGE, the\n"
+	"With --rpmdb, every file, directory and symlink of the packages (not %ghost)\n"
+	"is compared with its header as rpm -V does, and one that differs is a failure\n"
+	"too ('differs from its header (S.5....T. c)': rpm -V's letters S M 5 D L U G T\n"
+	"P, '.' passed, '?' could not be read, then rpm's marker, c for %config;\n"
+	"'missing (c)'). A %config file whose size, digest or mtime alone changed,\n"
+	"under labels that verify it and no signature, is an administrator's edit, not\n"
+	"a failure: 'PATH: CONFIG: edited (S.5....T. c)'; under stale or signed labels\n"
+	"it is a failure.\n"
+	"Only those lines are printed, then a total on stderr. Without PACKAGE, the\n"
 	"directories of the packages are searched for labelled files no package owns:\n"
 	"'PATH: FAIL: an rpm temp file of a transaction that did not end, labelled\n"
 	"(...)' or 'a file no installed package owns'.\n"
@@ -133,7 +141,9 @@ static const struct cli_spec verify_spec = {
 	"recover', and no file is checked.\n"
 	"Exit status: 0 if every file passed, 1 if any failed or could not be read (or\n"
 	"the record is malformed, or a transaction was interrupted), 2 for a usage error\n"
-	"or a trust store that cannot be loaded.\n",
+	"or a trust store that cannot be loaded; with --rpmdb, 3 if nothing failed but\n"
+	"labels are pending (PENDING lines), 4 if nothing failed but %config files\n"
+	"were edited (CONFIG lines).\n",
 };
 
 /* What security.ima holds, in the words of each verdict; NULL when nothing decoded. */
@@ -568,9 +578,12 @@ struct rpmdb_job {
 	struct verify_job judged; /* its evm and appraise, for imasig_refusal() */
 	bool json;
 	bool user;
-	unsigned long checked, failed, orphans, pending;
+	unsigned long checked, failed, orphans, pending, config_edited;
 	struct cli_pending_paths pending_paths; /* a rootless build's labels not yet written */
 };
+
+/* --rpmdb's exit status when nothing failed but an administrator edited %config files. */
+#define CLI_CONFIG_EDITED 4
 
 /* A JSON string: quotes, backslashes and control bytes escaped (other bytes as they are). */
 static void json_string(FILE *out, const char *s)
@@ -620,6 +633,17 @@ static bool evm_fails(enum evm_mode evm, int result)
 	}
 }
 
+/* Whether a label is a verified signature (of IMA, or a portable one of EVM). */
+static bool signed_labels(const struct imastream_verify_report *r)
+{
+	return (r->ima.result == IMASTREAM_VERIFY_OK &&
+		(r->ima.type == IMASTREAM_XATTR_DIGSIG ||
+		 r->ima.type == IMASTREAM_XATTR_IMA_VERITY_SIG)) ||
+	       (r->evm.result == IMASTREAM_VERIFY_OK &&
+		(r->evm.type == IMASTREAM_XATTR_EVM_PORTABLE ||
+		 r->evm.type == IMASTREAM_XATTR_DIGSIG));
+}
+
 static void audit_one(void *arg, const struct imastream_audit_file *f)
 {
 	struct rpmdb_job *job = arg;
@@ -627,7 +651,10 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	const char *path = f->path; /* as the root's own system names it (imastream(1), PATHS) */
 	char content[160], why[640] = "";
 	const char *refusal;
-	bool ok;
+	/* rpm -V's marker after the letters: c for %config (' ' prints nothing here). */
+	bool marked = f->marker != ' ' && f->marker;
+	const char mark[2] = { marked ? f->marker : 0, 0 };
+	bool labels_ok, ok, edited;
 
 	job->checked++;
 	switch (f->state) {
@@ -635,19 +662,38 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		snprintf(content, sizeof(content), "ok");
 		break;
 	case IMASTREAM_AUDIT_MISSING:
-		snprintf(content, sizeof(content), "missing");
+		snprintf(content, sizeof(content), "missing%s%s%s", marked ? " (" : "", mark,
+			 marked ? ")" : "");
 		break;
 	case IMASTREAM_AUDIT_MODIFIED:
-		snprintf(content, sizeof(content), "differs from its header (%s%s%s)", f->letters,
-			 f->why ? ", " : "", f->why ? f->why : "");
+	case IMASTREAM_AUDIT_CONFIG_EDITED:
+	case IMASTREAM_AUDIT_CONFIG_ACCEPTED:
+		snprintf(content, sizeof(content), "%s (%s%s%s%s%s)",
+			 f->state == IMASTREAM_AUDIT_MODIFIED	   ? "differs from its header" :
+			 f->state == IMASTREAM_AUDIT_CONFIG_EDITED ? "edited" :
+								     "accepted edit",
+			 f->letters, marked ? " " : "", mark, f->why ? ", " : "",
+			 f->why ? f->why : "");
 		break;
 	default:
 		snprintf(content, sizeof(content), "cannot be read (%s)", f->why ? f->why : "?");
 	}
 	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
-	ok = f->state == IMASTREAM_AUDIT_INTACT && f->verified &&
-	     r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
-	     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING;
+	/* A directory or symlink has no security.ima: its metadata is all rpm -V checks. */
+	labels_ok = !f->regular ||
+		    (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
+		     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING);
+	/* An accepted edit passes as an intact file does: by its security.ima and evm. */
+	ok = (f->state == IMASTREAM_AUDIT_INTACT || f->state == IMASTREAM_AUDIT_CONFIG_ACCEPTED) &&
+	     labels_ok;
+	/*
+	 * An administrator's edit: labels that verify the new content (the kernel keeps a
+	 * digest up to date), none a signature, which no edit can make. A signed file that
+	 * differs from its header came from a package version the database does not name
+	 * (a transaction that did not end); labels that no longer verify make the file
+	 * unreadable under appraisal: both are failures.
+	 */
+	edited = f->state == IMASTREAM_AUDIT_CONFIG_EDITED && labels_ok && !signed_labels(r);
 	/*
 	 * Labels pending, content as the header says (the owner may still be the ids the
 	 * build's namespace mapped, which the apply corrects): not a failure yet.
@@ -670,7 +716,10 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		}
 		return;
 	}
-	if (!ok)
+	/* An edit of a %config file is the administrator's: its own status, not a failure. */
+	if (edited)
+		job->config_edited++;
+	else if (!ok)
 		job->failed++;
 	if (job->json) {
 		char ima[256] = "", evm[256] = "";
@@ -683,11 +732,15 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		json_string(stdout, f->package);
 		fputs(",\"path\":", stdout);
 		json_string(stdout, path);
-		printf(",\"config\":%s,\"result\":\"%s\",\"content\":", f->config ? "true" : "false",
-		       ok ? "ok" : "fail");
+		printf(",\"config\":%s,\"result\":\"%s\",\"content\":",
+		       f->config ? "true" : "false",
+		       edited ? "config-edited" :
+		       ok     ? "ok" :
+				"fail");
 		json_string(stdout, content);
 		fputs(",\"rpm\":", stdout);
 		json_string(stdout, f->state == IMASTREAM_AUDIT_MISSING ? "missing" : f->letters);
+		printf(",\"marker\":\"%c\"", marked ? f->marker : ' ');
 		fputs(",\"ima\":", stdout);
 		if (f->verified)
 			json_string(stdout, refusal ? refusal : ima);
@@ -716,8 +769,21 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 	}
 	if (ok)
 		return;
-	if (f->state != IMASTREAM_AUDIT_INTACT)
+	if (edited) {
+		char verdict[sizeof(content) + 8];
+
+		snprintf(verdict, sizeof(verdict), "CONFIG: %s", content);
+		print_verdict(path, verdict, f->package);
+		return;
+	}
+	if (f->state != IMASTREAM_AUDIT_INTACT && f->state != IMASTREAM_AUDIT_CONFIG_ACCEPTED)
 		snprintf(why, sizeof(why), "%s", content);
+	if (f->state == IMASTREAM_AUDIT_CONFIG_EDITED && labels_ok) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, sizeof(why) - n,
+			 "; signed, as no edit is: a package's content the database does not name");
+	}
 	if (f->verified && r->ima.result != IMASTREAM_VERIFY_OK)
 		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), &r->ima);
 	if (refusal) {
@@ -840,7 +906,15 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 			"%lu files have labels pending from a rootless build: apply them as real "
 			"root with: imastream relabel --pending --root %s",
 			job.pending, root);
-	ret = job.failed || job.orphans ? CLI_FAILED : job.pending ? CLI_PENDING : CLI_OK;
+	if (job.config_edited && !json)
+		cli_say("verify",
+			"%lu %%config files edited since install (imastream relabel "
+			"--accept-config PATH accepts an edit)",
+			job.config_edited);
+	ret = job.failed || job.orphans ? CLI_FAILED :
+	      job.pending		? CLI_PENDING :
+	      job.config_edited		? CLI_CONFIG_EDITED :
+					  CLI_OK;
 out:
 	cli_pending_paths_free(&job.pending_paths);
 	imastream_verifier_free(v);
@@ -887,7 +961,7 @@ int cmd_verify(int argc, char **argv)
 	struct verify_job job = { .evm = EVM_AUTO };
 	struct imastream_trust *trust = NULL;
 	const char *trust_paths[64], *root = NULL;
-	bool evm_given = false, rpmdb = false, json = false;
+	bool evm_given = false, rpmdb = false, json = false, noconfig = false;
 	const char *labels = "auto", *dbpath = NULL;
 	unsigned int n_trust = 0;
 	struct cli_parser p;
@@ -932,6 +1006,9 @@ int cmd_verify(int argc, char **argv)
 		case CLI_OPT_DBPATH:
 			dbpath = p.arg;
 			break;
+		case CLI_OPT_NOCONFIG:
+			noconfig = true;
+			break;
 		case CLI_OPT_LABELS:
 			if (strcmp(p.arg, "auto") && strcmp(p.arg, "require") && strcmp(p.arg, "none"))
 				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
@@ -949,6 +1026,10 @@ int cmd_verify(int argc, char **argv)
 		return cli_usage_error("verify", "--rpmdb needs --root");
 	if (dbpath && !rpmdb)
 		return cli_usage_error("verify", "--dbpath is for --rpmdb");
+	if (noconfig && !rpmdb)
+		return cli_usage_error("verify", "--noconfig is for --rpmdb");
+	if (noconfig)
+		job.flags |= IMASTREAM_AUDIT_NOCONFIG;
 	if (dbpath && imastream_rpm_set_dbpath(dbpath, &cli_log))
 		return CLI_FAILED;
 	json = job.walk.say.json;

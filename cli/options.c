@@ -144,6 +144,11 @@ static const struct cli_option vocabulary[] = {
 	  "auto, require or none: whether security.selinux must be\nthere" },
 	{ CLI_OPT_PENDING, 0, "pending", no_argument, NULL,
 	  "write the labels a build in a user namespace left\npending in the root" },
+	{ CLI_OPT_NOCONFIG, 0, "noconfig", no_argument, NULL,
+	  "leave %config files out, as rpm -V --noconfig does" },
+	{ CLI_OPT_ACCEPT_CONFIG, 0, "accept-config", required_argument, "PATH",
+	  "accept the edit of the %config file PATH: its digest\nrecorded for the audit and the "
+	  "policy, then labelled" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))

@@ -41,9 +41,12 @@ struct audit_item {
 	const struct imastream_hash_info *hi;
 	uint8_t want[IMASTREAM_HASH_MAX_DIGEST]; /* the header's digest */
 	size_t want_len;
+	const struct imastream_accepted_file *accepted; /* an accepted edit of it, or NULL */
+	bool accepted_match;				/* its content is the accepted edit's */
 };
 
 struct audit {
+	const char *root;
 	int rootfd;
 	struct ims_ids ids;
 	unsigned int verify_flags;
@@ -54,6 +57,9 @@ struct audit {
 	void (*fn)(void *arg, const struct imastream_audit_file *f);
 	void *arg;
 	const struct imastream_log *log;
+	struct imastream_accepted *accepted;
+	struct ims_rpmdb_owner *owners; /* for rpm -V's shared files; NULL: none opened yet */
+	bool owners_failed;
 };
 
 /* The file's security.ima (or user.ima), read once for the hashing and the verifier. */
@@ -82,9 +88,9 @@ static int ima_algo(const struct audit *a, int fd, struct ima_value *iv)
  * or NULL when nothing was read).
  * Return: 1 the header's digest matches, 0 it does not, -errno.
  */
-static int hash_content(const struct audit *a, struct audit_worker *w,
-			const struct audit_item *it, struct ima_value *iv,
-			const struct imastream_hasher **hashed)
+static int hash_content(const struct audit *a, struct audit_worker *w, const struct audit_item *it,
+			struct ima_value *iv, const struct imastream_hasher **hashed,
+			bool *accepted)
 {
 	const struct imastream_hash_info *hi = it->hi;
 	const uint8_t *digest;
@@ -122,6 +128,10 @@ static int hash_content(const struct audit *a, struct audit_worker *w,
 	*hashed = w->hasher;
 	if (!header || imastream_hasher_digest(w->hasher, hi->algo, &digest, &len))
 		return 0;
+	/* An accepted edit: the digest in the header's algorithm, the size, both as accepted. */
+	if (it->accepted && it->accepted->algo == hi->algo && it->accepted->digest_len == len &&
+	    it->accepted->size == (uint64_t)it->in.st.st_size)
+		*accepted = !memcmp(digest, it->accepted->digest, len);
 	return len == it->want_len && !memcmp(digest, it->want, len);
 }
 
@@ -133,6 +143,43 @@ static int label_present(int fd)
 	if (n > 0)
 		return IMASTREAM_VERIFY_OK;
 	return n == 0 || errno == ENODATA || errno == ENOTSUP ? IMASTREAM_VERIFY_MISSING : -errno;
+}
+
+/*
+ * INTACT, MODIFIED, or CONFIG_EDITED: a %config file whose content alone changed (size,
+ * digest, mtime: what an editor changes), as an administrator edits one.
+ */
+static int letters_state(const struct imastream_audit_file *af)
+{
+	char other[10];
+
+	if (af->why)
+		return IMASTREAM_AUDIT_MODIFIED;
+	if (!strcmp(af->letters, "........."))
+		return IMASTREAM_AUDIT_INTACT;
+	memcpy(other, af->letters, sizeof(other));
+	other[0] = other[2] = other[7] = '.';
+	return af->config && af->regular && !strcmp(other, ".........") ?
+		       IMASTREAM_AUDIT_CONFIG_EDITED :
+		       IMASTREAM_AUDIT_MODIFIED;
+}
+
+/* rpm -V's marker: the first of rpmFFlagsString()'s letters (lib/verify.c), or ' '. */
+static char rpm_marker(rpmfileAttrs fl)
+{
+	static const struct {
+		rpmfileAttrs bit;
+		char c;
+	} order[] = {
+		{ RPMFILE_DOC, 'd' },	    { RPMFILE_CONFIG, 'c' },	{ RPMFILE_SPECFILE, 's' },
+		{ RPMFILE_MISSINGOK, 'm' }, { RPMFILE_NOREPLACE, 'n' }, { RPMFILE_GHOST, 'g' },
+		{ RPMFILE_LICENSE, 'l' },   { RPMFILE_README, 'r' },	{ RPMFILE_ARTIFACT, 'a' },
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (fl & order[i].bit)
+			return order[i].c;
+	return ' ';
 }
 
 /*
@@ -151,15 +198,20 @@ static void audit_work(void *arg, unsigned int worker, void *item)
 
 	if (!it->content)
 		return;
-	/* A file whose size already differs is not compared with the header (rpm -V's S). */
-	err = hash_content(a, w, it, &iv, &hashed);
-	if (err == 0 && af->letters[0] != 'S')
-		af->letters[2] = '5';
+	/* rpm -V compares the digest whatever the size; '?' when it cannot read the file. */
+	err = hash_content(a, w, it, &iv, &hashed, &it->accepted_match);
+	if (it->in.vflags & RPMVERIFY_FILEDIGEST) {
+		if (err == 0)
+			af->letters[2] = '5';
+		else if (err < 0)
+			af->letters[2] = '?';
+	}
 	/* Every check stays: the verifier decodes security.ima again and verifies it. */
 	if (err >= 0)
-		err = ims_verify_file_known(w->verifier, it->in.fd, af->path,
-					    a->verify_flags & ~IMASTREAM_AUDIT_LABELS, hashed,
-					    iv.bytes, iv.len, &af->report);
+		err = ims_verify_file_known(
+			w->verifier, it->in.fd, af->path,
+			a->verify_flags & ~(IMASTREAM_AUDIT_LABELS | IMASTREAM_AUDIT_NOCONFIG),
+			hashed, iv.bytes, iv.len, &af->report);
 	if (err >= 0 && (a->verify_flags & IMASTREAM_AUDIT_LABELS) &&
 	    (err = label_present(it->in.fd)) >= 0) {
 		af->label = err;
@@ -170,8 +222,9 @@ static void audit_work(void *arg, unsigned int worker, void *item)
 		af->why = strerror(-err);
 	} else {
 		af->verified = true;
-		af->state = strcmp(af->letters, ".........") ? IMASTREAM_AUDIT_MODIFIED :
-			    IMASTREAM_AUDIT_INTACT;
+		af->state = letters_state(af);
+		if (af->state == IMASTREAM_AUDIT_CONFIG_EDITED && it->accepted_match)
+			af->state = IMASTREAM_AUDIT_CONFIG_ACCEPTED;
 	}
 }
 
@@ -188,6 +241,14 @@ static void audit_done(void *arg, void *item)
 	it->path = it->nevra = NULL;
 	it->next_free = a->free_items;
 	a->free_items = it;
+}
+
+/* Whether more than one installed package lists @path; the database opened once. */
+static bool shared_path(struct audit *a, const char *path)
+{
+	if (!a->owners && !a->owners_failed && ims_rpmdb_owner_open(a->root, &a->owners))
+		a->owners_failed = true;
+	return a->owners && ims_rpmdb_owner_count(a->owners, path) > 1;
 }
 
 /* Opens the file and checks its metadata here, queues the rest for a worker. */
@@ -214,7 +275,12 @@ static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 						.label = IMASTREAM_VERIFY_SKIPPED,
 						.report.size = sizeof(it->af.report) };
 	err = ims_installed_open(a->rootfd, fi, &a->ids, nevra, a->log, &it->in);
+	/* rpm -V leaves out the mtime of a file more than one package lists (verify.c). */
+	if (!err && it->in.letters[7] == 'T' && shared_path(a, rpmfiFN(fi)))
+		it->in.letters[7] = '.';
 	it->af.config = it->in.config;
+	it->af.marker = rpm_marker(rpmfiFFlags(fi));
+	it->af.regular = S_ISREG(rpmfiFMode(fi));
 	memcpy(it->af.letters, it->in.letters, sizeof(it->af.letters));
 	it->af.why = it->in.why;
 	if (err) {
@@ -225,11 +291,16 @@ static int audit_file(struct audit *a, rpmfi fi, const char *nevra,
 	} else if (it->in.fd >= 0 && S_ISREG(it->in.st.st_mode)) {
 		it->content = true;
 		it->hi = hi;
+		if (it->in.config)
+			it->accepted = imastream_accepted_find(a->accepted, it->path);
 		want = rpmfiFDigest(fi, &algo, &want_len);
 		if (want && want_len <= sizeof(it->want)) {
 			memcpy(it->want, want, want_len);
 			it->want_len = want_len;
 		}
+	} else if (!it->af.regular) {
+		/* A directory or a symlink, as rpm -V checks them: its letters alone. */
+		it->af.state = letters_state(&it->af);
 	} else {
 		it->af.state = IMASTREAM_AUDIT_MODIFIED;
 	}
@@ -243,7 +314,7 @@ static int audit_header(void *arg, void *rpm_header)
 	Header h = rpm_header;
 	const struct imastream_hash_info *hi;
 	char *nevra = headerGetAsString(h, RPMTAG_NEVRA);
-	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_VERIFY);
 	int err = 0;
 
 	if (!nevra) {
@@ -251,9 +322,16 @@ static int audit_header(void *arg, void *rpm_header)
 		return -ENOMEM;
 	}
 	hi = fi ? imastream_hash_by_rpm_id(rpmfiDigestAlgo(fi)) : NULL;
-	while (!err && fi && rpmfiNext(fi) >= 0)
-		if (S_ISREG(rpmfiFMode(fi)) && !(rpmfiFFlags(fi) & RPMFILE_GHOST))
-			err = audit_file(a, fi, nevra, hi);
+	while (!err && fi && rpmfiNext(fi) >= 0) {
+		mode_t mode = (mode_t)rpmfiFMode(fi);
+		rpmfileAttrs fl = rpmfiFFlags(fi);
+
+		/* rpm -V's entries but %ghost ones (no content of rpm's); --noconfig's skip. */
+		if (!(S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode)) || (fl & RPMFILE_GHOST) ||
+		    ((fl & RPMFILE_CONFIG) && (a->verify_flags & IMASTREAM_AUDIT_NOCONFIG)))
+			continue;
+		err = audit_file(a, fi, nevra, hi);
+	}
 	rpmfiFree(fi);
 	free(nevra);
 	return err;
@@ -306,7 +384,9 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 			  void (*fn)(void *arg, const struct imastream_audit_file *f), void *arg,
 			  const struct imastream_log *log)
 {
-	struct audit a = { .verify_flags = verify_flags, .fn = fn, .arg = arg, .log = log };
+	struct audit a = {
+		.root = root, .verify_flags = verify_flags, .fn = fn, .arg = arg, .log = log
+	};
 	int err;
 
 	if (!root || root[0] != '/' || !v || !fn)
@@ -320,13 +400,19 @@ int imastream_audit_rpmdb(const char *root, char *const *names, int nnames,
 		close(a.rootfd);
 		return err;
 	}
-	err = start_workers(&a, v);
-	if (err)
-		ims_err(log, err, "audit: cannot start: %s", strerror(-err));
-	else
-		err = imastream_rpmdb_foreach(root, names, nnames, audit_header, &a, log);
-	/* Every queued file is reported, also after an error. */
-	stop_workers(&a);
+	/* A record of accepted edits that is not this root's, or cut short: refused. */
+	err = imastream_accepted_load(root, a.rootfd, log, &a.accepted);
+	if (!err) {
+		err = start_workers(&a, v);
+		if (err)
+			ims_err(log, err, "audit: cannot start: %s", strerror(-err));
+		else
+			err = imastream_rpmdb_foreach(root, names, nnames, audit_header, &a, log);
+		/* Every queued file is reported, also after an error. */
+		stop_workers(&a);
+	}
+	imastream_accepted_free(a.accepted);
+	ims_rpmdb_owner_free(a.owners);
 	ims_ids_clear(&a.ids);
 	close(a.rootfd);
 	return err;

@@ -72,7 +72,42 @@ static int compare(struct ims_installed *in, rpmfi fi, struct ims_ids *ids, cons
 			       strerror(-err));
 	if (err)
 		in->letters[8] = 'P';
+	/* rpm -V's T: whole seconds, as rpm stores them. */
+	if ((uint32_t)in->st.st_mtime != (uint32_t)rpmfiFMtime(fi))
+		in->letters[7] = 'T';
 	return 0;
+}
+
+/*
+ * The columns a %verify(not ...) of the package leaves out print '.', as in rpm -V;
+ * each column's RPMVERIFY_ bit, in rpm's order S M 5 D L U G T P.
+ */
+static void mask_verify_flags(struct ims_installed *in, rpmfi fi)
+{
+	static const unsigned int bits[9] = {
+		RPMVERIFY_FILESIZE, RPMVERIFY_MODE,   RPMVERIFY_FILEDIGEST,
+		RPMVERIFY_RDEV,	    RPMVERIFY_LINKTO, RPMVERIFY_USER,
+		RPMVERIFY_GROUP,    RPMVERIFY_MTIME,  RPMVERIFY_CAPS,
+	};
+	rpmVerifyAttrs v = rpmfiVFlags(fi);
+
+	in->vflags = v;
+	for (int i = 0; i < 9; i++)
+		if (!(v & bits[i]))
+			in->letters[i] = '.';
+}
+
+/*
+ * Whether anything but the mtime differs: T alone is no change EVM or IMA covers, so
+ * relabel still labels such a file (the audit prints it, as rpm -V does).
+ */
+static int state_of(const struct ims_installed *in)
+{
+	char other[10];
+
+	memcpy(other, in->letters, sizeof(other));
+	other[7] = '.';
+	return strcmp(other, ".........") ? IMS_INSTALLED_MODIFIED : IMS_INSTALLED_OPEN;
 }
 
 /*
@@ -172,7 +207,8 @@ static int open_special(int rootfd, struct ims_installed *in, rpmfi fi, struct i
 		if (!target || strcmp(target, link))
 			in->letters[4] = 'L';
 	}
-	in->state = strcmp(in->letters, ".........") ? IMS_INSTALLED_MODIFIED : IMS_INSTALLED_OPEN;
+	mask_verify_flags(in, fi);
+	in->state = state_of(in);
 	return 0;
 }
 
@@ -187,6 +223,7 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 	in->dirfd = in->fd = -1;
 	memcpy(in->letters, ".........", sizeof(in->letters));
 	in->config = rpmfiFFlags(fi) & RPMFILE_CONFIG;
+	in->vflags = rpmfiVFlags(fi);
 	/* Through the directory symlinks rpm follows (merged /usr), as it installed them. */
 	in->dirfd = imastream_open_dir_as_rpm(rootfd, rpmfiDN(fi), O_PATH, NULL, 0);
 	if (in->dirfd < 0) {
@@ -235,7 +272,8 @@ int ims_installed_open(int rootfd, void *rpm_fi, struct ims_ids *ids, const char
 	err = compare(in, fi, ids, nevra, log);
 	if (err)
 		return err;
-	in->state = strcmp(in->letters, ".........") ? IMS_INSTALLED_MODIFIED : IMS_INSTALLED_OPEN;
+	mask_verify_flags(in, fi);
+	in->state = state_of(in);
 	/* The only handle on the file by name that never follows a link in the root. */
 	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d/%s", in->dirfd, rpmfiBN(fi));
 	return 0;

@@ -105,5 +105,7 @@ int ims_rpmdb_owner_conflict(struct ims_rpmdb_owner *o, const struct imastream_e
 			     const char *self, char *owner, size_t owner_size);
 /* Return: 1 when a package other than @self owns @path there (any type), else 0. */
 int ims_rpmdb_owner_other(struct ims_rpmdb_owner *o, const char *path, const char *self);
+/* How many installed packages list @path (rpm -V's test for a shared file). */
+int ims_rpmdb_owner_count(struct ims_rpmdb_owner *o, const char *path);
 
 #endif /* IMASTREAM_INSTALLED_OWNERS_H */

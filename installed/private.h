@@ -30,9 +30,10 @@ struct ims_installed {
 	int state;
 	int dirfd, fd;
 	struct stat st;
-	char letters[10]; /* rpm -V's "SM5DLUGTP": S, M, L, U, G, P filled here */
+	char letters[10]; /* rpm -V's "SM5DLUGTP": S, M, L, U, G, T, P filled here */
 	const char *why;  /* what the letters cannot say, or NULL */
 	bool config;
+	unsigned int vflags; /* the header's %verify flags (RPMVERIFY_*): what rpm -V checks */
 	char path[sizeof("/proc/self/fd/") + 12 + NAME_MAX];
 };
 /* @rpm_fi: an rpmfi on the file.  Return: 0 (see @in->state), or -errno (said). */

@@ -17,6 +17,7 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
+#include "imastream/audit.h"
 #include "imastream/chain.h"
 #include "imastream/keys.h"
 #include "imastream/relabel.h"
@@ -60,6 +61,7 @@ struct imastream_relabel {
 	struct ritem *free_items;
 	struct imastream_relabel_counts counts;
 	struct ims_rpmdb_links *links; /* counted when a file has more links than its package */
+	struct imastream_accepted *accepted; /* accepted %config edits: labelled as they are */
 };
 
 /* The security xattrs a chain may record, in the order they are written: evm last. */
@@ -103,6 +105,7 @@ struct ritem {
 	size_t want_len;
 	const uint8_t *sig; /* the header's; valid while its rpmfi is */
 	size_t sig_len;
+	const struct imastream_accepted_file *accepted; /* its accepted edit, or NULL */
 	/* Pushed to a worker, which fills in the rest. */
 	bool pooled;
 	int err;
@@ -419,7 +422,14 @@ static void relabel_content(struct imastream_relabel *r, struct ritem *it)
 				   stream(r, rf, in->fd, it->hi->algo, &digest);
 	if (!err && memcmp(digest, it->want, it->want_len))
 		rf->letters[2] = '5';
-	if (!err && strcmp(rf->letters, ".........") && !(in->config && modified_config_ok)) {
+	/* An accepted edit (imastream_accept_config()) is labelled as it is, and only it. */
+	if (!err && it->accepted && it->accepted->algo == it->hi->algo &&
+	    it->accepted->digest_len == it->want_len &&
+	    !memcmp(digest, it->accepted->digest, it->want_len))
+		modified_config_ok = true;
+	/* T alone is no difference EVM or IMA covers (the file is labelled as it is). */
+	if (!err && (strncmp(rf->letters, ".......", 7) || rf->letters[8] != '.') &&
+	    !(in->config && modified_config_ok)) {
 		imastream_chain_file_done(r->chain, &rf->f, -EBADMSG);
 		report(r, rf, IMASTREAM_RELABEL_MODIFIED, "differs from its header");
 		return;
@@ -526,6 +536,14 @@ static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 
 	err = ims_installed_open(r->rootfd, fi, &r->ids, it->pkg->nevra, r->log, in);
 	it->rf.rep.config = in->config;
+	if (!err && in->config) {
+		it->accepted = imastream_accepted_find(r->accepted, rpmfiFN(fi));
+		/* Its size is the accepted one: its digest is compared once read. */
+		if (it->accepted && it->accepted->size == (uint64_t)in->st.st_size)
+			modified_config_ok = true;
+		else
+			it->accepted = NULL;
+	}
 	memcpy(it->rf.letters, in->letters, sizeof(it->rf.letters));
 	if (err) {
 		said(it, IMASTREAM_RELABEL_FAILED, "cannot open");
@@ -535,10 +553,13 @@ static void check_file(struct imastream_relabel *r, struct ritem *it, rpmfi fi)
 		said(it, IMASTREAM_RELABEL_MISSING, "missing");
 		return;
 	}
-	/* An edited %config file may be taken as it is now: its size, not its mode or owner. */
+	/*
+	 * An edited %config file may be taken as it is now: its size (and mtime, which an
+	 * edit changes), not its mode or owner.
+	 */
 	if (in->state == IMS_INSTALLED_MODIFIED &&
 	    !(in->fd >= 0 && S_ISREG(in->st.st_mode) && in->config && modified_config_ok &&
-	      !strcmp(in->letters + 1, "........"))) {
+	      !strncmp(in->letters + 1, "......", 6) && in->letters[8] == '.')) {
 		said(it, IMASTREAM_RELABEL_MODIFIED, in->why ? in->why : "differs from its header");
 		return;
 	}
@@ -626,7 +647,7 @@ int imastream_relabel_header(struct imastream_relabel *r, void *rpm_header)
 	if (!r || !h)
 		return -EINVAL;
 	nevra = headerGetAsString(h, RPMTAG_NEVRA);
-	fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_VERIFY);
 	if (!nevra) {
 		rpmfiFree(fi);
 		return -ENOMEM;
@@ -753,6 +774,8 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 		goto fail;
 	}
 	err = ims_ids_load(&r->ids, r->rootfd, log);
+	if (!err)
+		err = imastream_accepted_load(r->root, r->rootfd, log, &r->accepted);
 	if (err)
 		goto fail;
 	r->verity = IMS_CONFIG_VERITY(cfg) && cfg->mode == IMASTREAM_MODE_SIGN;
@@ -804,6 +827,7 @@ void imastream_relabel_free(struct imastream_relabel *r, int res)
 	if (r->tsm)
 		imastream_chain_tsm_post(r->chain, &r->txn, res);
 	ims_ids_clear(&r->ids);
+	imastream_accepted_free(r->accepted);
 	ims_rpmdb_links_free(r->links);
 	imastream_trust_free(r->trust);
 	imastream_hasher_free(r->hasher);

@@ -116,3 +116,12 @@ int ims_rpmdb_owner_other(struct ims_rpmdb_owner *o, const char *path, const cha
 	rpmdbFreeIterator(mi);
 	return found;
 }
+
+int ims_rpmdb_owner_count(struct ims_rpmdb_owner *o, const char *path)
+{
+	rpmdbMatchIterator mi = rpmtsInitIterator(o->ts, RPMDBI_BASENAMES, path, 0);
+	int n = mi ? rpmdbGetIteratorCount(mi) : 0;
+
+	rpmdbFreeIterator(mi);
+	return n;
+}

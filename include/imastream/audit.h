@@ -4,6 +4,8 @@
 #define IMASTREAM_AUDIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "imastream/common.h"
 #include "imastream/filesig.h"
@@ -14,7 +16,8 @@ extern "C" {
 
 /*
  * The audit of an installed root (installed/audit.c): what imastream verify --rpmdb
- * reports for every regular file of every package of the root's rpm database.
+ * reports for every regular file, directory and symlink (not %ghost) of every package of
+ * the root's rpm database.
  */
 
 /* struct imastream_audit_file.state */
@@ -23,6 +26,10 @@ enum imastream_audit_state {
 	IMASTREAM_AUDIT_MODIFIED, /* @letters (and @why) say what differs */
 	IMASTREAM_AUDIT_MISSING,
 	IMASTREAM_AUDIT_ERROR, /* could not be checked: @why (said on the log) */
+	/* A regular %config file whose size, digest or mtime alone differ: an edit */
+	IMASTREAM_AUDIT_CONFIG_EDITED,
+	/* Such an edit, accepted: its digest and size are the accepted-config record's */
+	IMASTREAM_AUDIT_CONFIG_ACCEPTED,
 };
 
 /**
@@ -31,11 +38,14 @@ enum imastream_audit_state {
  * @path: the package path
  * @config: a %config file
  * @state: enum imastream_audit_state
- * @letters: rpm -V's "SM5DLUGTP" as imastream relabel prints them
+ * @letters: rpm -V's "SM5DLUGTP" as rpm -V prints them ('.' passed or left out by
+ *           %verify(not ...), '?' could not be read); D is never set (no devices)
  * @why: what the letters cannot say ("a symlink or non-directory in a path component"),
  *       or NULL
  * @verified: @report holds the verdicts on security.ima and security.evm (the file is a
  *            regular file that could be read), as imastream_verify_file() gives them
+ * @marker: rpm -V's marker of the file: 'c' (%config), 'd' (%doc), 'l', 'r', ... or ' '
+ * @regular: a regular file (else a directory or a symlink: letters only, no @report)
  * @label: security.selinux: IMASTREAM_VERIFY_OK (present), IMASTREAM_VERIFY_MISSING, or
  *         IMASTREAM_VERIFY_SKIPPED without IMASTREAM_AUDIT_LABELS (or when the file could
  *         not be opened)
@@ -50,6 +60,8 @@ struct imastream_audit_file {
 	bool verified;
 	struct imastream_verify_report report;
 	int label;
+	char marker;
+	bool regular;
 };
 
 /* A flag of imastream_audit_rpmdb(), with those of imastream_verify_file(). */
@@ -57,6 +69,8 @@ enum {
 	/* Every file must have a security.selinux: the chain that labelled the root had the
 	 * selinux plugin with a policy (file_contexts, or SELinux enabled). */
 	IMASTREAM_AUDIT_LABELS = 1u << 16,
+	/* Leave %config files out, as rpm -V --noconfig does. */
+	IMASTREAM_AUDIT_NOCONFIG = 1u << 17,
 };
 
 /**
@@ -76,6 +90,50 @@ IMASTREAM_API int imastream_audit_rpmdb(const char *root, char *const *names, in
 					struct imastream_verifier *v, unsigned int verify_flags,
 					void (*fn)(void *arg, const struct imastream_audit_file *f),
 					void *arg, const struct imastream_log *log);
+
+/*
+ * Accepted %config edits (installed/accepted.c): ROOT/var/lib/imastream/accepted-config
+ * holds, for each %config file whose edit an administrator accepted, the digest (in its
+ * header's algorithm) and size it had then.  The audit takes a file that still has them
+ * as an accepted edit, relabel labels it, imastream policy keylime lists that digest.
+ * The record carries the id of its root (ROOT/var/lib/imastream/root-id): one copied
+ * from another root, or cut short, is refused.
+ */
+struct imastream_accepted_file {
+	const char *path;
+	int algo; /* enum imastream_hash_algo */
+	uint8_t digest[64];
+	size_t digest_len;
+	uint64_t size;
+};
+struct imastream_accepted;
+
+/**
+ * imastream_accepted_load - the accepted edits of the root @rootfd (@root names it)
+ * Return: 0 (no record: an empty set), -EBADMSG for a record of another root, cut short
+ * or malformed (said in one line), -errno.
+ */
+IMASTREAM_API int imastream_accepted_load(const char *root, int rootfd,
+					  const struct imastream_log *log,
+					  struct imastream_accepted **ret);
+IMASTREAM_API const struct imastream_accepted_file *imastream_accepted_find(
+	const struct imastream_accepted *a, const char *path);
+IMASTREAM_API void imastream_accepted_free(struct imastream_accepted *a);
+
+/**
+ * imastream_accept_config - accept the current content of %config files
+ * @paths, @n: package paths ("/etc/foo.conf"), each a regular file some installed
+ *             package lists as %config
+ * @packages_ret: the NEVRA of each path's package, NULL-terminated (free each and it)
+ *
+ * Every path is checked and hashed first: a path no package marks %config, or one that
+ * cannot be read, is refused in one line and nothing is written.  Then the record is
+ * replaced whole (a path accepted before takes its new digest).  The caller holds rpm's
+ * transaction lock for the root.
+ * Return: 0, or -errno (said).
+ */
+IMASTREAM_API int imastream_accept_config(const char *root, int rootfd, char *const *paths, int n,
+					  char ***packages_ret, const struct imastream_log *log);
 
 /*
  * Orphans (installed/orphans.c): labelled files that no installed package owns.  A kill

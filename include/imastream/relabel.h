@@ -47,8 +47,10 @@ enum imastream_relabel_status {
  * @letters: for MODIFIED, rpm -V's nine columns "SM5DLUGTP", each '.' when it matches:
  *           S size, M mode (and type), 5 content digest, U owner, G group, P
  *           capabilities (security.capability against RPMTAG_FILECAPS, compared as
- *           libcap reads them, as rpm -V does), L a symlink's target; D and T are not
- *           checked here (T is not covered by EVM)
+ *           libcap reads them, as rpm -V does), L a symlink's target, T the mtime
+ *           (whole seconds; T alone is no modification: EVM does not cover it); D is
+ *           not checked; a column %verify(not ...) leaves out is '.'; 5 only when the
+ *           size matches
  * @why: for MODIFIED, MISSING and FAILED a short phrase ("replaced by a symlink",
  *       "a symlink in a path component"); else NULL
  * @config: a %config file

@@ -20,6 +20,7 @@ struct evm_state {
 	struct imastream_signer *signer; /* owned by the chain */
 	uint8_t *buf;
 	size_t buf_size;
+	bool config_evm; /* config_evm = portable: %config files signed too */
 };
 
 /*
@@ -36,6 +37,7 @@ static int evm_init(struct imastream_init_args *args, void **state_ret)
 		return -ENOMEM;
 	st->cfg = args->cfg;
 	st->log = args->log;
+	st->config_evm = strcmp(imastream_config_get(args->cfg, "config_evm"), "none") != 0;
 	/* Listed but "evm = none": present in the chain, writes nothing. */
 	if (args->cfg->evm) {
 		err = ims_plugin_signer(args->chain, &st->signer, &st->buf_size);
@@ -87,6 +89,12 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 
 	if (!st->signer)
 		return 0;
+	/*
+	 * A portable signature freezes what it covers: an edit of the %config file could no
+	 * longer get its security.ima updated, and appraisal would refuse it.  Only when asked.
+	 */
+	if ((f->flags & IMASTREAM_FILE_CONFIG) && !st->config_evm)
+		return 0;
 	/* The kernel refuses a portable signature on a file without security.ima. */
 	ima = imastream_file_get_xattr(f, "security.ima");
 	if (!ima || ima->skipped)
@@ -123,10 +131,25 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 	return imastream_file_set_xattr(f, "security.evm", st->buf, vlen);
 }
 
+static const char *config_evm_check(const char *value)
+{
+	return strcmp(value, "none") && strcmp(value, "portable") ? "is not none or portable" :
+								    NULL;
+}
+
+static const struct imastream_plugin_key evm_keys[] = {
+	{ .name = "config_evm",
+	  .def = "portable",
+	  .check = config_evm_check,
+	  .help = "portable or none: whether %config files get an EVM portable signature too" },
+	{ .name = NULL },
+};
+
 const struct imastream_plugin_ops ims_evm_plugin = {
 	.size = sizeof(struct imastream_plugin_ops),
 	.name = "evm",
 	.rank = IMASTREAM_RANK_EVM,
+	.keys = evm_keys,
 	.init = evm_init,
 	.cleanup = evm_cleanup,
 	.file_closed = evm_file_closed,

@@ -39,7 +39,8 @@ paths() {
 	n=$1 root=$2
 	shift 2
 	for p in "$@"; do
-		grep -q "^\(would label \|S\.\.\.\.\.\.\.\. c \)\?$p\([: ]\|$\)" "$n.out" ||
+		# (T too when the edit fell in a later second than the install.)
+		grep -q "^\(would label \|S\.\.\.\.\.\.[.T]\. c \)\?$p\([: ]\|$\)" "$n.out" ||
 			fail "$n: $p is not named as the root's system names it: $(cat "$n.out")"
 	done
 	! grep -F -e "$T" -e "./" "$n.out" || fail "$n: a file named with the root on stdout"

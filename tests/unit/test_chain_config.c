@@ -165,7 +165,7 @@ static void test_plugin_keys(void)
 			n_plugin_keys++;
 		}
 	}
-	ASSERT_EQ(n_plugin_keys, 12);
+	ASSERT_EQ(n_plugin_keys, 13);
 	ASSERT(strcmp(imastream_config_keys()[0], "mode") == 0);
 }
 
