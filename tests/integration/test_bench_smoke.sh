@@ -41,6 +41,7 @@ run() {
 run bench_sign_digests.sh '^ratio sign-digests -j 1 vs evmctl sign_hash' 5 2 1
 run bench_sign_package.sh '^P-256, 5 files: .*ratio x' 5
 run bench_sign_packages.sh 'p11-kit server vs key file: x|key file [0-9]+ signatures/s' 3 2 1
+BENCH_COUNT=40 BENCH_ROUNDS=1 run bench_hash_speed.sh '^  evmctl / ours: x[0-9.]+ wall'
 BENCH_FILES=20 run bench_sign_tree.sh '^  ratio \(evmctl time / imastream time'
 BENCH_FILES=20 run bench_rpm_syscalls.sh '^sign \+ EVM: [0-9]+ extra system calls'
 # The installs: 4 MiB in big files, 50 small ones, one run each.
