@@ -245,14 +245,15 @@ int ims_sign_ahead_sign(struct ims_sign_ahead *sa, const char *type, const uint8
 	pthread_mutex_lock(&sa->lock);
 	while (sa->test_fail && sa->running && !sa->err && !sa->count)
 		pthread_cond_wait(&sa->made_one, &sa->lock);
-	if (sa->err) {
-		err = sa->err;
-	} else if (sa->count) {
+	/* Nonces made before a failure are good; once they are gone, the failure is said. */
+	if (sa->count) {
 		n = sa->ring[sa->head];
 		memset(&sa->ring[sa->head], 0, sizeof(n));
 		sa->head = (sa->head + 1) % sa->cap;
 		sa->count--;
 		pthread_cond_signal(&sa->wake);
+	} else if (sa->err) {
+		err = sa->err;
 	}
 	pthread_mutex_unlock(&sa->lock);
 	/* The line a failed signature on this thread has, with the worker's reason. */

@@ -14,7 +14,8 @@
  * signatures imastream_signer_sign() makes from then on take one when one is ready (else
  * they are made as before).  Return: 0; -EOPNOTSUPP, silently, when the key is no ECDSA
  * key held in this process (RSA, a kernel key, a token's); -errno with one line.
- * A failure of the worker fails the next signature, with the line a failed signature has.
+ * Once the worker failed, the first signature that finds no nonce ready fails, with the
+ * line a failed signature has.
  */
 int ims_signer_ahead_start(struct imastream_signer *s, unsigned int depth);
 /* Stops the worker and waits for it (before a fork); the prepared nonces stay. */
