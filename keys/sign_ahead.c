@@ -35,6 +35,7 @@ struct ims_sign_ahead {
 	pthread_t thread;
 	bool running;
 	bool stop;
+	bool worker_waits;     /* asleep on wake: woken once half the ring is used */
 	pid_t owner;           /* the process whose nonces these are */
 	EC_KEY *caller_key;    /* copies: OpenSSL does not promise that one EC_KEY */
 	EC_KEY *worker_key;    /* may be used by two threads at once */
@@ -91,7 +92,9 @@ static void *worker(void *arg)
 		int err;
 
 		if (sa->err || sa->count == sa->cap) {
+			sa->worker_waits = true;
 			pthread_cond_wait(&sa->wake, &sa->lock);
+			sa->worker_waits = false;
 			continue;
 		}
 		pthread_mutex_unlock(&sa->lock);
@@ -104,7 +107,8 @@ static void *worker(void *arg)
 			sa->ring[(sa->head + sa->count) % sa->cap] = n;
 			sa->count++;
 		}
-		pthread_cond_broadcast(&sa->made_one);
+		if (sa->test_fail)
+			pthread_cond_broadcast(&sa->made_one);
 	}
 	pthread_mutex_unlock(&sa->lock);
 	BN_CTX_free(bn);
@@ -251,7 +255,9 @@ int ims_sign_ahead_sign(struct ims_sign_ahead *sa, const char *type, const uint8
 		memset(&sa->ring[sa->head], 0, sizeof(n));
 		sa->head = (sa->head + 1) % sa->cap;
 		sa->count--;
-		pthread_cond_signal(&sa->wake);
+		/* One wake per half ring, not a futex call per signature. */
+		if (sa->worker_waits && sa->count <= sa->cap / 2)
+			pthread_cond_signal(&sa->wake);
 	} else if (sa->err) {
 		err = sa->err;
 	}
