@@ -8,6 +8,8 @@
  *   fsm_file_prepare → file_closed (content verified, metadata final, not yet renamed);
  *   fsm_file_post → file_done.  Files rpm never posts (a failed unpack) are ended in
  *   psm_post, so every file_opened has its file_done.
+ * Sign mode with an ECDSA key: the signer's nonce worker runs from tsm_pre to tsm_post,
+ * stopped around each scriptlet (scriptlet_pre/post: rpm forks in between).
  * verity = on: fs-verity is enabled in fsm_file_post, the first hook after rpm closed its
  * write-only descriptor (it is still open in fsm_file_prepare, and the kernel refuses
  * verity while a writer is open).  rpm has renamed the file by then and ignores the
