@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What keys/ offers the drivers' chain core beyond keys.h: a worker thread that prepares
- * ECDSA nonces ahead, so that a signature on the caller's thread costs about 1 µs
- * instead of a scalar multiplication (sign_ahead.c).
+ * ECDSA nonces ahead, so that a signature on the caller's thread costs a few
+ * multiplications instead of a scalar multiplication (sign_ahead.c).
  */
 #ifndef IMASTREAM_KEYS_SIGN_AHEAD_H
 #define IMASTREAM_KEYS_SIGN_AHEAD_H

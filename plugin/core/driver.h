@@ -53,7 +53,7 @@ int ims_verity_enable(int fd, const char *what, const struct imastream_log *log)
 /*
  * Sign mode with an ECDSA key held in this process: @on starts a worker thread that
  * prepares the signatures' nonces while the driver streams files (signing on the
- * driver's thread then costs about 1 µs instead of a scalar multiplication); !@on stops
+ * driver's thread then costs a few multiplications instead of a scalar multiplication); !@on stops
  * it and waits for it, as before a fork.  Return: 0, also when there is nothing to start
  * (hash mode, an RSA key, a kernel or token key); -errno with one line.
  */
