@@ -518,11 +518,15 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 			" (set %_imastream_no_xattr_support skip to install anyway)", &a->log);
 	if (!err)
 		err = ims_probe_root_verity(&a->cfg, a->txn.root, &a->log);
-	if (!err)
-		err = imastream_chain_tsm_pre(a->chain, &a->txn);
-	/* Only for the transaction: no thread of ours lives in dnf between transactions. */
+	/* Only for the transaction: no thread of ours lives in dnf between transactions.
+	 * Started before the chain's tsm_pre, whose post a failure here would skip. */
 	if (!err && a->sign_ahead && !(tf & RPMTRANS_FLAG_TEST))
 		err = ims_chain_sign_ahead(a->chain, true);
+	if (!err) {
+		err = imastream_chain_tsm_pre(a->chain, &a->txn);
+		if (err)
+			ims_chain_sign_ahead(a->chain, false);
+	}
 	return to_rc(err);
 }
 
