@@ -30,19 +30,19 @@ struct nonce {
 
 struct ims_sign_ahead {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;   /* the worker waits here for room, or to stop */
+	pthread_cond_t wake;	 /* the worker waits here for room, or to stop */
 	pthread_cond_t made_one; /* a test's signature waits here for the worker */
 	pthread_t thread;
 	bool running;
 	bool stop;
-	bool worker_waits;     /* asleep on wake: woken once half the ring is used */
-	pid_t owner;           /* the process whose nonces these are */
-	EC_KEY *caller_key;    /* copies: OpenSSL does not promise that one EC_KEY */
-	EC_KEY *worker_key;    /* may be used by two threads at once */
+	bool worker_waits;  /* asleep on wake: woken once half the ring is used */
+	pid_t owner;	    /* the process whose nonces these are */
+	EC_KEY *caller_key; /* copies: OpenSSL does not promise that one EC_KEY */
+	EC_KEY *worker_key; /* may be used by two threads at once */
 	struct nonce *ring;
 	unsigned int cap, head, count;
-	int err;               /* the worker's failure, said by the next signature */
-	char why[256];         /* OpenSSL's reason for it */
+	int err;       /* the worker's failure, said once no nonce is left */
+	char why[256]; /* OpenSSL's reason for it */
 	/*
 	 * IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER=N, for tests alone: the worker fails after N
 	 * nonces, and every signature waits for the worker, so that the failure is met.
@@ -50,8 +50,8 @@ struct ims_sign_ahead {
 	bool test_fail;
 	unsigned long fail_after;
 	unsigned long made;
-	unsigned long used;    /* signatures made from a prepared nonce */
-	unsigned long missed;  /* signatures made without: none was ready */
+	unsigned long used;   /* signatures made from a prepared nonce */
+	unsigned long missed; /* signatures made without: none was ready */
 };
 
 static void nonce_clear(struct nonce *n)
@@ -68,7 +68,8 @@ static int prepare(struct ims_sign_ahead *sa, BN_CTX *bn, struct nonce *n)
 	unsigned long e;
 
 	if (sa->test_fail && sa->made >= sa->fail_after) {
-		snprintf(sa->why, sizeof(sa->why), "injected by IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER");
+		snprintf(sa->why, sizeof(sa->why),
+			 "injected by IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER");
 		return -EIO;
 	}
 	if (ECDSA_sign_setup(sa->worker_key, bn, &n->kinv, &n->r) == 1)
@@ -264,8 +265,9 @@ int ims_sign_ahead_sign(struct ims_sign_ahead *sa, const char *type, const uint8
 	pthread_mutex_unlock(&sa->lock);
 	/* The line a failed signature on this thread has, with the worker's reason. */
 	if (err)
-		return sa->why[0] ? ims_err(log, err, "signing with %s failed (%s)", type, sa->why) :
-				    ims_err(log, err, "signing with %s failed", type);
+		return sa->why[0] ?
+			       ims_err(log, err, "signing with %s failed (%s)", type, sa->why) :
+			       ims_err(log, err, "signing with %s failed", type);
 	if (!n.kinv) {
 		sa->missed++;
 		return 0;

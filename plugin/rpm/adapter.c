@@ -151,8 +151,7 @@ static int read_macros(struct adapter *a)
 }
 
 /* Not keys, but ours: the file to read, one owner per package, durability, threads. */
-static const char *const adapter_macros[] = { "config", "take_over", "sync", "sign_threads",
-					       NULL };
+static const char *const adapter_macros[] = { "config", "take_over", "sync", "sign_threads", NULL };
 
 static bool known_key(const char *key)
 {
@@ -278,8 +277,8 @@ static int read_sign_threads(struct adapter *a)
 	if (strcmp(v, "0") == 0)
 		a->sign_ahead = false;
 	else if (strcmp(v, "1") != 0)
-		err = ims_err(&a->log, -EINVAL, "macro %%_imastream_sign_threads: '%s' is not 0 or 1",
-			      v);
+		err = ims_err(&a->log, -EINVAL,
+			      "macro %%_imastream_sign_threads: '%s' is not 0 or 1", v);
 	free(v);
 	return err;
 }

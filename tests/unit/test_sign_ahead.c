@@ -122,7 +122,8 @@ static void test_signatures(const char *key, const char *crt)
 	BIGNUM *r[SIGS];
 	unsigned long used = 0;
 
-	ASSERT(v && EVP_PKEY_verify_init(v) == 1 && EVP_PKEY_CTX_set_signature_md(v, EVP_sha256()) == 1);
+	ASSERT(v && EVP_PKEY_verify_init(v) == 1 &&
+	       EVP_PKEY_CTX_set_signature_md(v, EVP_sha256()) == 1);
 	ASSERT_EQ(ims_signer_ahead_start(s, DEPTH), 0);
 	wait_ready(s, DEPTH);
 	for (int i = 0; i < SIGS; i++) {
@@ -198,7 +199,8 @@ static void test_rsa(void)
 	err_lines = 0;
 	ASSERT_EQ(ims_signer_ahead_start(s, DEPTH), -EOPNOTSUPP);
 	ASSERT_EQ(err_lines, 0);
-	ASSERT_EQ(imastream_signer_sign(s, IMASTREAM_HASH_SHA256, d, 32, sig, sizeof(sig), &len), 0);
+	ASSERT_EQ(imastream_signer_sign(s, IMASTREAM_HASH_SHA256, d, 32, sig, sizeof(sig), &len),
+		  0);
 	imastream_signer_free(s);
 }
 
