@@ -73,6 +73,24 @@ int ims_digest_check(int hash_algo, size_t digest_len, const struct imastream_lo
 int ims_md_for(int hash_algo, size_t digest_len, const struct imastream_log *log,
 	       EVP_MD **md_ret);
 
+/*
+ * sign_ahead.c: the nonce worker of a signer with an ECDSA key (keys/sign_ahead.h).
+ * ims_sign_ahead_start() makes *@sa on first use (-EOPNOTSUPP for any other key);
+ * ims_sign_ahead_sign() returns 1 when it signed from a prepared nonce, 0 when none was
+ * ready (the caller signs as before), or -errno with one line.
+ */
+struct ims_sign_ahead;
+int ims_sign_ahead_start(struct ims_sign_ahead **sa, EVP_PKEY *pkey, unsigned int depth,
+			 const struct imastream_log *log);
+void ims_sign_ahead_stop(struct ims_sign_ahead *sa, const struct imastream_log *log);
+void ims_sign_ahead_free(struct ims_sign_ahead *sa);
+/* How many nonces are ready (the tests wait for a full pool). */
+unsigned int ims_sign_ahead_ready(struct ims_sign_ahead *sa);
+unsigned int ims_signer_ahead_ready(const struct imastream_signer *s);
+int ims_sign_ahead_sign(struct ims_sign_ahead *sa, const char *type, const uint8_t *digest,
+			size_t digest_len, uint8_t *sig_out, size_t sig_cap, size_t *sig_len_ret,
+			const struct imastream_log *log);
+
 /* Signer backends: each fills in the key and, when it has one, the certificate. */
 int ims_source_file(const struct imastream_key_opts *opts, const struct imastream_log *log,
 		    EVP_PKEY **pkey_ret, X509 **cert_ret);

@@ -8,6 +8,7 @@
 
 #include "imastream/hash.h"
 #include "keys/keys-private.h"
+#include "keys/sign_ahead.h"
 
 struct imastream_signer {
 	struct imastream_log log;
@@ -19,6 +20,7 @@ struct imastream_signer {
 	size_t max_sig;
 	uint32_t keyid;
 	char type[24];
+	struct ims_sign_ahead *ahead; /* ECDSA nonces prepared on a worker, or NULL */
 };
 
 bool ims_is_uri(const char *s)
@@ -204,6 +206,7 @@ void imastream_signer_free(struct imastream_signer *s)
 {
 	if (!s)
 		return;
+	ims_sign_ahead_free(s->ahead);
 	for (size_t i = 0; i < ARRAY_SIZE(s->ctx); i++)
 		EVP_PKEY_CTX_free(s->ctx[i]);
 	/* EVP_PKEY_free cleanses the key's private numbers (BN_clear_free). */
@@ -259,6 +262,12 @@ int imastream_signer_sign(struct imastream_signer *s, int hash_algo, const uint8
 	if (!s->pkey)
 		return ims_kernel_key_sign(&s->kk, hash_algo, digest, digest_len, sig_out, sig_cap,
 					   sig_len_ret, &s->log);
+	if (s->ahead) {
+		err = ims_sign_ahead_sign(s->ahead, s->type, digest, digest_len, sig_out, sig_cap,
+					  sig_len_ret, &s->log);
+		if (err)
+			return err < 0 ? err : 0;
+	}
 	err = sign_ctx(s, hash_algo, digest_len, &ctx);
 	if (err)
 		return err;
@@ -287,4 +296,23 @@ uint32_t imastream_signer_keyid(const struct imastream_signer *s)
 const char *imastream_signer_key_type(const struct imastream_signer *s)
 {
 	return s->type;
+}
+
+int ims_signer_ahead_start(struct imastream_signer *s, unsigned int depth)
+{
+	/* A token's key (engine) signs inside the token: nothing to prepare here. */
+	if (!s || !s->pkey || s->engine)
+		return -EOPNOTSUPP;
+	return ims_sign_ahead_start(&s->ahead, s->pkey, depth, &s->log);
+}
+
+void ims_signer_ahead_stop(struct imastream_signer *s)
+{
+	if (s)
+		ims_sign_ahead_stop(s->ahead, &s->log);
+}
+
+unsigned int ims_signer_ahead_ready(const struct imastream_signer *s)
+{
+	return s ? ims_sign_ahead_ready(s->ahead) : 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "imastream/keys.h"
+#include "keys/sign_ahead.h"
 #include "plugin/core/private.h"
 #include "plugin/core/resource.h"
 
@@ -291,6 +292,24 @@ int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signe
 		return chain->signer_err;
 	*ret = chain->signer;
 	return 0;
+}
+
+/* Enough nonces for a burst of small files; each is about 100 bytes. */
+#define SIGN_AHEAD_DEPTH 64
+
+int ims_chain_sign_ahead(struct imastream_chain *chain, bool on)
+{
+	int err;
+
+	/* Only a signer the plugins already asked for: hash mode loads no key. */
+	if (!chain || !chain->signer)
+		return 0;
+	if (!on) {
+		ims_signer_ahead_stop(chain->signer);
+		return 0;
+	}
+	err = ims_signer_ahead_start(chain->signer, SIGN_AHEAD_DEPTH);
+	return err == -EOPNOTSUPP ? 0 : err;
 }
 
 int ims_chain_resource(struct imastream_chain *chain, const struct ims_chain_resource_ops *ops,

@@ -51,6 +51,15 @@ bool ims_file_wants_verity(const struct imastream_file *f);
 int ims_verity_enable(int fd, const char *what, const struct imastream_log *log);
 
 /*
+ * Sign mode with an ECDSA key held in this process: @on starts a worker thread that
+ * prepares the signatures' nonces while the driver streams files (signing on the
+ * driver's thread then costs a few multiplications instead of a scalar multiplication); !@on stops
+ * it and waits for it, as before a fork.  Return: 0, also when there is nothing to start
+ * (hash mode, an RSA key, a kernel or token key); -errno with one line.
+ */
+int ims_chain_sign_ahead(struct imastream_chain *chain, bool on);
+
+/*
  * The key of imastream_config_keys(), or of @extra (NULL-terminated, may be NULL), nearest
  * to @key by edit distance (a swap of two neighbours counts once), for a line refusing a
  * misspelt key; the first of equally near ones.

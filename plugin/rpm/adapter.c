@@ -8,6 +8,8 @@
  *   fsm_file_prepare → file_closed (content verified, metadata final, not yet renamed);
  *   fsm_file_post → file_done.  Files rpm never posts (a failed unpack) are ended in
  *   psm_post, so every file_opened has its file_done.
+ * Sign mode with an ECDSA key: the signer's nonce worker runs from tsm_pre to tsm_post,
+ * stopped around each scriptlet (scriptlet_pre/post: rpm forks in between).
  * verity = on: fs-verity is enabled in fsm_file_post, the first hook after rpm closed its
  * write-only descriptor (it is still open in fsm_file_prepare, and the kernel refuses
  * verity while a writer is open).  rpm has renamed the file by then and ignores the
@@ -63,6 +65,8 @@ struct adapter {
 	bool rpm_sets_owner;
 	/* %_imastream_sync file, and rpm's %_flush_io unset: fsync before the rename. */
 	bool sync_files;
+	/* %_imastream_sign_threads 1 (the default): ECDSA nonces made on a second thread. */
+	bool sign_ahead;
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
@@ -146,8 +150,8 @@ static int read_macros(struct adapter *a)
 	return err;
 }
 
-/* Not keys, but ours: the file to read, one owner per package, durability. */
-static const char *const adapter_macros[] = { "config", "take_over", "sync", NULL };
+/* Not keys, but ours: the file to read, one owner per package, durability, threads. */
+static const char *const adapter_macros[] = { "config", "take_over", "sync", "sign_threads", NULL };
 
 static bool known_key(const char *key)
 {
@@ -256,6 +260,30 @@ flush_io:
 }
 
 /*
+ * %_imastream_sign_threads: 1 (unset: the default) lets a worker thread prepare the
+ * ECDSA nonces of the signatures while rpm writes files; 0 signs on rpm's thread alone.
+ */
+static int read_sign_threads(struct adapter *a)
+{
+	char *v;
+	int err = 0;
+
+	a->sign_ahead = true;
+	if (!macro_defined("_imastream_sign_threads"))
+		return 0;
+	v = rpmExpand("%{_imastream_sign_threads}", NULL);
+	if (!v)
+		return -ENOMEM;
+	if (strcmp(v, "0") == 0)
+		a->sign_ahead = false;
+	else if (strcmp(v, "1") != 0)
+		err = ims_err(&a->log, -EINVAL,
+			      "macro %%_imastream_sign_threads: '%s' is not 0 or 1", v);
+	free(v);
+	return err;
+}
+
+/*
  * The file first: %_imastream_config names it (it must then exist; defined empty, none is
  * read), else the installed one is read when it exists.  Read at init, before rpm enters
  * --root: the host's file, as rpm's own configuration.  Then macros, then options.
@@ -281,6 +309,8 @@ static int configure(struct adapter *a, rpmPlugin plugin)
 		err = read_opts(a, rpmPluginOpts(plugin));
 	if (!err)
 		err = read_sync(a);
+	if (!err)
+		err = read_sign_threads(a);
 	return err;
 }
 
@@ -487,8 +517,15 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 			" (set %_imastream_no_xattr_support skip to install anyway)", &a->log);
 	if (!err)
 		err = ims_probe_root_verity(&a->cfg, a->txn.root, &a->log);
-	if (!err)
+	/* Only for the transaction: no thread of ours lives in dnf between transactions.
+	 * Started before the chain's tsm_pre, whose post a failure here would skip. */
+	if (!err && a->sign_ahead && !(tf & RPMTRANS_FLAG_TEST))
+		err = ims_chain_sign_ahead(a->chain, true);
+	if (!err) {
 		err = imastream_chain_tsm_pre(a->chain, &a->txn);
+		if (err)
+			ims_chain_sign_ahead(a->chain, false);
+	}
 	return to_rc(err);
 }
 
@@ -498,6 +535,7 @@ static rpmRC ims_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 
 	(void)ts;
 	if (a) {
+		ims_chain_sign_ahead(a->chain, false);
 		imastream_chain_tsm_post(a->chain, &a->txn, to_res(res));
 		a->txn.rpm_ts = NULL;
 	}
@@ -554,6 +592,33 @@ static rpmRC ims_psm_post(rpmPlugin plugin, rpmte te, int res)
 	a->pkg.rpm_header = headerFree(a->pkg.rpm_header);
 	a->in_psm = false;
 	return RPMRC_OK;
+}
+
+/*
+ * rpm forks for a scriptlet after this hook: the worker is stopped first, so that no
+ * lock of ours or OpenSSL's is held by a thread the child will not have.
+ */
+static rpmRC ims_scriptlet_pre(rpmPlugin plugin, const char *s_name, int type)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+
+	(void)s_name;
+	(void)type;
+	if (a)
+		ims_chain_sign_ahead(a->chain, false);
+	return RPMRC_OK;
+}
+
+static rpmRC ims_scriptlet_post(rpmPlugin plugin, const char *s_name, int type, int res)
+{
+	struct adapter *a = rpmPluginGetData(plugin);
+
+	(void)s_name;
+	(void)type;
+	(void)res;
+	if (!a || !a->sign_ahead || !a->txn.rpm_ts || (a->txn.flags & IMASTREAM_TXN_TEST))
+		return RPMRC_OK;
+	return to_rc(ims_chain_sign_ahead(a->chain, true));
 }
 
 static rpmRC ims_scriptlet_fork_post(rpmPlugin plugin, const char *path, int type)
@@ -831,7 +896,9 @@ IMASTREAM_API struct rpmPluginHooks_s imastream_hooks = {
 	.tsm_post = ims_tsm_post,
 	.psm_pre = ims_psm_pre,
 	.psm_post = ims_psm_post,
+	.scriptlet_pre = ims_scriptlet_pre,
 	.scriptlet_fork_post = ims_scriptlet_fork_post,
+	.scriptlet_post = ims_scriptlet_post,
 	.fsm_file_pre = ims_fsm_file_pre,
 	.fsm_file_prepare = ims_fsm_file_prepare,
 	.fsm_file_post = ims_fsm_file_post,
