@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,9 +260,18 @@ flush_io:
 	return err;
 }
 
+/* Whether rpm may run on more than one CPU: a worker on the only one would just queue. */
+static bool more_than_one_cpu(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
+}
+
 /*
- * %_imastream_sign_threads: 1 (unset: the default) lets a worker thread prepare the
- * ECDSA nonces of the signatures while rpm writes files; 0 signs on rpm's thread alone.
+ * %_imastream_sign_threads: 1 lets a worker thread prepare the ECDSA nonces of the
+ * signatures while rpm writes files; 0 signs on rpm's thread alone. Unset: 1 where rpm
+ * may run on two CPUs or more, else 0.
  */
 static int read_sign_threads(struct adapter *a)
 {
@@ -269,8 +279,10 @@ static int read_sign_threads(struct adapter *a)
 	int err = 0;
 
 	a->sign_ahead = true;
-	if (!macro_defined("_imastream_sign_threads"))
+	if (!macro_defined("_imastream_sign_threads")) {
+		a->sign_ahead = more_than_one_cpu();
 		return 0;
+	}
 	v = rpmExpand("%{_imastream_sign_threads}", NULL);
 	if (!v)
 		return -ENOMEM;
