@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal helpers shared by the library's modules: logging, byte order, small utilities. */
-#ifndef IMASTREAM_PRIVATE_H
-#define IMASTREAM_PRIVATE_H
+#ifndef IMASTREAM_COMMON_PRIVATE_H
+#define IMASTREAM_COMMON_PRIVATE_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -148,4 +148,4 @@ static inline uint32_t ims_get_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-#endif /* IMASTREAM_PRIVATE_H */
+#endif /* IMASTREAM_COMMON_PRIVATE_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internals shared by the chain core, the per-file helpers and the digest glue. */
-#ifndef IMASTREAM_PLUGIN_PRIVATE_H
-#define IMASTREAM_PLUGIN_PRIVATE_H
+#ifndef IMASTREAM_PLUGIN_CORE_PRIVATE_H
+#define IMASTREAM_PLUGIN_CORE_PRIVATE_H
 
 #include "common/private.h"
 #include "imastream/chain.h"
@@ -126,4 +126,4 @@ void ims_signer_free(struct imastream_signer *s);
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);
 
-#endif /* IMASTREAM_PLUGIN_PRIVATE_H */
+#endif /* IMASTREAM_PLUGIN_CORE_PRIVATE_H */

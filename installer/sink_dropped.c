@@ -15,7 +15,7 @@
 #include "imastream/hash.h"
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
-#include "installer/dropped.h"
+#include "installer/sink_dropped.h"
 
 struct planner {
 	const char *name;
