@@ -22,7 +22,7 @@
 void ims_field_put(FILE *f, const char *s);
 bool ims_field_decode(char *s);
 
-/* The install record (installed/record.c): who owns which path, and writing one package's. */
+/* The install record (installed/record_*.c): who owns which path, and writing one package's. */
 struct ims_record;
 struct ims_record_pkg;
 

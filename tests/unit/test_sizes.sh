@@ -19,8 +19,8 @@ cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
-installed/record.c:imastream_record_check
-installed/record.c:load_one
+installed/record_check.c:imastream_record_check
+installed/record_read.c:load_one
 installer/rpm.c:check_header_files
 plugin/core/config.c:imastream_config_set
 signpkg/rehash.c:rpmpkg_rehash
@@ -33,7 +33,6 @@ cli/options.c
 cli/walk.c
 installed/orphans.c
 installed/pending_apply.c
-installed/record.c
 installed/relabel.c
 installer/extract.c
 installer/journal.c
