@@ -25,16 +25,144 @@ static unsigned long magic_version(const char *line)
 	return errno || *end ? 0 : version;
 }
 
-/* Reads one record file into @rec; a record replaced by a later one of the same name is dropped. */
-static int load_one(struct ims_record *rec, int dirfd, const char *fname)
+/* Where the reading of one record file stands, for its next line and its error message. */
+struct load {
+	struct ims_record *rec;
+	const char *fname;
+	struct rpkg meta; /* the package's fields, until its first object line adds it */
+	int pkg;	  /* its index in rec->pkgs once added, else -1 */
+	unsigned int lineno;
+	unsigned long version;
+};
+
+/* A package field line ("package NAME", "serial N"...): 1 taken, 0 not one, -EBADMSG. */
+static int meta_line(struct rpkg *meta, char *line)
 {
-	struct rpkg meta = { 0 };
+	char *val = strchr(line, ' '), *end;
+	char **slot = NULL;
+
+	if (!val)
+		return 0;
+	*val++ = 0;
+	if (!strcmp(line, "serial")) {
+		errno = 0;
+		meta->serial = strtoul(val, &end, 10);
+		return errno || *end || end == val ? -EBADMSG : 1;
+	}
+	if (!strcmp(line, "package"))
+		slot = &meta->name;
+	else if (!strcmp(line, "nevra"))
+		slot = &meta->nevra;
+	else if (!strcmp(line, "ima"))
+		slot = &meta->ima;
+	else if (!strcmp(line, "evm"))
+		slot = &meta->evm;
+	if (slot)
+		return *slot || !ims_field_decode(val) || !(*slot = strdup(val)) ? -EBADMSG : 1;
+	val[-1] = ' ';
+	return 0;
+}
+
+/* An object line, added to the package (which the first one adds to the record). */
+static int object_line(struct load *l, char *line)
+{
+	struct rfile rf;
+	int idx, err;
+
+	if (l->pkg < 0) {
+		if (!l->meta.name)
+			return -EBADMSG;
+		l->pkg = ims_record_add_pkg(l->rec, &l->meta);
+		if (l->pkg < 0)
+			return l->pkg;
+		memset(&l->meta, 0, sizeof(l->meta));
+	}
+	err = ims_record_parse_line(line, &rf);
+	if (!err) {
+		rf.pkg = l->pkg;
+		idx = ims_record_add_file(&l->rec->files, &l->rec->nfiles, &l->rec->afiles, &rf);
+		if (idx >= 0) {
+			l->rec->pkgs[l->pkg].count++;
+			return 0;
+		}
+		err = idx;
+	}
+	ims_record_file_release(&rf);
+	return err;
+}
+
+/* Every line of @f: the format line, the package's fields, its objects. */
+static int read_lines(struct load *l, FILE *f)
+{
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	unsigned int lineno = 0;
-	unsigned long version = 0;
-	int fd, err = 0, pkg = -1;
+	int err = 0, taken;
+
+	while (!err && (len = getline(&line, &cap, f)) > 0) {
+		l->lineno++;
+		if (line[len - 1] == '\n')
+			line[--len] = 0;
+		if (l->lineno == 1) {
+			l->version = magic_version(line);
+			if (!l->version || l->version > RECORD_VERSION_MAX)
+				err = -EBADMSG;
+		} else if (l->pkg < 0 && (taken = meta_line(&l->meta, line))) {
+			err = taken < 0 ? taken : 0;
+		} else {
+			err = object_line(l, line);
+		}
+	}
+	free(line);
+	if (!err && ferror(f))
+		err = -EIO;
+	if (!err && l->lineno == 0)
+		err = -EBADMSG;
+	if (!err && l->pkg < 0) {
+		/* A package with no objects at all. */
+		if (!l->meta.name)
+			err = -EBADMSG;
+		else if ((l->pkg = ims_record_add_pkg(l->rec, &l->meta)) < 0)
+			err = l->pkg;
+		else
+			memset(&l->meta, 0, sizeof(l->meta));
+	}
+	return err;
+}
+
+/* The one line that says what is wrong with the record file, where. */
+static void report(const struct load *l, int err)
+{
+	const struct imastream_log *log = l->rec->log;
+
+	if (err == -EBADMSG && l->lineno == 0)
+		ims_err(log, err,
+			"record %s/%s is empty (an install was interrupted?): "
+			"reinstall the package",
+			RECORD_DIR, l->fname);
+	else if (err == -EBADMSG && l->lineno == 1 && l->version > RECORD_VERSION_MAX)
+		ims_err(log, err,
+			"record %s/%s: format version %lu, newer than this imastream "
+			"reads (%d): a newer imastream wrote it",
+			RECORD_DIR, l->fname, l->version, RECORD_VERSION_MAX);
+	else if (err == -EBADMSG && l->lineno == 1)
+		ims_err(log, err, "record %s/%s: line 1 is not \"" RECORD_MAGIC "FORMAT\"",
+			RECORD_DIR, l->fname);
+	else if (err == -EBADMSG && l->pkg < 0 && !l->meta.name)
+		ims_err(log, err, "record %s/%s: no package line before line %u", RECORD_DIR,
+			l->fname, l->lineno);
+	else if (err == -EBADMSG)
+		ims_err(log, err, "record %s/%s: line %u is malformed", RECORD_DIR, l->fname,
+			l->lineno);
+	else if (err)
+		ims_err(log, err, "record %s/%s: %s", RECORD_DIR, l->fname, strerror(-err));
+}
+
+/* Reads one record file into @rec; a record replaced by a later one of the same name is dropped. */
+static int load_one(struct ims_record *rec, int dirfd, const char *fname)
+{
+	struct load l = { .rec = rec, .fname = fname, .pkg = -1 };
+	int fd, err;
 	FILE *f;
 
 	fd = ims_open_regular(dirfd, fname, O_RDONLY | O_NOFOLLOW, 0);
@@ -46,123 +174,9 @@ static int load_one(struct ims_record *rec, int dirfd, const char *fname)
 		close(fd);
 		return -ENOMEM;
 	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		char *val;
-
-		lineno++;
-		if (line[len - 1] == '\n')
-			line[--len] = 0;
-		if (lineno == 1) {
-			version = magic_version(line);
-			if (!version || version > RECORD_VERSION_MAX) {
-				err = -EBADMSG;
-				break;
-			}
-			continue;
-		}
-		val = strchr(line, ' ');
-		if (pkg < 0 && val) {
-			char **slot = NULL;
-
-			*val++ = 0;
-			if (!strcmp(line, "package"))
-				slot = &meta.name;
-			else if (!strcmp(line, "nevra"))
-				slot = &meta.nevra;
-			else if (!strcmp(line, "ima"))
-				slot = &meta.ima;
-			else if (!strcmp(line, "evm"))
-				slot = &meta.evm;
-			if (!strcmp(line, "serial")) {
-				char *end;
-
-				errno = 0;
-				meta.serial = strtoul(val, &end, 10);
-				if (errno || *end || end == val) {
-					err = -EBADMSG;
-					break;
-				}
-				continue;
-			}
-			if (slot) {
-				if (*slot || !ims_field_decode(val) || !(*slot = strdup(val))) {
-					err = -EBADMSG;
-					break;
-				}
-				continue;
-			}
-			val[-1] = ' ';
-		}
-		if (pkg < 0) {
-			if (!meta.name) {
-				err = -EBADMSG;
-				break;
-			}
-			pkg = ims_record_add_pkg(rec, &meta);
-			if (pkg < 0) {
-				err = pkg;
-				break;
-			}
-			memset(&meta, 0, sizeof(meta));
-		}
-		{
-			struct rfile rf;
-			int idx;
-
-			err = ims_record_parse_line(line, &rf);
-			if (!err) {
-				rf.pkg = pkg;
-				idx = ims_record_add_file(&rec->files, &rec->nfiles, &rec->afiles,
-							  &rf);
-				if (idx < 0) {
-					ims_record_file_release(&rf);
-					err = idx;
-				} else {
-					rec->pkgs[pkg].count++;
-				}
-			} else {
-				ims_record_file_release(&rf);
-			}
-			if (err)
-				break;
-		}
-	}
-	if (!err && ferror(f))
-		err = -EIO;
-	if (!err && lineno == 0)
-		err = -EBADMSG;
-	if (!err && pkg < 0) {
-		/* A package with no objects at all. */
-		if (!meta.name)
-			err = -EBADMSG;
-		else if ((pkg = ims_record_add_pkg(rec, &meta)) < 0)
-			err = pkg;
-		else
-			memset(&meta, 0, sizeof(meta));
-	}
-	if (err == -EBADMSG && lineno == 0)
-		ims_err(rec->log, err,
-			"record %s/%s is empty (an install was interrupted?): "
-			"reinstall the package",
-			RECORD_DIR, fname);
-	else if (err == -EBADMSG && lineno == 1 && version > RECORD_VERSION_MAX)
-		ims_err(rec->log, err,
-			"record %s/%s: format version %lu, newer than this imastream "
-			"reads (%d): a newer imastream wrote it",
-			RECORD_DIR, fname, version, RECORD_VERSION_MAX);
-	else if (err == -EBADMSG && lineno == 1)
-		ims_err(rec->log, err, "record %s/%s: line 1 is not \"" RECORD_MAGIC "FORMAT\"",
-			RECORD_DIR, fname);
-	else if (err == -EBADMSG && pkg < 0 && !meta.name)
-		ims_err(rec->log, err, "record %s/%s: no package line before line %u", RECORD_DIR,
-			fname, lineno);
-	else if (err == -EBADMSG)
-		ims_err(rec->log, err, "record %s/%s: line %u is malformed", RECORD_DIR, fname,
-			lineno);
-	else if (err)
-		ims_err(rec->log, err, "record %s/%s: %s", RECORD_DIR, fname, strerror(-err));
-	ims_record_meta_release(&meta);
-	free(line);
+	err = read_lines(&l, f);
+	report(&l, err);
+	ims_record_meta_release(&l.meta);
 	fclose(f);
 	return err;
 }

@@ -19,8 +19,6 @@ cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
-installed/record_check.c:imastream_record_check
-installed/record_read.c:load_one
 installer/rpm.c:check_header_files
 plugin/core/config.c:imastream_config_set
 signpkg/rehash.c:rpmpkg_rehash
