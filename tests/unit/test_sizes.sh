@@ -18,6 +18,7 @@ cli/cmd_sign_digests.c:cmd_sign_digests
 cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
+installer/extract_commit.c:imastream_extract_commit
 installed/pending_apply.c:apply_one
 installer/rpm.c:check_header_files
 plugin/core/config.c:imastream_config_set
@@ -32,7 +33,6 @@ cli/walk.c
 installed/orphans.c
 installed/pending_apply.c
 installed/relabel.c
-installer/extract.c
 installer/journal.c
 installer/rpm.c
 plugin/core/chain.c
