@@ -174,6 +174,42 @@ static void test_rename_hooks(const struct imastream_extract *x, size_t i)
 		raise(SIGSTOP);
 }
 
+/*
+ * Directory mtimes last, as rpm leaves them: rpm gives a directory its header mtime
+ * when it reaches the directory's entry, before anything inside it, so a directory
+ * the package then puts a file in or creates a directory in ends with the time of
+ * the install; only one that gets nothing new keeps the header's.
+ */
+static void finish_dirs(struct imastream_extract *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->npend; i++)
+		x->dirs[x->pend[i].dir].filled = true;
+	for (i = 1; i < x->ndirs; i++)
+		if (x->dirs[i].created)
+			x->dirs[x->dirs[i].parent].filled = true;
+	for (i = 0; i < x->ndirs; i++) {
+		struct dir *d = &x->dirs[i];
+		int fd;
+
+		if (d->filled)
+			d->has_mtime = false;
+		if (!d->has_mtime && !(x->flags & IMASTREAM_EXTRACT_FSYNC))
+			continue;
+		ims_extract_evict_dir_fds(x);
+		fd = ims_extract_dir_fd(x, (int)i);
+		if (fd < 0)
+			continue;
+		if (d->has_mtime && ims_extract_set_mtime_fd(fd, d->mtime))
+			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: %s: cannot set mtime: %m",
+				 x->pkg, d->rel);
+		if ((x->flags & IMASTREAM_EXTRACT_FSYNC) && fsync(fd))
+			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: %s: fsync: %m", x->pkg,
+				 d->rel);
+	}
+}
+
 int imastream_extract_commit(struct imastream_extract *x)
 {
 	size_t i;
@@ -229,36 +265,7 @@ int imastream_extract_commit(struct imastream_extract *x)
 			goto out;
 		}
 	}
-	/*
-	 * Directory mtimes last, as rpm leaves them: rpm gives a directory its header mtime
-	 * when it reaches the directory's entry, before anything inside it, so a directory
-	 * the package then puts a file in or creates a directory in ends with the time of
-	 * the install; only one that gets nothing new keeps the header's.
-	 */
-	for (i = 0; i < x->npend; i++)
-		x->dirs[x->pend[i].dir].filled = true;
-	for (i = 1; i < x->ndirs; i++)
-		if (x->dirs[i].created)
-			x->dirs[x->dirs[i].parent].filled = true;
-	for (i = 0; i < x->ndirs; i++) {
-		struct dir *d = &x->dirs[i];
-		int fd;
-
-		if (d->filled)
-			d->has_mtime = false;
-		if (!d->has_mtime && !(x->flags & IMASTREAM_EXTRACT_FSYNC))
-			continue;
-		ims_extract_evict_dir_fds(x);
-		fd = ims_extract_dir_fd(x, (int)i);
-		if (fd < 0)
-			continue;
-		if (d->has_mtime && ims_extract_set_mtime_fd(fd, d->mtime))
-			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: %s: cannot set mtime: %m",
-				 x->pkg, d->rel);
-		if ((x->flags & IMASTREAM_EXTRACT_FSYNC) && fsync(fd))
-			ims_logf(x->log, IMASTREAM_LOG_WARNING, "%s: %s: fsync: %m", x->pkg,
-				 d->rel);
-	}
+	finish_dirs(x);
 	x->stats.packages++;
 	x->stats.entries += x->pkg_entries;
 	x->stats.bytes += x->pkg_bytes;

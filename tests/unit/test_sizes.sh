@@ -18,7 +18,6 @@ cli/cmd_sign_digests.c:cmd_sign_digests
 cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
-installer/extract_commit.c:imastream_extract_commit
 installed/pending_apply.c:apply_one
 installer/rpm.c:check_header_files
 plugin/core/config.c:imastream_config_set
