@@ -19,7 +19,7 @@ cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
-installer/rpm.c:check_header_files
+installer/rpm_check.c:ims_rpm_check_files
 plugin/core/config.c:imastream_config_set
 signpkg/rehash.c:rpmpkg_rehash
 "
@@ -33,7 +33,6 @@ installed/orphans.c
 installed/pending_apply.c
 installed/relabel.c
 installer/journal.c
-installer/rpm.c
 plugin/core/chain.c
 plugin/rpm/adapter.c
 "
