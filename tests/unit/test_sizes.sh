@@ -19,7 +19,6 @@ cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
-installer/rpm_check.c:ims_rpm_check_files
 plugin/core/config.c:imastream_config_set
 signpkg/rehash.c:rpmpkg_rehash
 "
