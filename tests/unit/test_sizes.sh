@@ -20,7 +20,6 @@ cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
 plugin/core/config.c:imastream_config_set
-signpkg/rehash.c:rpmpkg_rehash
 "
 # C files over 600 lines: those that stay whole say why in a comment at their top; the
 # others are still waiting to be split.
