@@ -97,8 +97,8 @@ int ims_digest_finish(struct ims_digest_engine *e, int fd, bool plain,
 
 /*
  * The configuration (config.c) and the keys the built-in plugins declare (plugin_keys.c):
- * config.c owns the core's keys and hands every other key to ims_config_values_set(),
- * which returns -ENOENT for a key no plugin declares.
+ * core_keys.c lists the core's keys, below both; config.c sets them and hands every other
+ * key to ims_config_values_set(), which returns -ENOENT for a key no plugin declares.
  */
 const char *const *ims_config_core_keys(void);
 int ims_config_values_new(struct imastream_config_values **ret);
