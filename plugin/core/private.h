@@ -101,6 +101,9 @@ int ims_digest_finish(struct ims_digest_engine *e, int fd, bool plain,
  * key to ims_config_values_set(), which returns -ENOENT for a key no plugin declares.
  */
 const char *const *ims_config_core_keys(void);
+/* The values core key @key takes, NULL-terminated, its index what it sets; NULL for a
+ * key whose values are no fixed set. */
+const char *const *ims_config_core_values(const char *key);
 int ims_config_values_new(struct imastream_config_values **ret);
 void ims_config_values_free(struct imastream_config_values *t);
 /* Whether some built-in plugin declares @key. */

@@ -19,7 +19,6 @@ cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
-plugin/core/config.c:imastream_config_set
 "
 # C files over 600 lines: those that stay whole say why in a comment at their top; the
 # others are still waiting to be split.
