@@ -10,7 +10,6 @@ cd "$top_srcdir"
 long_functions="
 attest/ima_list.c:walk_binary
 cli/cmd_attest.c:attest_check
-cli/cmd_install.c:cmd_install
 cli/cmd_policy.c:policy_keylime
 cli/cmd_recover.c:cmd_recover
 cli/cmd_relabel.c:cmd_relabel
