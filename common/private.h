@@ -53,6 +53,13 @@ const char *ims_open_strerror(int err);
 /* pseudo_fs.c: @fd is on proc, sysfs or another filesystem of no installed file. */
 bool ims_pseudo_fs(int fd);
 
+/*
+ * ims_grow - room for element @used of @array, whose capacity is *@alloc elements of @elem
+ * bytes: @array itself while there is room, else the array doubled (@first elements for a
+ * new one) and *@alloc updated; NULL when out of memory, with @array and *@alloc untouched.
+ */
+void *ims_grow(void *array, size_t used, size_t *alloc, size_t elem, size_t first);
+
 /* Formats a message and hands it to @log; errno is preserved. */
 void ims_logf(const struct imastream_log *log, int level, const char *fmt, ...)
 	ims_printf(3, 4) ims_cold;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/private.h"
 #include "installed/record_format.h"
 
 void ims_record_file_release(struct rfile *f)
@@ -22,15 +23,11 @@ void ims_record_meta_release(struct rpkg *p)
 
 int ims_record_add_pkg(struct ims_record *rec, struct rpkg *meta)
 {
-	if (rec->npkgs == rec->apkgs) {
-		size_t n = rec->apkgs ? 2 * rec->apkgs : 16;
-		struct rpkg *p = realloc(rec->pkgs, n * sizeof(*p));
+	struct rpkg *p = ims_grow(rec->pkgs, rec->npkgs, &rec->apkgs, sizeof(*p), 16);
 
-		if (!p)
-			return -ENOMEM;
-		rec->pkgs = p;
-		rec->apkgs = n;
-	}
+	if (!p)
+		return -ENOMEM;
+	rec->pkgs = p;
 	rec->pkgs[rec->npkgs] = *meta;
 	rec->pkgs[rec->npkgs].first = rec->nfiles;
 	rec->pkgs[rec->npkgs].count = 0;
@@ -41,15 +38,11 @@ int ims_record_add_pkg(struct ims_record *rec, struct rpkg *meta)
 
 int ims_record_add_file(struct rfile **files, size_t *n, size_t *a, struct rfile *f)
 {
-	if (*n == *a) {
-		size_t na = *a ? 2 * *a : 64;
-		struct rfile *p = realloc(*files, na * sizeof(*p));
+	struct rfile *p = ims_grow(*files, *n, a, sizeof(*p), 64);
 
-		if (!p)
-			return -ENOMEM;
-		*files = p;
-		*a = na;
-	}
+	if (!p)
+		return -ENOMEM;
+	*files = p;
 	(*files)[*n] = *f;
 	return (int)(*n)++;
 }

@@ -189,7 +189,7 @@ static int by_name(const void *a, const void *b)
 int ims_record_load(int rootfd, const struct imastream_log *log, struct ims_record **ret)
 {
 	struct ims_record *rec = calloc(1, sizeof(*rec));
-	char **names = NULL;
+	char **names = NULL, **p;
 	size_t n = 0, a = 0;
 	int dirfd = -1, err = 0;
 	DIR *d = NULL;
@@ -216,15 +216,12 @@ int ims_record_load(int rootfd, const struct imastream_log *log, struct ims_reco
 		if (de->d_name[0] == '.' || len <= sl ||
 		    strcmp(de->d_name + len - sl, RECORD_SUFFIX))
 			continue;
-		if (n == a) {
-			char **p = realloc(names, (a = a ? 2 * a : 32) * sizeof(*p));
-
-			if (!p) {
-				err = -ENOMEM;
-				goto out;
-			}
-			names = p;
+		p = ims_grow(names, n, &a, sizeof(*p), 32);
+		if (!p) {
+			err = -ENOMEM;
+			goto out;
 		}
+		names = p;
 		if (!(names[n] = strdup(de->d_name))) {
 			err = -ENOMEM;
 			goto out;

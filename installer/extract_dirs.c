@@ -17,13 +17,10 @@ static int add_dir(struct imastream_extract *x, const char *rel, int fd, int par
 	struct dir *d;
 	int err;
 
-	if (x->ndirs == x->adirs) {
-		d = realloc(x->dirs, 2 * x->adirs * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		x->dirs = d;
-		x->adirs *= 2;
-	}
+	d = ims_grow(x->dirs, x->ndirs, &x->adirs, sizeof(*d), 64);
+	if (!d)
+		return -ENOMEM;
+	x->dirs = d;
 	d = &x->dirs[x->ndirs];
 	*d = (struct dir){ .rel = strdup(rel), .fd = fd, .parent = parent, .created = created };
 	if (!d->rel)

@@ -19,15 +19,10 @@ static int add_pending(struct imastream_extract *x, int dir, const char *tmp, co
 {
 	struct pending *p;
 
-	if (x->npend == x->apend) {
-		size_t n = x->apend ? 2 * x->apend : 64;
-
-		p = realloc(x->pend, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		x->pend = p;
-		x->apend = n;
-	}
+	p = ims_grow(x->pend, x->npend, &x->apend, sizeof(*p), 64);
+	if (!p)
+		return -ENOMEM;
+	x->pend = p;
 	p = &x->pend[x->npend];
 	p->dir = dir;
 	p->tmp = strdup(tmp);
