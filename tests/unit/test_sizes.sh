@@ -11,7 +11,6 @@ long_functions="
 attest/ima_list.c:walk_binary
 cli/cmd_attest.c:attest_check
 cli/cmd_policy.c:policy_keylime
-cli/cmd_recover.c:cmd_recover
 cli/cmd_relabel.c:cmd_relabel
 cli/cmd_sign_digests.c:cmd_sign_digests
 cli/cmd_sign_package.c:cmd_sign_package
