@@ -13,7 +13,6 @@ cli/cmd_attest.c:attest_check
 cli/cmd_policy.c:policy_keylime
 cli/cmd_relabel.c:cmd_relabel
 cli/cmd_sign_digests.c:cmd_sign_digests
-cli/cmd_sign_package.c:cmd_sign_package
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
