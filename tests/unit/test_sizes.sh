@@ -12,7 +12,6 @@ attest/ima_list.c:walk_binary
 cli/cmd_attest.c:attest_check
 cli/cmd_policy.c:policy_keylime
 cli/cmd_relabel.c:cmd_relabel
-cli/cmd_sign_digests.c:cmd_sign_digests
 cli/cmd_verify.c:audit_one
 cli/cmd_verify.c:cmd_verify
 installed/pending_apply.c:apply_one
