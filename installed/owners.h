@@ -2,7 +2,8 @@
 /*
  * What installed/ offers the streaming installer (installer/) about who owns what in a
  * root: the install record (read, and one package's written and committed) with its field
- * encoding, shared by the intent journal, and the root's rpm database.
+ * encoding, shared by the intent journal, and the root's rpm database.  Not
+ * plugin/rpm/owners.h, the rpm adapter's rule of one owner per package.
  */
 #ifndef IMASTREAM_INSTALLED_OWNERS_H
 #define IMASTREAM_INSTALLED_OWNERS_H

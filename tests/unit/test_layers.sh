@@ -166,10 +166,27 @@ while IFS=$'\t' read -r folder file; do
 	guards=$((guards + 1))
 done <"$listed"
 
+# Two files of one name in two folders (private.h aside, a name that says whom it serves):
+# the head of one of them (its first eight lines) names the other, to say how they differ.
+namesakes=0
+while read -r base paths; do
+	read -ra group <<<"$paths"
+	for ((i = 0; i < ${#group[@]}; i++)); do
+		for ((j = i + 1; j < ${#group[@]}; j++)); do
+			a=${group[i]} b=${group[j]}
+			namesakes=$((namesakes + 1))
+			[[ $(head -n 8 "$a") == *"$b"* || $(head -n 8 "$b") == *"$a"* ]] ||
+				fail "$a and $b share the name $base: rename one, or say in its first lines how it differs from the other"
+		done
+	done
+done < <(cut -f2 "$listed" | awk -F/ '$NF != "private.h" { n[$NF]++; p[$NF] = p[$NF] " " $0 }
+	END { for (b in n) if (n[b] > 1) print b p[b] }')
+
 if [ "$files" -lt 100 ] || [ "$includes" -lt 300 ] || [ "$declared" -lt 100 ]; then
 	echo "FAIL: only $files files, $includes includes and $declared declarations checked (the tree moved?)"
 	exit 1
 fi
 [ "$failures" = 0 ] || exit 1
 echo "PASS: $includes includes of $files files keep to ${#folders[@]} folders' floors;" \
-	"$declared internal functions are declared where they are defined; $guards include guards name their folders"
+	"$declared internal functions are declared where they are defined; $guards include guards name their folders;" \
+	"$namesakes pairs of files of one name say how they differ"
