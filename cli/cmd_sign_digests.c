@@ -18,17 +18,7 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_digests_options[] = {
-	/*
-	 * The key's rows are sign-package's too, word for word, but the list stays whole: a
-	 * shared group (cli_spec.shared) would only come after the command's own options.
-	 */
-	{ CLI_OPT_KEY },
-	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
-			"its subject key identifier (the kernel's rule)" },
-	{ CLI_OPT_PASS },
-	{ CLI_OPT_PASS_FILE },
-	{ CLI_OPT_PASS_ENV },
-	{ CLI_OPT_KEYID },
+	{ CLI_OPT_GROUP, .group = cli_signers_options },
 	{ CLI_OPT_OUTPUT, "write the signatures file to FILE (- for standard\n"
 			  "output), replaced whole or left as it was (required)" },
 	{ CLI_OPT_ALLOW_WEAK, "sign md5 digests too (refused otherwise)" },

@@ -21,17 +21,7 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_package_options[] = {
-	/*
-	 * The key's rows are sign-digests' too, word for word, but the list stays whole: a
-	 * shared group (cli_spec.shared) would only come after the command's own options.
-	 */
-	{ CLI_OPT_KEY },
-	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
-			"its subject key identifier (the kernel's rule)" },
-	{ CLI_OPT_PASS },
-	{ CLI_OPT_PASS_FILE },
-	{ CLI_OPT_PASS_ENV },
-	{ CLI_OPT_KEYID },
+	{ CLI_OPT_GROUP, .group = cli_signers_options },
 	{ CLI_OPT_HASH_ALGO, "sign digests in ALGO (sha1, sha224, sha256, sha384,\n"
 			     "sha512, sm3; md5 with --allow-weak); default sha256,\n"
 			     "as the kernel expects. When ALGO is the package's\n"
