@@ -37,8 +37,9 @@ static const struct cli_use install_options[] = {
 		       "defaults to portable for trees that are final)" },
 	{ CLI_OPT_PORTABLE },
 	/*
-	 * These rows are relabel's too, word for word, but each list stays whole: a shared
-	 * group (cli_spec.shared) would only come after the command's own options in --help.
+	 * These rows are relabel's too, word for word: a group listed in place (CLI_OPT_GROUP,
+	 * as sign-package and sign-digests share their key's rows) can hold them once
+	 * relabel's list takes it too.
 	 */
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 			 "signatures, and that our signatures must verify with" },
