@@ -217,39 +217,35 @@ bool cli_attest_not_a_list(const char *line, size_t len, const char *log_file)
 	return false;
 }
 
-static int attest_check(int argc, char **argv)
+/* What attest check's command line asks for, besides a quote's options (in the tpm). */
+struct check_opts {
+	const char *policy_file, *log_file;
+	bool verbose, json;
+};
+
+/* The command line into @o and @tpm: -1 to go on, or the exit status. */
+static int parse_check_options(struct check_opts *o, struct cli_attest_tpm *tpm, int argc,
+			       char **argv)
 {
-	const char *policy_file = NULL, *log_file = NULL;
-	struct attest_policy *pol = NULL;
-	struct counts n = { 0 };
-	bool verbose = false, json = false;
-	struct cli_json out = { 0 };
-	struct timespec t0;
 	struct cli_parser p;
-	struct cli_attest_tpm tpm = { 0 };
-	char *buf, *line = NULL, *judged = NULL;
-	size_t len, cap = 0;
-	unsigned long lineno = 0;
-	ssize_t got;
-	FILE *log;
 	int c;
 
 	cli_parse_start(&p, &attest_spec, argc, argv);
-	while ((c = cli_parse_next_taking(&p, cli_attest_tpm_option, &tpm)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_taking(&p, cli_attest_tpm_option, tpm)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		case CLI_OPT_POLICY:
-			policy_file = p.arg;
+			o->policy_file = p.arg;
 			break;
 		case CLI_OPT_MEASUREMENTS:
-			log_file = p.arg;
+			o->log_file = p.arg;
 			break;
 		case CLI_OPT_VERBOSE:
-			verbose = true;
+			o->verbose = true;
 			break;
 		case CLI_OPT_FORMAT:
-			if (cli_format_option("attest", p.spelled, p.arg, &json) != CLI_OK)
+			if (cli_format_option("attest", p.spelled, p.arg, &o->json) != CLI_OK)
 				return CLI_USAGE;
 			break;
 		case CLI_OPT_ERROR:
@@ -259,81 +255,121 @@ static int attest_check(int argc, char **argv)
 					       p.spelled);
 		}
 	}
-	if (!policy_file || !log_file)
+	if (!o->policy_file || !o->log_file)
 		return cli_usage_error("attest",
 				       "check needs --policy FILE and --log MEASUREMENTS");
-	if (cli_attest_tpm_options_done(&tpm) != CLI_OK)
+	if (cli_attest_tpm_options_done(tpm) != CLI_OK)
 		return CLI_USAGE;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (json)
-		entry_json = &out;
 	if (cli_parse_operands(&p) < argc)
 		return cli_usage_error("attest", "check takes no operand: %s",
 				       argv[cli_parse_operands(&p)]);
-	buf = read_policy(policy_file, &len);
-	if (!buf)
-		return CLI_USAGE;
-	c = attest_policy_read(buf, len, policy_file, &cli_log, &pol);
-	free(buf);
-	if (c)
-		return CLI_USAGE;
-	/* With a quote, the policy judges the list only once it replays to the quote. */
-	if (cli_attest_tpm_given(&tpm)) {
-		c = cli_attest_tpm_check(&tpm, log_file, &log, &judged);
-		if (c != CLI_OK) {
-			attest_policy_free(pol);
-			return c;
-		}
-	} else {
-		log = fopen(log_file, "r");
-	}
-	if (!log) {
-		cli_say("attest", "%s: %s", log_file, strerror(errno));
-		attest_policy_free(pol);
-		return CLI_USAGE;
-	}
+	return -1;
+}
+
+/* Every entry of the list judged by the policy, counted in @n: CLI_OK, or CLI_USAGE when
+ * the file is no measurement list (said). */
+static int check_lines(const struct attest_policy *pol, FILE *log, const struct check_opts *o,
+		       struct counts *n)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	ssize_t got;
+
 	while ((got = getline(&line, &cap, log)) >= 0) {
 		lineno++;
 		if (got && line[got - 1] == '\n')
 			line[--got] = '\0';
 		if (!got)
 			continue;
-		if (!n.entries && cli_attest_not_a_list(line, (size_t)got, log_file)) {
+		if (!n->entries && cli_attest_not_a_list(line, (size_t)got, o->log_file)) {
 			free(line);
-			fclose(log);
-			attest_policy_free(pol);
 			return CLI_USAGE;
 		}
-		check_line(pol, line, lineno, log_file, verbose, &n);
+		check_line(pol, line, lineno, o->log_file, o->verbose, n);
 	}
-	if (!n.entries && !ferror(log))
-		cli_say("attest", "%s: empty: no measurement to check", log_file);
+	if (!n->entries && !ferror(log))
+		cli_say("attest", "%s: empty: no measurement to check", o->log_file);
 	if (ferror(log)) {
-		cli_say("attest", "%s: read error at line %lu", log_file, lineno + 1);
-		n.failed++;
+		cli_say("attest", "%s: read error at line %lu", o->log_file, lineno + 1);
+		n->failed++;
 	}
 	free(line);
-	fclose(log);
-	free(judged);
-	attest_policy_free(pol);
-	if (json) {
-		cli_json_begin(&out, "summary");
-		cli_json_str(&out, "command", "attest");
-		cli_json_uint(&out, "entries", n.entries);
-		cli_json_uint(&out, "matched", n.passed);
-		cli_json_uint(&out, "excluded", n.excluded);
-		cli_json_uint(&out, "ignored", n.ignored);
-		cli_json_uint(&out, "failed", n.failed);
-		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t0));
-		cli_json_put(&out, stdout);
-		cli_json_free(&out);
+	return CLI_OK;
+}
+
+/* The summary: a --format json object, or one line. */
+static void report_check(const struct check_opts *o, const struct counts *n,
+			 const struct timespec *t0, struct cli_json *out)
+{
+	if (o->json) {
+		cli_json_begin(out, "summary");
+		cli_json_str(out, "command", "attest");
+		cli_json_uint(out, "entries", n->entries);
+		cli_json_uint(out, "matched", n->passed);
+		cli_json_uint(out, "excluded", n->excluded);
+		cli_json_uint(out, "ignored", n->ignored);
+		cli_json_uint(out, "failed", n->failed);
+		cli_json_seconds(out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, t0));
+		cli_json_put(out, stdout);
+		cli_json_free(out);
 		entry_json = NULL;
 	} else {
 		cli_say("attest",
 			"%lu entries: %lu matched, %lu excluded, %lu ignored, %lu failed, %.2f s",
-			n.entries, n.passed, n.excluded, n.ignored, n.failed,
-			cli_seconds_since(CLOCK_MONOTONIC, &t0));
+			n->entries, n->passed, n->excluded, n->ignored, n->failed,
+			cli_seconds_since(CLOCK_MONOTONIC, t0));
 	}
+}
+
+static int attest_check(int argc, char **argv)
+{
+	struct check_opts o = { 0 };
+	struct attest_policy *pol = NULL;
+	struct counts n = { 0 };
+	struct cli_json out = { 0 };
+	struct timespec t0;
+	struct cli_attest_tpm tpm = { 0 };
+	char *buf, *judged = NULL;
+	size_t len;
+	FILE *log;
+	int c;
+
+	c = parse_check_options(&o, &tpm, argc, argv);
+	if (c >= 0)
+		return c;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (o.json)
+		entry_json = &out;
+	buf = read_policy(o.policy_file, &len);
+	if (!buf)
+		return CLI_USAGE;
+	c = attest_policy_read(buf, len, o.policy_file, &cli_log, &pol);
+	free(buf);
+	if (c)
+		return CLI_USAGE;
+	/* With a quote, the policy judges the list only once it replays to the quote. */
+	if (cli_attest_tpm_given(&tpm)) {
+		c = cli_attest_tpm_check(&tpm, o.log_file, &log, &judged);
+		if (c != CLI_OK) {
+			attest_policy_free(pol);
+			return c;
+		}
+	} else {
+		log = fopen(o.log_file, "r");
+	}
+	if (!log) {
+		cli_say("attest", "%s: %s", o.log_file, strerror(errno));
+		attest_policy_free(pol);
+		return CLI_USAGE;
+	}
+	c = check_lines(pol, log, &o, &n);
+	fclose(log);
+	free(judged);
+	attest_policy_free(pol);
+	if (c != CLI_OK)
+		return c;
+	report_check(&o, &n, &t0, &out);
 	return n.failed || !n.entries ? CLI_FAILED : CLI_OK;
 }
 

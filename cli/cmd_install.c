@@ -37,8 +37,9 @@ static const struct cli_use install_options[] = {
 		       "defaults to portable for trees that are final)" },
 	{ CLI_OPT_PORTABLE },
 	/*
-	 * These rows are relabel's too, word for word, but each list stays whole: a shared
-	 * group (cli_spec.shared) would only come after the command's own options in --help.
+	 * These rows are relabel's too, word for word: a group listed in place (CLI_OPT_GROUP,
+	 * as sign-package and sign-digests share their key's rows) can hold them once
+	 * relabel's list takes it too.
 	 */
 	{ CLI_OPT_TRUST, "certificates that verify the packages' own file\n"
 			 "signatures, and that our signatures must verify with" },
@@ -206,71 +207,92 @@ static void put_package_json(struct cli_json *out, const char *path, const char 
 	fflush(stdout);
 }
 
-int cmd_install(int argc, char **argv)
-{
-	struct install_log il = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	const struct imastream_log log = { install_log_fn, &il };
-	struct progress pr = { 0 };
-	struct cli_settings settings = { .cmd = "install", .say = CLI_SAY_INIT };
-	const char *pgp_keys[MAX_PGP_KEYS + 1] = { NULL };
+/* What the command line asks for. */
+struct install_opts {
+	struct cli_settings settings;
+	const char *pgp_keys[MAX_PGP_KEYS + 1];
+	unsigned int n_keys;
+	unsigned int sink_flags, extract_flags, install_flags, txn_flags, root_flags;
+	unsigned int sync_mode;
+	char **pkgs; /* the package operands */
+	int n_pkgs;
+};
+
+/* The run: the log, the root, the chain and what each package came to. */
+struct install_run {
+	const struct install_opts *o;
+	struct install_log il;
+	struct imastream_log log;
+	struct progress pr;
+	struct cli_json out;
+	bool json, summary;
 	const char *root;
-	char *root_abs = NULL;
-	char **refused = NULL; /* per package: why it was refused before the lock, or NULL */
-	struct imastream_precheck *pc = NULL;
-	unsigned int n_keys = 0, sink_flags = 0, extract_flags = 0;
-	unsigned int install_flags = 0, txn_flags = 0, root_flags = 0, failed = 0;
-	unsigned int sync_mode = IMASTREAM_EXTRACT_SYNCFS;
-	bool json, summary = false;
-	struct cli_json out = { 0 };
+	char *root_abs;
+	int rootfd;
 	struct imastream_config cfg;
-	bool cfg_ready = false;
-	struct imastream_chain *chain = NULL;
-	struct imastream_chain_sink *cs = NULL;
-	struct imastream_extract *x = NULL;
-	struct imastream_root_txn *txn = NULL;
-	struct imastream_chain_sink_opts opts = { 0 };
+	bool cfg_ready;
+	struct imastream_chain *chain;
+	struct imastream_precheck *pc;
+	char **refused; /* per package: why it was refused before the lock, or NULL */
+	struct imastream_root_txn *txn;
+	struct imastream_chain_sink *cs;
+	struct imastream_extract *x;
+	unsigned int failed;
+	int err;
+};
+
+/* --sync MODE as extractor flags; CLI_USAGE after one line for another word. */
+static int parse_sync(struct install_opts *o, const struct cli_parser *p)
+{
+	if (!strcmp(p->arg, "fs"))
+		o->sync_mode = IMASTREAM_EXTRACT_SYNCFS;
+	else if (!strcmp(p->arg, "file"))
+		o->sync_mode = IMASTREAM_EXTRACT_FSYNC;
+	else if (!strcmp(p->arg, "none"))
+		o->sync_mode = 0;
+	else
+		return cli_usage_error("install", "%s takes fs, file or none, not '%s'", p->spelled,
+				       p->arg);
+	return CLI_OK;
+}
+
+/* The command line into @o: -1 to go on, or the exit status (--help, a usage error). */
+static int parse_options(struct install_opts *o, int argc, char **argv)
+{
 	struct cli_parser p;
-	int c, rootfd = -1, err = 0, ret = CLI_FAILED;
+	int c, ret = CLI_OK;
 
 	cli_parse_start(&p, &install_spec, argc, argv);
-	while ((c = cli_settings_parse_next(&settings, &p)) != CLI_OPT_END) {
+	while (ret == CLI_OK && (c = cli_settings_parse_next(&o->settings, &p)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_PGP_KEY:
-			if (n_keys == MAX_PGP_KEYS)
+			if (o->n_keys == MAX_PGP_KEYS)
 				return cli_usage_error("install", "more than %d %s options",
 						       MAX_PGP_KEYS, p.spelled);
-			pgp_keys[n_keys++] = p.arg;
+			o->pgp_keys[o->n_keys++] = p.arg;
 			break;
 		case CLI_OPT_ALLOW_UNSIGNED:
-			sink_flags |= IMASTREAM_SINK_ALLOW_UNSIGNED;
+			o->sink_flags |= IMASTREAM_SINK_ALLOW_UNSIGNED;
 			break;
 		case CLI_OPT_REPLACE_FILES:
-			sink_flags |= IMASTREAM_SINK_REPLACE_FILES;
+			o->sink_flags |= IMASTREAM_SINK_REPLACE_FILES;
 			break;
 		case CLI_OPT_TAKE_OVER:
-			sink_flags |= IMASTREAM_SINK_TAKE_OVER;
+			o->sink_flags |= IMASTREAM_SINK_TAKE_OVER;
 			break;
 		case CLI_OPT_NO_CHOWN:
-			extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
+			o->extract_flags |= IMASTREAM_EXTRACT_NO_CHOWN;
 			break;
 		case CLI_OPT_SYNC:
-			if (!strcmp(p.arg, "fs"))
-				sync_mode = IMASTREAM_EXTRACT_SYNCFS;
-			else if (!strcmp(p.arg, "file"))
-				sync_mode = IMASTREAM_EXTRACT_FSYNC;
-			else if (!strcmp(p.arg, "none"))
-				sync_mode = 0;
-			else
-				return cli_usage_error("install", "%s takes fs, file or none, not '%s'",
-						       p.spelled, p.arg);
+			ret = parse_sync(o, &p);
 			break;
 		case CLI_OPT_NODIGEST:
-			install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;
-			sink_flags |= IMASTREAM_SINK_NO_HEADER_DIGEST;
+			o->install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;
+			o->sink_flags |= IMASTREAM_SINK_NO_HEADER_DIGEST;
 			break;
 		case CLI_OPT_NOFILEDIGEST:
-			install_flags |= IMASTREAM_INSTALL_NO_FILE_DIGEST;
-			txn_flags |= IMASTREAM_TXN_NOFILEDIGEST;
+			o->install_flags |= IMASTREAM_INSTALL_NO_FILE_DIGEST;
+			o->txn_flags |= IMASTREAM_TXN_NOFILEDIGEST;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
@@ -278,220 +300,298 @@ int cmd_install(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	root = settings.root.dir;
-	if (settings.root.no_wait)
-		root_flags |= IMASTREAM_ROOT_NO_WAIT;
-	json = settings.say.json;
-	il.verbose = settings.say.verbose;
-	if (!root)
+	if (ret != CLI_OK)
+		return ret;
+	if (o->settings.root.no_wait)
+		o->root_flags |= IMASTREAM_ROOT_NO_WAIT;
+	if (!o->settings.root.dir)
 		return cli_usage_error("install", "no --root given");
 	if (cli_parse_operands(&p) >= argc)
 		return cli_usage_error("install", "no package given");
-	il.settings = &settings;
-	cli_set_verbose(il.verbose);
+	o->pkgs = argv + cli_parse_operands(&p);
+	o->n_pkgs = argc - cli_parse_operands(&p);
+	return -1;
+}
 
-	/* Configuration: defaults, then the file, then the options in the order given. */
-	ret = cli_settings_config(&settings, &cfg, &log);
-	if (ret != CLI_OK)
-		return ret;
-	cfg_ready = true;
-	ret = CLI_FAILED;
-
-	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0 && errno == ENOENT) {
+/* The root opened and made absolute (rpm's root and the chain's txn.root are): 0, or -1 said. */
+static int open_root(struct install_run *r)
+{
+	r->rootfd = open(r->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->rootfd < 0 && errno == ENOENT) {
 		/* rpm -i --root makes it; a mistyped root would then get packages. */
 		cli_say("install",
 			"%s: no such directory: imastream install does not create the root "
 			"(rpm -i --root does): mkdir it first",
-			root);
-		goto out;
+			r->root);
+		return -1;
 	}
-	if (rootfd < 0) {
-		cli_say("install", "%s: %s", root, strerror(errno));
-		goto out;
+	if (r->rootfd < 0) {
+		cli_say("install", "%s: %s", r->root, strerror(errno));
+		return -1;
 	}
-	/* rpm's root (for its database) and the chain's txn.root are absolute paths. */
-	root_abs = realpath(root, NULL);
-	if (!root_abs) {
-		cli_say("install", "%s: %s", root, strerror(errno));
-		goto out;
+	r->root_abs = realpath(r->root, NULL);
+	if (!r->root_abs) {
+		cli_say("install", "%s: %s", r->root, strerror(errno));
+		return -1;
 	}
-	root = root_abs;
-	if (settings.root.dbpath && imastream_rpm_set_dbpath(settings.root.dbpath, &log))
-		goto out;
-	/* Everything that can refuse without the root's lock does so first: the keys and
-	 * plugins, then each package's header and its signature.  A run refused here leaves
-	 * the root exactly as it was (not even rpm's lock file is created). */
-	if (imastream_chain_from_config(&cfg, &log, &chain))
-		goto out;
-	refused = calloc((size_t)argc, sizeof(*refused));
-	if (!refused ||
-	    imastream_precheck_new(rootfd, root, n_keys ? pgp_keys : NULL, sink_flags, &log, &pc))
-		goto out;
-	for (int i = cli_parse_operands(&p); i < argc; i++) {
+	r->root = r->root_abs;
+	return 0;
+}
+
+/* A new package's log: no error said yet. */
+static void log_package_start(struct install_run *r)
+{
+	pthread_mutex_lock(&r->il.lock);
+	r->il.pkg_failed = false;
+	r->il.why[0] = 0;
+	pthread_mutex_unlock(&r->il.lock);
+}
+
+/*
+ * Each package's header and signature checked before the root's lock, why it was refused
+ * in r->refused: 0, or -1 when out of memory.
+ */
+static int precheck_all(struct install_run *r)
+{
+	const struct install_opts *o = r->o;
+
+	for (int i = 0; i < o->n_pkgs; i++) {
+		const char *path = o->pkgs[i];
 		/* A pipe is read once, so it is checked as it is installed, under the lock.
 		 * Not even opened here: a reader that comes and goes would pair with the
 		 * writer and leave it writing to no one (SIGPIPE). */
 		struct stat sb;
-		int fd = stat(argv[i], &sb) || S_ISREG(sb.st_mode) ?
-				 open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) :
+		int fd = stat(path, &sb) || S_ISREG(sb.st_mode) ?
+				 open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) :
 				 -2;
 
 		/* A directory is a mistake said here, not a read error when its turn comes. */
 		if (fd == -2 && S_ISDIR(sb.st_mode)) {
-			refused[i] = strdup("is a directory, not an rpm package (give the .rpm "
-					    "files in it)");
-			if (!refused[i])
-				goto out;
-			cli_say("install", "%s: %s", argv[i], refused[i]);
-			failed++;
+			r->refused[i] = strdup("is a directory, not an rpm package (give the .rpm "
+					       "files in it)");
+			if (!r->refused[i])
+				return -1;
+			cli_say("install", "%s: %s", path, r->refused[i]);
+			r->failed++;
 			continue;
 		}
 		if (fd == -2)
 			continue;
 
-		pthread_mutex_lock(&il.lock);
-		il.pkg_failed = false;
-		il.why[0] = 0;
-		pthread_mutex_unlock(&il.lock);
+		log_package_start(r);
 		if (fd < 0) {
-			refused[i] = strdup(strerror(errno));
-			cli_say("install", "%s: %s", argv[i],
-				refused[i] ? refused[i] : strerror(errno));
-			if (!refused[i])
-				goto out;
+			r->refused[i] = strdup(strerror(errno));
+			cli_say("install", "%s: %s", path,
+				r->refused[i] ? r->refused[i] : strerror(errno));
+			if (!r->refused[i])
+				return -1;
 		} else if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
-			   imastream_precheck_rpm(pc, fd, argv[i], install_flags)) {
-			refused[i] = strdup(il.why[0] ? il.why : "refused");
-			if (!refused[i])
-				goto out;
+			   imastream_precheck_rpm(r->pc, fd, path, o->install_flags)) {
+			r->refused[i] = strdup(r->il.why[0] ? r->il.why : "refused");
+			if (!r->refused[i])
+				return -1;
 		}
 		if (fd >= 0)
 			close(fd);
-		if (refused[i])
-			failed++;
+		if (r->refused[i])
+			r->failed++;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	if (failed == (unsigned int)(argc - cli_parse_operands(&p))) {
-		for (int i = cli_parse_operands(&p); json && i < argc; i++)
-			put_package_json(&out, argv[i], refused[i]);
-		summary = json;
-		goto out;
-	}
-	/* One transaction per root, rpm's included; and the leftovers of a killed one go
-	 * before the record is read. */
-	err = imastream_root_txn_begin(rootfd, root, root_flags, &log, NULL, &txn);
-	if (err)
-		goto out;
+	return 0;
+}
 
-	pr.on = cli_progress_wanted(settings.say.show);
-	pr.n_pkgs = (unsigned int)(argc - cli_parse_operands(&p));
-	pr.pkg_fd = -1;
-	for (int i = cli_parse_operands(&p); i < argc; i++) {
+/* Under the root's transaction: the chain's sink and the extractor.  0, or -errno said. */
+static int start_install(struct install_run *r)
+{
+	const struct install_opts *o = r->o;
+	struct imastream_chain_sink_opts opts;
+	int err;
+
+	r->pr.on = cli_progress_wanted(o->settings.say.show);
+	r->pr.n_pkgs = (unsigned int)o->n_pkgs;
+	r->pr.pkg_fd = -1;
+	for (int i = 0; i < o->n_pkgs; i++) {
 		struct stat st;
 
-		if (!stat(argv[i], &st) && S_ISREG(st.st_mode))
-			pr.pkg_total += (uint64_t)st.st_size;
+		if (!stat(o->pkgs[i], &st) && S_ISREG(st.st_mode))
+			r->pr.pkg_total += (uint64_t)st.st_size;
 	}
 	opts = (struct imastream_chain_sink_opts){
 		.size = sizeof(opts),
-		.root = root,
-		.flags = sink_flags,
-		.txn_flags = txn_flags,
-		.cfg = &cfg,
-		.pgp_keys = n_keys ? pgp_keys : NULL,
-		.progress = pr.on || json ? show_progress : NULL,
-		.progress_arg = &pr,
+		.root = r->root,
+		.flags = o->sink_flags,
+		.txn_flags = o->txn_flags,
+		.cfg = &r->cfg,
+		.pgp_keys = o->n_keys ? o->pgp_keys : NULL,
+		.progress = r->pr.on || r->json ? show_progress : NULL,
+		.progress_arg = &r->pr,
 	};
-	err = imastream_chain_sink_new(chain, rootfd, &opts, &log, &cs);
+	err = imastream_chain_sink_new(r->chain, r->rootfd, &opts, &r->log, &r->cs);
 	if (err)
-		goto out;
+		return err;
 	/* The journal lets the next run (or imastream recover) complete a package whose
 	 * renames a kill cut short: we hold the root's transaction. */
-	err = imastream_extract_new(rootfd, extract_flags | sync_mode | IMASTREAM_EXTRACT_JOURNAL,
-				    imastream_chain_sink_entry_sink(cs), &log, &x);
-	if (err)
-		goto out;
+	return imastream_extract_new(r->rootfd,
+				     o->extract_flags | o->sync_mode | IMASTREAM_EXTRACT_JOURNAL,
+				     imastream_chain_sink_entry_sink(r->cs), &r->log, &r->x);
+}
 
-	for (int i = cli_parse_operands(&p); i < argc; i++) {
-		int fd, perr;
+/* Package @i installed (its --format json record put): 0, or -errno. */
+static int install_one(struct install_run *r, int i)
+{
+	const char *path = r->o->pkgs[i];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), perr;
 
-		if (refused[i]) {
-			if (json)
-				put_package_json(&out, argv[i], refused[i]);
+	log_package_start(r);
+	r->pr.pkg_index = (unsigned int)(i + 1);
+	if (fd < 0) {
+		perr = -errno;
+		cli_say("install", "%s: %s", path, strerror(-perr));
+	} else {
+		struct stat st;
+
+		r->pr.pkg_fd = fd;
+		perr = imastream_install_rpm(r->x, fd, path, r->o->install_flags);
+		r->pr.pkg_fd = -1;
+		if (!fstat(fd, &st))
+			r->pr.pkg_done += (uint64_t)st.st_size;
+		close(fd);
+	}
+	/* Installed, but an error line was said after it (a take-over whose removal
+	 * from rpm's database failed): not a success. */
+	pthread_mutex_lock(&r->il.lock);
+	if (!perr && r->il.pkg_failed)
+		perr = -EIO;
+	pthread_mutex_unlock(&r->il.lock);
+	if (r->json)
+		put_package_json(&r->out, path,
+				 !perr	      ? NULL :
+				 r->il.why[0] ? r->il.why :
+						strerror(-perr));
+	return perr;
+}
+
+/* Every package not refused, then the renames and records made durable: CLI_OK or CLI_FAILED. */
+static int install_all(struct install_run *r)
+{
+	const struct install_opts *o = r->o;
+
+	for (int i = 0; i < o->n_pkgs; i++) {
+		int perr;
+
+		if (r->refused[i]) {
+			if (r->json)
+				put_package_json(&r->out, o->pkgs[i], r->refused[i]);
 			continue;
 		}
-		fd = open(argv[i], O_RDONLY | O_CLOEXEC);
-
-		pthread_mutex_lock(&il.lock);
-		il.pkg_failed = false;
-		il.why[0] = 0;
-		pthread_mutex_unlock(&il.lock);
-		pr.pkg_index = (unsigned int)(i - cli_parse_operands(&p) + 1);
-		if (fd < 0) {
-			perr = -errno;
-			cli_say("install", "%s: %s", argv[i], strerror(-perr));
-		} else {
-			struct stat st;
-
-			pr.pkg_fd = fd;
-			perr = imastream_install_rpm(x, fd, argv[i], install_flags);
-			pr.pkg_fd = -1;
-			if (!fstat(fd, &st))
-				pr.pkg_done += (uint64_t)st.st_size;
-			close(fd);
-		}
-		/* Installed, but an error line was said after it (a take-over whose removal
-		 * from rpm's database failed): not a success. */
-		pthread_mutex_lock(&il.lock);
-		if (!perr && il.pkg_failed)
-			perr = -EIO;
-		pthread_mutex_unlock(&il.lock);
+		perr = install_one(r, i);
 		if (perr) {
-			failed++;
-			if (!err)
-				err = perr;
+			r->failed++;
+			if (!r->err)
+				r->err = perr;
 		}
-		if (json)
-			put_package_json(&out, argv[i],
-					 !perr	   ? NULL :
-					 il.why[0] ? il.why :
-						     strerror(-perr));
 	}
 	/* The renames and the records, durable before we say so (--sync file did it per file). */
-	if (sync_mode == IMASTREAM_EXTRACT_SYNCFS && failed < (unsigned int)(argc - cli_parse_operands(&p)) &&
-	    syncfs(rootfd)) {
-		cli_say("install", "%s: syncfs: %s", root, strerror(errno));
-		failed++;
+	if (o->sync_mode == IMASTREAM_EXTRACT_SYNCFS && r->failed < (unsigned int)o->n_pkgs &&
+	    syncfs(r->rootfd)) {
+		cli_say("install", "%s: syncfs: %s", r->root, strerror(errno));
+		r->failed++;
 	}
-	ret = failed ? CLI_FAILED : CLI_OK;
-out:
-	imastream_extract_free(x);
-	imastream_chain_sink_free(cs, err);
-	if (summary || (json && cs)) {
-		cli_json_begin(&out, "summary");
-		cli_json_str(&out, "command", "install");
-		cli_json_str(&out, "root", root_abs);
-		cli_json_uint(&out, "packages", (uint64_t)(argc - cli_parse_operands(&p)));
-		cli_json_uint(&out, "failed", failed);
-		cli_json_uint(&out, "files", pr.files);
-		cli_json_uint(&out, "bytes", pr.bytes);
-		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &pr.start));
-		cli_json_put(&out, stdout);
-		fflush(stdout);
+	return r->failed ? CLI_FAILED : CLI_OK;
+}
+
+/*
+ * Configuration, the root, the chain, every package prechecked, then installed under the
+ * root's transaction.  Everything that can refuse without the lock does so first: a run
+ * refused there leaves the root exactly as it was (not even rpm's lock file is created).
+ */
+static int run_install(struct install_run *r, struct install_opts *o)
+{
+	int ret;
+
+	/* Configuration: defaults, then the file, then the options in the order given. */
+	ret = cli_settings_config(&o->settings, &r->cfg, &r->log);
+	if (ret != CLI_OK)
+		return ret;
+	r->cfg_ready = true;
+	if (open_root(r))
+		return CLI_FAILED;
+	if (o->settings.root.dbpath && imastream_rpm_set_dbpath(o->settings.root.dbpath, &r->log))
+		return CLI_FAILED;
+	if (imastream_chain_from_config(&r->cfg, &r->log, &r->chain))
+		return CLI_FAILED;
+	r->refused = calloc((size_t)o->n_pkgs, sizeof(*r->refused));
+	if (!r->refused ||
+	    imastream_precheck_new(r->rootfd, r->root, o->n_keys ? o->pgp_keys : NULL,
+				   o->sink_flags, &r->log, &r->pc) ||
+	    precheck_all(r))
+		return CLI_FAILED;
+	clock_gettime(CLOCK_MONOTONIC, &r->pr.start);
+	if (r->failed == (unsigned int)o->n_pkgs) {
+		for (int i = 0; r->json && i < o->n_pkgs; i++)
+			put_package_json(&r->out, o->pkgs[i], r->refused[i]);
+		r->summary = r->json;
+		return CLI_FAILED;
 	}
-	cli_json_free(&out);
-	imastream_chain_free(chain);
-	imastream_root_txn_end(txn, err);
-	imastream_precheck_free(pc);
-	for (int i = 0; refused && i < argc; i++)
-		free(refused[i]);
-	free(refused);
-	if (cfg_ready)
-		imastream_config_release(&cfg);
-	if (rootfd >= 0)
-		close(rootfd);
-	free(root_abs);
+	/* One transaction per root, rpm's included; and the leftovers of a killed one go
+	 * before the record is read. */
+	r->err = imastream_root_txn_begin(r->rootfd, r->root, o->root_flags, &r->log, NULL,
+					  &r->txn);
+	if (!r->err)
+		r->err = start_install(r);
+	return r->err ? CLI_FAILED : install_all(r);
+}
+
+/* The --format json summary: packages, failures, files and bytes written, time. */
+static void report_summary(struct install_run *r)
+{
+	cli_json_begin(&r->out, "summary");
+	cli_json_str(&r->out, "command", "install");
+	cli_json_str(&r->out, "root", r->root_abs);
+	cli_json_uint(&r->out, "packages", (uint64_t)r->o->n_pkgs);
+	cli_json_uint(&r->out, "failed", r->failed);
+	cli_json_uint(&r->out, "files", r->pr.files);
+	cli_json_uint(&r->out, "bytes", r->pr.bytes);
+	cli_json_seconds(&r->out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &r->pr.start));
+	cli_json_put(&r->out, stdout);
+	fflush(stdout);
+}
+
+int cmd_install(int argc, char **argv)
+{
+	struct install_opts o = { .settings = { .cmd = "install", .say = CLI_SAY_INIT },
+				  .sync_mode = IMASTREAM_EXTRACT_SYNCFS };
+	struct install_run r = { .o = &o,
+				 .il = { .lock = PTHREAD_MUTEX_INITIALIZER },
+				 .rootfd = -1 };
+	int ret = parse_options(&o, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	r.log = (struct imastream_log){ install_log_fn, &r.il };
+	r.root = o.settings.root.dir;
+	r.json = o.settings.say.json;
+	r.il.verbose = o.settings.say.verbose;
+	r.il.settings = &o.settings;
+	cli_set_verbose(r.il.verbose);
+
+	ret = run_install(&r, &o);
+
+	imastream_extract_free(r.x);
+	imastream_chain_sink_free(r.cs, r.err);
+	if (r.summary || (r.json && r.cs))
+		report_summary(&r);
+	cli_json_free(&r.out);
+	imastream_chain_free(r.chain);
+	imastream_root_txn_end(r.txn, r.err);
+	imastream_precheck_free(r.pc);
+	for (int i = 0; r.refused && i < o.n_pkgs; i++)
+		free(r.refused[i]);
+	free(r.refused);
+	if (r.cfg_ready)
+		imastream_config_release(&r.cfg);
+	if (r.rootfd >= 0)
+		close(r.rootfd);
+	free(r.root_abs);
 	cli_progress_clear();
 	return ret;
 }

@@ -241,83 +241,133 @@ static int orphans_left(const char *root)
 	return -EAGAIN;
 }
 
-int cmd_recover(int argc, char **argv)
-{
-	struct imastream_recover_stats st = { .size = sizeof(st) };
-	struct cli_root where = { 0 };
-	struct cli_say say = CLI_SAY_INIT;
-	const char *root;
-	char *root_abs = NULL;
-	unsigned int flags = 0;
-	bool rpmdb = false, dry_run = false;
-	unsigned int orphan_flags = 0;
-	struct orphan_job job = { 0 };
-	struct cli_json out = { 0 };
-	struct imastream_trust *trust = NULL;
-	struct imastream_verifier *v = NULL;
+/* What the command line asks for. */
+struct recover_opts {
+	struct cli_root where;
+	struct cli_say say;
+	unsigned int flags; /* IMASTREAM_ROOT_ */
+	bool rpmdb, dry_run;
+	unsigned int orphan_flags;
 	const char *trust_paths[64];
-	unsigned int n_trust = 0;
-	struct timespec t0;
-	struct cli_parser p;
-	int c, taken, rootfd, err;
+	unsigned int n_trust;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+/* The command line into @o: -1 to go on, or the exit status (--help, a usage error). */
+static int parse_options(struct recover_opts *o, int argc, char **argv)
+{
+	struct cli_parser p;
+	int c, taken;
+
 	cli_parse_start(&p, &recover_spec, argc, argv);
 	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_RPMDB:
-			rpmdb = true;
+			o->rpmdb = true;
 			break;
 		case CLI_OPT_DRY_RUN:
-			dry_run = true;
+			o->dry_run = true;
 			break;
 		case CLI_OPT_XATTR_USER:
-			orphan_flags |= IMASTREAM_ORPHANS_XATTR_USER;
+			o->orphan_flags |= IMASTREAM_ORPHANS_XATTR_USER;
 			break;
 		case CLI_OPT_TRUST:
-			if (n_trust == sizeof(trust_paths) / sizeof(trust_paths[0]))
+			if (o->n_trust == sizeof(o->trust_paths) / sizeof(o->trust_paths[0]))
 				return cli_usage_error("recover", "more than %u certificate paths",
-						       n_trust);
-			trust_paths[n_trust++] = p.arg;
+						       o->n_trust);
+			o->trust_paths[o->n_trust++] = p.arg;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
 		default:
-			taken = cli_root_option(&p, c, &where);
+			taken = cli_root_option(&p, c, &o->where);
 			if (!taken)
-				taken = cli_say_option(&p, c, &say);
+				taken = cli_say_option(&p, c, &o->say);
 			if (taken <= 0)
 				return CLI_USAGE;
 		}
 	}
-	root = where.dir;
-	if (where.no_wait)
-		flags |= IMASTREAM_ROOT_NO_WAIT;
-	if (!root)
+	if (o->where.no_wait)
+		o->flags |= IMASTREAM_ROOT_NO_WAIT;
+	if (!o->where.dir)
 		return cli_usage_error("recover", "no --root given");
-	if ((dry_run || orphan_flags || n_trust) && !rpmdb)
+	if ((o->dry_run || o->orphan_flags || o->n_trust) && !o->rpmdb)
 		return cli_usage_error("recover", "%s is for --rpmdb",
-				       dry_run ? "--dry-run" :
-				       n_trust ? "--trust" :
-						 "--xattr-user");
+				       o->dry_run ? "--dry-run" :
+				       o->n_trust ? "--trust" :
+						    "--xattr-user");
 	if (cli_parse_operands(&p) < argc)
 		return cli_usage_error("recover", "unexpected argument '%s'",
 				       argv[cli_parse_operands(&p)]);
+	return -1;
+}
+
+/* The --trust certificates, for --rpmdb's temp files: CLI_OK, or the exit status. */
+static int load_trust(const struct recover_opts *o, struct imastream_trust **trust,
+		      struct imastream_verifier **v)
+{
+	if (!o->n_trust)
+		return CLI_OK;
+	if (imastream_trust_new(&cli_log, trust) || imastream_verifier_new(*trust, &cli_log, v))
+		return CLI_FAILED;
+	for (unsigned int i = 0; i < o->n_trust; i++)
+		if (imastream_trust_add_path(*trust, o->trust_paths[i]))
+			return CLI_USAGE; /* the store said why */
+	return CLI_OK;
+}
+
+/* The --format json summary, which also closes a run that failed late: its counts say
+ * how far it got.  @err, or -EIO if it could not be written. */
+static int put_summary(struct cli_json *out, const char *root, bool rpmdb,
+		       const struct imastream_recover_stats *st, const struct orphan_job *job,
+		       const struct timespec *t0, int err)
+{
+	cli_json_begin(out, "summary");
+	cli_json_str(out, "command", "recover");
+	cli_json_str(out, "root", root);
+	cli_json_uint(out, "journals", st->journals);
+	cli_json_uint(out, "completed", st->completed);
+	cli_json_uint(out, "removed", st->removed);
+	cli_json_uint(out, "bytes", st->bytes);
+	cli_json_uint(out, "kept", st->kept);
+	if (rpmdb) {
+		cli_json_uint(out, "orphans", job->found);
+		cli_json_uint(out, "orphans_removed", job->removed);
+		cli_json_uint(out, "orphans_unlabelled", job->unlabelled);
+		cli_json_uint(out, "failed", job->failed);
+	}
+	cli_json_seconds(out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, t0));
+	if (cli_json_put(out, stdout) || fflush(stdout) == EOF)
+		return err ? err : -EIO;
+	return err;
+}
+
+int cmd_recover(int argc, char **argv)
+{
+	struct imastream_recover_stats st = { .size = sizeof(st) };
+	struct recover_opts o = { .say = CLI_SAY_INIT };
+	struct orphan_job job = { 0 };
+	struct cli_json out = { 0 };
+	struct imastream_trust *trust = NULL;
+	struct imastream_verifier *v = NULL;
+	const char *root;
+	char *root_abs;
+	bool dry_run;
+	struct timespec t0;
+	int rootfd, err, ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = parse_options(&o, argc, argv);
+	if (ret >= 0)
+		return ret;
+	root = o.where.dir;
+	dry_run = o.dry_run;
 	/* -v names each file removed (the library says so at debug level). */
-	cli_set_verbose(say.verbose ? 2 : 0);
-	if (n_trust) {
-		if (imastream_trust_new(&cli_log, &trust) ||
-		    imastream_verifier_new(trust, &cli_log, &v)) {
-			imastream_trust_free(trust);
-			return CLI_FAILED;
-		}
-		for (unsigned int i = 0; i < n_trust; i++) {
-			if (imastream_trust_add_path(trust, trust_paths[i])) {
-				imastream_verifier_free(v);
-				imastream_trust_free(trust);
-				return CLI_USAGE; /* the store said why */
-			}
-		}
+	cli_set_verbose(o.say.verbose ? 2 : 0);
+	ret = load_trust(&o, &trust, &v);
+	if (ret != CLI_OK) {
+		imastream_verifier_free(v);
+		imastream_trust_free(trust);
+		return ret;
 	}
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	root_abs = rootfd < 0 ? NULL : realpath(root, NULL);
@@ -327,10 +377,10 @@ int cmd_recover(int argc, char **argv)
 			close(rootfd);
 		return CLI_FAILED;
 	}
-	err = where.dbpath ? imastream_rpm_set_dbpath(where.dbpath, &cli_log) : 0;
+	err = o.where.dbpath ? imastream_rpm_set_dbpath(o.where.dbpath, &cli_log) : 0;
 	if (!err && !dry_run)
-		err = imastream_root_recover(rootfd, root_abs, flags, &cli_log, &st);
-	if (!err && !say.quiet && !say.json && !dry_run) {
+		err = imastream_root_recover(rootfd, root_abs, o.flags, &cli_log, &st);
+	if (!err && !o.say.quiet && !o.say.json && !dry_run) {
 		char size[32];
 
 		cli_say("recover", "%s: removed %lu temp files (%s)%s, %.2f s", root_abs,
@@ -340,35 +390,18 @@ int cmd_recover(int argc, char **argv)
 	}
 	job.root = root_abs;
 	job.dry_run = dry_run;
-	job.json = say.json ? &out : NULL;
-	if (!err && rpmdb)
-		err = recover_orphans(rootfd, &job, flags, orphan_flags, v, say.quiet || say.json);
+	job.json = o.say.json ? &out : NULL;
+	if (!err && o.rpmdb)
+		err = recover_orphans(rootfd, &job, o.flags, o.orphan_flags, v,
+				      o.say.quiet || o.say.json);
 	else if (!err && !dry_run)
 		err = orphans_left(root_abs);
 	/* Temp files kept (a live writer's pid, a name imastream does not write): not whole. */
 	if (!err && st.kept && !dry_run)
 		err = -EAGAIN;
 	close(rootfd);
-	/* The summary also closes a run that failed late: its counts say how far it got. */
-	if (say.json && err != -EINVAL) {
-		cli_json_begin(&out, "summary");
-		cli_json_str(&out, "command", "recover");
-		cli_json_str(&out, "root", root_abs);
-		cli_json_uint(&out, "journals", st.journals);
-		cli_json_uint(&out, "completed", st.completed);
-		cli_json_uint(&out, "removed", st.removed);
-		cli_json_uint(&out, "bytes", st.bytes);
-		cli_json_uint(&out, "kept", st.kept);
-		if (rpmdb) {
-			cli_json_uint(&out, "orphans", job.found);
-			cli_json_uint(&out, "orphans_removed", job.removed);
-			cli_json_uint(&out, "orphans_unlabelled", job.unlabelled);
-			cli_json_uint(&out, "failed", job.failed);
-		}
-		cli_json_seconds(&out, "elapsed_s", cli_seconds_since(CLOCK_MONOTONIC, &t0));
-		if (cli_json_put(&out, stdout) || fflush(stdout) == EOF)
-			err = err ? err : -EIO;
-	}
+	if (o.say.json && err != -EINVAL)
+		err = put_summary(&out, root_abs, o.rpmdb, &st, &job, &t0, err);
 	cli_json_free(&out);
 	imastream_verifier_free(v);
 	imastream_trust_free(trust);

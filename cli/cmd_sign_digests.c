@@ -18,17 +18,7 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_digests_options[] = {
-	/*
-	 * The key's rows are sign-package's too, word for word, but the list stays whole: a
-	 * shared group (cli_spec.shared) would only come after the command's own options.
-	 */
-	{ CLI_OPT_KEY },
-	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
-			"its subject key identifier (the kernel's rule)" },
-	{ CLI_OPT_PASS },
-	{ CLI_OPT_PASS_FILE },
-	{ CLI_OPT_PASS_ENV },
-	{ CLI_OPT_KEYID },
+	{ CLI_OPT_GROUP, .group = cli_signers_options },
 	{ CLI_OPT_OUTPUT, "write the signatures file to FILE (- for standard\n"
 			  "output), replaced whole or left as it was (required)" },
 	{ CLI_OPT_ALLOW_WEAK, "sign md5 digests too (refused otherwise)" },
@@ -170,33 +160,31 @@ static int check_algos(const struct imastream_signpkg_manifest *m, bool allow_we
 	return CLI_OK;
 }
 
+/* What the command line asks for, besides the number of jobs (in the run). */
+struct sign_digests_opts {
+	struct cli_key key;
+	struct cli_say say;
+	const char *output, *manifest;
+	bool allow_weak;
+};
 
-int cmd_sign_digests(int argc, char **argv)
+/* The command line into @o and @run: -1 to go on, or the exit status. */
+static int parse_options(struct sign_digests_opts *o, struct digest_run *run, int argc, char **argv)
 {
-	static struct digest_run run; /* the workers array is large; one run per process */
-	struct cli_key key = CLI_KEY_INIT;
-	const char *output = NULL, *manifest;
-	struct cli_replace out;
-	struct timespec t0, cpu0;
 	struct cli_parser p;
-	struct cli_say say = CLI_SAY_INIT;
-	bool allow_weak = false;
-	size_t n_pkgs = 0;
-	double secs, cpu_secs;
-	int c, err, rc = CLI_FAILED;
+	int c;
 
-	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_digests_spec, argc, argv);
-	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &o->key, &o->say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_OUTPUT:
-			output = p.arg;
+			o->output = p.arg;
 			break;
 		case CLI_OPT_ALLOW_WEAK:
-			allow_weak = true;
+			o->allow_weak = true;
 			break;
 		case CLI_OPT_JOBS:
-			if (!cli_parse_jobs(&p, &run.jobs))
+			if (!cli_parse_jobs(&p, &run->jobs))
 				return CLI_USAGE;
 			break;
 		case CLI_OPT_HELP:
@@ -205,41 +193,86 @@ int cmd_sign_digests(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (!key.opts.key)
+	if (!o->key.opts.key)
 		return cli_usage_error("sign-digests", "no --key given");
-	if (!output)
+	if (!o->output)
 		return cli_usage_error("sign-digests", "no --output given");
-	if (say.json && !strcmp(output, "-"))
+	if (o->say.json && !strcmp(o->output, "-"))
 		return cli_usage_error(
 			"sign-digests",
 			"--format json writes to standard output: give --output a FILE");
 	if (cli_parse_operands(&p) != argc - 1)
 		return cli_usage_error("sign-digests", "give one MANIFEST");
-	if (cli_key_check_pass("sign-digests", &key) != CLI_OK)
+	if (cli_key_check_pass("sign-digests", &o->key) != CLI_OK)
 		return CLI_USAGE;
-	manifest = argv[argc - 1];
-	if (!strcmp(manifest, "-") && key.prompt)
+	o->manifest = argv[argc - 1];
+	if (!strcmp(o->manifest, "-") && o->key.prompt)
 		return cli_usage_error("sign-digests", "-p asks on the terminal: give the manifest as a file, or use --pass-file or --pass-env");
-	cli_set_verbose(say.verbose);
+	return -1;
+}
+
+/* The summary: a --format json object, or one line with the rates unless --quiet. */
+static void report(const struct sign_digests_opts *o, const struct digest_run *run, size_t n_pkgs,
+		   double secs, double cpu_secs)
+{
+	if (o->say.json) {
+		struct cli_json j = { 0 };
+
+		cli_json_begin(&j, "summary");
+		cli_json_str(&j, "command", "sign-digests");
+		cli_json_uint(&j, "packages", n_pkgs);
+		cli_json_uint(&j, "signatures", run->n_files);
+		cli_json_uint(&j, "threads", run->jobs);
+		cli_json_seconds(&j, "elapsed_s", secs);
+		cli_json_seconds(&j, "cpu_s", cpu_secs);
+		cli_json_put(&j, stdout);
+		cli_json_free(&j);
+	} else if (!o->say.quiet)
+		cli_say("sign-digests",
+			"%zu package%s, %zu signatures, %u thread%s, %.3f s, %.0f signatures/s, "
+			"%.0f per CPU second",
+			n_pkgs, n_pkgs == 1 ? "" : "s", run->n_files, run->jobs,
+			run->jobs == 1 ? "" : "s", secs,
+			secs > 0 ? (double)run->n_files / secs : 0.0,
+			cpu_secs > 0 ? (double)run->n_files / cpu_secs : 0.0);
+}
+
+int cmd_sign_digests(int argc, char **argv)
+{
+	static struct digest_run run; /* the workers array is large; one run per process */
+	struct sign_digests_opts o = { .key = CLI_KEY_INIT, .say = CLI_SAY_INIT };
+	struct cli_replace out;
+	struct timespec t0, cpu0;
+	size_t n_pkgs = 0;
+	double secs, cpu_secs;
+	int err, rc = CLI_FAILED;
+
+	run.jobs = cli_default_jobs();
+	rc = parse_options(&o, &run, argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = CLI_FAILED;
+	cli_set_verbose(o.say.verbose);
 	/* The untrusted input first: a refused manifest never gets as far as the key. */
-	if (imastream_signpkg_manifest_load(manifest, IMASTREAM_SIGNPKG_DIGESTS, &cli_log, &run.m))
+	if (imastream_signpkg_manifest_load(o.manifest, IMASTREAM_SIGNPKG_DIGESTS, &cli_log,
+					    &run.m))
 		return CLI_FAILED;
 	imastream_signpkg_manifest_count(run.m, &n_pkgs, &run.n_files);
-	if (check_algos(run.m, allow_weak) != CLI_OK) {
+	if (check_algos(run.m, o.allow_weak) != CLI_OK) {
 		rc = CLI_USAGE;
 		goto out;
 	}
 	/* Where the signatures go, before the key and the signing, not after them. */
-	if (cli_replace_check("sign-digests", output))
+	if (cli_replace_check("sign-digests", o.output))
 		goto out;
-	if (cli_key_prompt("sign-digests", &key))
+	if (cli_key_prompt("sign-digests", &o.key))
 		goto out;
 	/* A remote key (p11-kit's client) writes to a socket: a lost server fails, not kills. */
 	signal(SIGPIPE, SIG_IGN);
 	if (run.jobs > (run.n_files + CHUNK - 1) / CHUNK)
 		run.jobs = run.n_files > CHUNK ? (unsigned int)((run.n_files + CHUNK - 1) / CHUNK) : 1;
 	/* The key loaded once, a handle per worker (as sign-package -j has them). */
-	err = cli_signers_load(&run.signers, &key.opts, run.jobs);
+	err = cli_signers_load(&run.signers, &o.key.opts, run.jobs);
 	cli_pass_forget();
 	if (err)
 		goto out;
@@ -250,31 +283,15 @@ int cmd_sign_digests(int argc, char **argv)
 	secs = cli_seconds_since(CLOCK_MONOTONIC, &t0);
 	/* All threads' CPU time: signatures per CPU second is the per-core rate, load or not. */
 	cpu_secs = cli_seconds_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (cli_replace_open(&out, "sign-digests", output))
+	if (cli_replace_open(&out, "sign-digests", o.output))
 		goto out;
 	err = imastream_signpkg_manifest_write_signatures(run.m, out.out);
 	if (err)
-		cli_say("sign-digests", "%s: cannot write: %s", strcmp(output, "-") ? output :
-			"standard output", strerror(-err));
+		cli_say("sign-digests", "%s: cannot write: %s",
+			strcmp(o.output, "-") ? o.output : "standard output", strerror(-err));
 	if (cli_replace_close(&out, "sign-digests", err))
 		goto out;
-	if (say.json) {
-		struct cli_json j = { 0 };
-
-		cli_json_begin(&j, "summary");
-		cli_json_str(&j, "command", "sign-digests");
-		cli_json_uint(&j, "packages", n_pkgs);
-		cli_json_uint(&j, "signatures", run.n_files);
-		cli_json_uint(&j, "threads", run.jobs);
-		cli_json_seconds(&j, "elapsed_s", secs);
-		cli_json_seconds(&j, "cpu_s", cpu_secs);
-		cli_json_put(&j, stdout);
-		cli_json_free(&j);
-	} else if (!say.quiet)
-		cli_say("sign-digests", "%zu package%s, %zu signatures, %u thread%s, %.3f s, %.0f signatures/s, %.0f per CPU second",
-			n_pkgs, n_pkgs == 1 ? "" : "s", run.n_files, run.jobs,
-			run.jobs == 1 ? "" : "s", secs, secs > 0 ? (double)run.n_files / secs : 0.0,
-			cpu_secs > 0 ? (double)run.n_files / cpu_secs : 0.0);
+	report(&o, &run, n_pkgs, secs, cpu_secs);
 	rc = CLI_OK;
 out:
 	cli_signers_free(&run.signers);

@@ -21,17 +21,7 @@
 #include "imastream/signpkg.h"
 
 static const struct cli_use sign_package_options[] = {
-	/*
-	 * The key's rows are sign-digests' too, word for word, but the list stays whole: a
-	 * shared group (cli_spec.shared) would only come after the command's own options.
-	 */
-	{ CLI_OPT_KEY },
-	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
-			"its subject key identifier (the kernel's rule)" },
-	{ CLI_OPT_PASS },
-	{ CLI_OPT_PASS_FILE },
-	{ CLI_OPT_PASS_ENV },
-	{ CLI_OPT_KEYID },
+	{ CLI_OPT_GROUP, .group = cli_signers_options },
 	{ CLI_OPT_HASH_ALGO, "sign digests in ALGO (sha1, sha224, sha256, sha384,\n"
 			     "sha512, sm3; md5 with --allow-weak); default sha256,\n"
 			     "as the kernel expects. When ALGO is the package's\n"
@@ -373,27 +363,25 @@ static int export_digests(const struct cli_pkglist *list, const char *file, unsi
 	return cli_replace_close(&r, "sign-package", err);
 }
 
-int cmd_sign_package(int argc, char **argv)
+/* What the command line asks for, besides the library's options (in the run). */
+struct sign_package_opts {
+	struct cli_key key;
+	struct cli_say say;
+	const char *export_file, *import_file;
+	bool allow_weak;
+	char **pkgs; /* the package operands */
+	int n_pkgs;
+};
+
+/* The command line into @o and @run: -1 to go on, or the exit status. */
+static int parse_options(struct sign_package_opts *o, struct pkg_run *run, int argc, char **argv)
 {
-	static struct pkg_run run; /* the workers array is large; one run per process */
-	struct cli_key key = CLI_KEY_INIT;
-	struct cli_pkglist list = { 0 };
-	struct pkg_totals t = { 0 };
 	const struct imastream_hash_info *hi;
 	struct cli_parser p;
-	const char *export_file = NULL, *import_file = NULL;
-	struct imastream_signpkg_manifest *sigs = NULL;
-	struct imastream_trust *trust = NULL;
-	unsigned long export_failed = 0;
-	bool allow_weak = false, many;
-	struct cli_say say = CLI_SAY_INIT;
-	struct cli_json json_out = { 0 };
-	int c, err = 0;
+	int c;
 
-	run.opts.size = sizeof(run.opts);
-	run.jobs = cli_default_jobs();
 	cli_parse_start(&p, &sign_package_spec, argc, argv);
-	while ((c = cli_parse_next_key(&p, &key, &say)) != CLI_OPT_END) {
+	while ((c = cli_parse_next_key(&p, &o->key, &o->say)) != CLI_OPT_END) {
 		switch (c) {
 		case CLI_OPT_HASH_ALGO:
 			hi = imastream_hash_by_name(p.arg);
@@ -403,23 +391,23 @@ int cmd_sign_package(int argc, char **argv)
 						       "sha224, sha256, sha384, sha512, sm3; md5 "
 						       "with --allow-weak)",
 						       p.arg);
-			run.opts.algo = hi->algo;
+			run->opts.algo = hi->algo;
 			break;
 		case CLI_OPT_OUTDIR:
-			run.opts.outdir = p.arg;
+			run->opts.outdir = p.arg;
 			break;
 		case CLI_OPT_EXPORT_DIGESTS:
-			export_file = p.arg;
+			o->export_file = p.arg;
 			break;
 		case CLI_OPT_IMPORT_SIGNATURES:
-			import_file = p.arg;
+			o->import_file = p.arg;
 			break;
 		case CLI_OPT_JOBS:
-			if (!cli_parse_jobs(&p, &run.jobs))
+			if (!cli_parse_jobs(&p, &run->jobs))
 				return CLI_USAGE;
 			break;
 		case CLI_OPT_ALLOW_WEAK:
-			allow_weak = true;
+			o->allow_weak = true;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
@@ -427,49 +415,114 @@ int cmd_sign_package(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (import_file && (key.opts.key || export_file || run.opts.algo))
-		return cli_usage_error("sign-package", "--import-signatures signs nothing: it takes no %s",
-				       key.opts.key ? "--key" : export_file ? "--export-digests" : "--hash-algo");
-	if (import_file && !key.opts.cert)
+	if (o->import_file && (o->key.opts.key || o->export_file || run->opts.algo))
+		return cli_usage_error("sign-package",
+				       "--import-signatures signs nothing: it takes no %s",
+				       o->key.opts.key ? "--key" :
+				       o->export_file  ? "--export-digests" :
+							 "--hash-algo");
+	if (o->import_file && !o->key.opts.cert)
 		return cli_usage_error("sign-package", "--import-signatures needs --cert: each signature is checked with it before it is stored");
-	if (export_file && (key.opts.key || run.opts.outdir))
-		return cli_usage_error("sign-package", "--export-digests signs nothing: it takes no %s",
-				       key.opts.key ? "--key" : "--outdir");
-	if (export_file && say.json)
+	if (o->export_file && (o->key.opts.key || run->opts.outdir))
+		return cli_usage_error("sign-package",
+				       "--export-digests signs nothing: it takes no %s",
+				       o->key.opts.key ? "--key" : "--outdir");
+	if (o->export_file && o->say.json)
 		return cli_usage_error(
 			"sign-package",
 			"--export-digests writes a digest manifest, not --format json");
-	if (say.json)
-		run.json = &json_out;
-	if (export_file) {
-		if (cli_parse_operands(&p) >= argc)
-			return cli_usage_error("sign-package", "no package given");
-		cli_set_verbose(say.verbose);
-		for (int i = cli_parse_operands(&p); i < argc && !err; i++)
-			err = cli_pkglist_add(&list, argv[i]);
-		if (!err)
-			err = export_digests(&list, export_file, &export_failed);
-		err = err || export_failed || list.failed;
-		cli_pkglist_free(&list);
-		return err ? CLI_FAILED : CLI_OK;
-	}
-	if (!key.opts.key && !import_file)
-		return cli_usage_error("sign-package", "no --key given");
-	if (run.opts.algo && cli_check_weak_algo("sign-package", run.opts.algo, allow_weak) != CLI_OK)
-		return CLI_USAGE;
-	if (cli_parse_operands(&p) >= argc)
+	o->pkgs = argv + cli_parse_operands(&p);
+	o->n_pkgs = argc - cli_parse_operands(&p);
+	return -1;
+}
+
+/* --export-digests: every package's digests into a manifest, nothing signed. */
+static int run_export(const struct sign_package_opts *o)
+{
+	struct cli_pkglist list = { 0 };
+	unsigned long export_failed = 0;
+	int err = 0;
+
+	if (o->n_pkgs <= 0)
 		return cli_usage_error("sign-package", "no package given");
-	if (cli_key_check_pass("sign-package", &key) != CLI_OK)
+	cli_set_verbose(o->say.verbose);
+	for (int i = 0; i < o->n_pkgs && !err; i++)
+		err = cli_pkglist_add(&list, o->pkgs[i]);
+	if (!err)
+		err = export_digests(&list, o->export_file, &export_failed);
+	err = err || export_failed || list.failed;
+	cli_pkglist_free(&list);
+	return err ? CLI_FAILED : CLI_OK;
+}
+
+/* What signing needs, checked before the key is asked for: CLI_OK, or the exit status. */
+static int check_sign_args(struct sign_package_opts *o, const struct pkg_run *run)
+{
+	if (!o->key.opts.key && !o->import_file)
+		return cli_usage_error("sign-package", "no --key given");
+	if (run->opts.algo &&
+	    cli_check_weak_algo("sign-package", run->opts.algo, o->allow_weak) != CLI_OK)
+		return CLI_USAGE;
+	if (o->n_pkgs <= 0)
+		return cli_usage_error("sign-package", "no package given");
+	if (cli_key_check_pass("sign-package", &o->key) != CLI_OK)
 		return CLI_USAGE;
 	/* Where the packages go, once and before the key: not once per package after it. */
-	if (run.opts.outdir && cli_dir_check("sign-package", "--outdir", run.opts.outdir))
+	if (run->opts.outdir && cli_dir_check("sign-package", "--outdir", run->opts.outdir))
 		return CLI_FAILED;
-	if (!import_file) {
-		err = cli_key_prompt("sign-package", &key);
-		if (err)
-			return err;
+	return o->import_file ? CLI_OK : cli_key_prompt("sign-package", &o->key);
+}
+
+/* The summary: a --format json object, or one line (for a list, or a run without failure). */
+static void report_summary(const struct sign_package_opts *o, const struct pkg_totals *t,
+			   const struct cli_pkglist *list, bool many, struct cli_json *json_out)
+{
+	unsigned long failures = t->failures + list->failed;
+
+	if (o->say.json) {
+		cli_json_begin(json_out, "summary");
+		cli_json_str(json_out, "command", "sign-package");
+		cli_json_uint(json_out, "packages", t->packages + list->failed);
+		cli_json_uint(json_out, "files", t->files);
+		cli_json_uint(json_out, "signatures", t->signatures);
+		cli_json_uint(json_out, "failed", failures);
+		cli_json_seconds(json_out, "elapsed_s",
+				 cli_seconds_since(CLOCK_MONOTONIC, &t->start));
+		cli_json_put(json_out, stdout);
+		fflush(stdout);
+	} else if (o->say.show != 0 && (many || !failures)) {
+		cli_say("sign-package",
+			"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
+			t->packages, t->packages == 1 ? "" : "s", t->files, t->signatures, failures,
+			failures == 1 ? "" : "s", cli_seconds_since(CLOCK_MONOTONIC, &t->start));
 	}
-	cli_set_verbose(say.verbose);
+}
+
+int cmd_sign_package(int argc, char **argv)
+{
+	static struct pkg_run run; /* the workers array is large; one run per process */
+	struct sign_package_opts o = { .key = CLI_KEY_INIT, .say = CLI_SAY_INIT };
+	struct cli_pkglist list = { 0 };
+	struct pkg_totals t = { 0 };
+	struct imastream_signpkg_manifest *sigs = NULL;
+	struct imastream_trust *trust = NULL;
+	struct cli_json json_out = { 0 };
+	bool many;
+	int err = 0, ret;
+
+	run.opts.size = sizeof(run.opts);
+	run.jobs = cli_default_jobs();
+	ret = parse_options(&o, &run, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (o.say.json)
+		run.json = &json_out;
+	if (o.export_file)
+		return run_export(&o);
+	ret = check_sign_args(&o, &run);
+	if (ret != CLI_OK)
+		return ret;
+	cli_set_verbose(o.say.verbose);
 	run.opts.log = &cli_log;
 	/*
 	 * A remote key (p11-kit's client module) writes to a socket: should the server go
@@ -483,8 +536,8 @@ int cmd_sign_package(int argc, char **argv)
 	 * pkcs11 engine key) is used by one worker at a time, while the reading, checking and
 	 * writing of packages still run in parallel.
 	 */
-	err = import_file ? load_import(&run, import_file, key.opts.cert, &sigs, &trust) :
-			    cli_signers_load(&run.signers, &key.opts, run.jobs);
+	err = o.import_file ? load_import(&run, o.import_file, o.key.opts.cert, &sigs, &trust) :
+			      cli_signers_load(&run.signers, &o.key.opts, run.jobs);
 	cli_pass_forget();
 	if (err) {
 		free_workers(&run);
@@ -493,8 +546,8 @@ int cmd_sign_package(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	/* The whole list first: its order is the output's, whatever the number of jobs. */
-	for (int i = cli_parse_operands(&p); i < argc && !err; i++)
-		err = cli_pkglist_add(&list, argv[i]);
+	for (int i = 0; i < o.n_pkgs && !err; i++)
+		err = cli_pkglist_add(&list, o.pkgs[i]);
 	many = list.n > 1 || list.dirs;
 	run.paths = list.paths;
 	run.n = list.n;
@@ -509,26 +562,10 @@ int cmd_sign_package(int argc, char **argv)
 		if (run.jobs > run.n)
 			run.jobs = run.n ? (unsigned int)run.n : 1;
 		clock_gettime(CLOCK_MONOTONIC, &t.start);
-		t.draw = many && cli_progress_wanted(say.show);
-		run_all(&run, say.verbose, &t);
+		t.draw = many && cli_progress_wanted(o.say.show);
+		run_all(&run, o.say.verbose, &t);
 		cli_progress_clear();
-		if (say.json) {
-			cli_json_begin(&json_out, "summary");
-			cli_json_str(&json_out, "command", "sign-package");
-			cli_json_uint(&json_out, "packages", t.packages + list.failed);
-			cli_json_uint(&json_out, "files", t.files);
-			cli_json_uint(&json_out, "signatures", t.signatures);
-			cli_json_uint(&json_out, "failed", t.failures + list.failed);
-			cli_json_seconds(&json_out, "elapsed_s",
-					 cli_seconds_since(CLOCK_MONOTONIC, &t.start));
-			cli_json_put(&json_out, stdout);
-			fflush(stdout);
-		} else if (say.show != 0 && (many || !(t.failures + list.failed)))
-			cli_say("sign-package",
-				"%lu package%s, %lu files, %lu signatures, %lu failure%s, %.2f s",
-				t.packages, t.packages == 1 ? "" : "s", t.files, t.signatures,
-				t.failures + list.failed, t.failures + list.failed == 1 ? "" : "s",
-				cli_seconds_since(CLOCK_MONOTONIC, &t.start));
+		report_summary(&o, &t, &list, many, &json_out);
 	}
 	if (list.failed)
 		err = err ? err : -ENOENT;

@@ -216,19 +216,29 @@ char *cli_config_names_to_options(const char *msg,
 
 #define MAX_USES 48
 
-/* The options @spec takes, its own and then its shared group, in --help order. */
+/* Appends the rows of @list to @out, a CLI_OPT_GROUP row's in its place (one level). */
+static void add_uses(const struct cli_use *list, const struct cli_use **out, size_t *n,
+		     bool in_group)
+{
+	for (const struct cli_use *u = list; u && u->id; u++) {
+		if (u->id == CLI_OPT_GROUP && !in_group) {
+			add_uses(u->group, out, n, true);
+			continue;
+		}
+		/* A table too large for the parser, or a group in a group: a programming error. */
+		if (*n == MAX_USES || u->id == CLI_OPT_GROUP)
+			abort();
+		out[(*n)++] = u;
+	}
+}
+
+/* The options @spec takes, its own (groups in place) and then its shared group, in --help order. */
 static size_t spec_uses(const struct cli_spec *spec, const struct cli_use **out)
 {
-	const struct cli_use *lists[] = { spec->uses, spec->shared };
 	size_t n = 0;
 
-	for (size_t l = 0; l < 2; l++) {
-		for (const struct cli_use *u = lists[l]; u && u->id; u++) {
-			if (n == MAX_USES)
-				abort(); /* a table too large for the parser: a programming error */
-			out[n++] = u;
-		}
-	}
+	add_uses(spec->uses, out, &n, false);
+	add_uses(spec->shared, out, &n, false);
 	return n;
 }
 

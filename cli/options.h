@@ -18,6 +18,7 @@
 enum cli_opt {
 	CLI_OPT_END = -1,    /* no more options */
 	CLI_OPT_ERROR = 0,   /* a usage error, already said in one line */
+	CLI_OPT_GROUP = 1,   /* a cli_use row that lists a shared group's rows in place */
 	CLI_OPT_HELP = 256,
 	CLI_OPT_VERBOSE,
 	CLI_OPT_QUIET,
@@ -98,6 +99,8 @@ struct cli_option {
 struct cli_use {
 	enum cli_opt id;
 	const char *help;        /* lines separated by '\n'; NULL: the vocabulary's meaning */
+	const struct cli_use *group; /* CLI_OPT_GROUP: rows several commands take, listed
+				      * here, in this command's --help order */
 };
 
 /* A spelling that means @id in one command only (kept from an older release, or evmctl's). */

@@ -5,6 +5,17 @@
 #include "cli/cli.h"
 #include "cli/signers.h"
 
+const struct cli_use cli_signers_options[] = {
+	{ CLI_OPT_KEY },
+	{ CLI_OPT_CERT, "its certificate: the key id is the last four bytes of\n"
+			"its subject key identifier (the kernel's rule)" },
+	{ CLI_OPT_PASS },
+	{ CLI_OPT_PASS_FILE },
+	{ CLI_OPT_PASS_ENV },
+	{ CLI_OPT_KEYID },
+	{ 0 },
+};
+
 static int slot_sign(void *arg, int algo, const uint8_t *digest, size_t digest_len, uint8_t *sig,
 		     size_t sig_size, size_t *sig_len_ret)
 {

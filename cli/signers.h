@@ -12,6 +12,10 @@
 
 struct cli_signers;
 
+/* The key's options of the commands that sign from several threads (sign-package,
+ * sign-digests), a group each lists in place (CLI_OPT_GROUP). */
+extern const struct cli_use cli_signers_options[];
+
 /* What thread @i hands signpkg: its own handle, or the shared one in turn. */
 struct cli_signer_slot {
 	struct cli_signers *pool;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal helpers shared by the library's modules: logging, byte order, small utilities. */
-#ifndef IMASTREAM_PRIVATE_H
-#define IMASTREAM_PRIVATE_H
+#ifndef IMASTREAM_COMMON_PRIVATE_H
+#define IMASTREAM_COMMON_PRIVATE_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -52,6 +52,13 @@ const char *ims_open_strerror(int err);
 
 /* pseudo_fs.c: @fd is on proc, sysfs or another filesystem of no installed file. */
 bool ims_pseudo_fs(int fd);
+
+/*
+ * ims_grow - room for element @used of @array, whose capacity is *@alloc elements of @elem
+ * bytes: @array itself while there is room, else the array doubled (@first elements for a
+ * new one) and *@alloc updated; NULL when out of memory, with @array and *@alloc untouched.
+ */
+void *ims_grow(void *array, size_t used, size_t *alloc, size_t elem, size_t first);
 
 /* Formats a message and hands it to @log; errno is preserved. */
 void ims_logf(const struct imastream_log *log, int level, const char *fmt, ...)
@@ -148,4 +155,4 @@ static inline uint32_t ims_get_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-#endif /* IMASTREAM_PRIVATE_H */
+#endif /* IMASTREAM_COMMON_PRIVATE_H */

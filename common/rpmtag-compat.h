@@ -4,8 +4,8 @@
  * RPMTAG_PAYLOADSHA256...: the names of rpm 4 for them, where rpm no longer has them;
  * and the numbers of tags only rpm 6 has.
  */
-#ifndef IMASTREAM_RPMTAG_COMPAT_H
-#define IMASTREAM_RPMTAG_COMPAT_H
+#ifndef IMASTREAM_COMMON_RPMTAG_COMPAT_H
+#define IMASTREAM_COMMON_RPMTAG_COMPAT_H
 
 #include <rpm/rpmtag.h>
 
@@ -30,4 +30,4 @@
 #define RPMSIGTAG_SHA3_256_COMPAT 279
 #define RPMSIGTAG_RESERVED_COMPAT 999
 
-#endif /* IMASTREAM_RPMTAG_COMPAT_H */
+#endif /* IMASTREAM_COMMON_RPMTAG_COMPAT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Worker threads that take queued items in any order and hand them back in queue order. */
-#ifndef IMASTREAM_INSTALLER_ORDERED_POOL_H
-#define IMASTREAM_INSTALLER_ORDERED_POOL_H
+#ifndef IMASTREAM_INSTALLED_ORDERED_POOL_H
+#define IMASTREAM_INSTALLED_ORDERED_POOL_H
 
 /* Runs on worker thread @worker (0 .. nthreads - 1); with no threads, on the caller's. */
 typedef void ims_pool_work_fn(void *arg, unsigned int worker, void *item);
@@ -24,4 +24,4 @@ void ims_pool_finish(struct ims_pool *p);
 /* Finishes, then ends the threads. */
 void ims_pool_free(struct ims_pool *p);
 
-#endif /* IMASTREAM_INSTALLER_ORDERED_POOL_H */
+#endif /* IMASTREAM_INSTALLED_ORDERED_POOL_H */

@@ -222,7 +222,7 @@ static int by_name(const void *a, const void *b)
 /* The names of directory @dfd in name order (NULL-terminated), or NULL (-ENOMEM, gone). */
 static char **names_of(int dfd, int *err)
 {
-	char **names = NULL;
+	char **names = NULL, **m;
 	size_t n = 0, a = 0;
 	struct dirent *de;
 	DIR *d;
@@ -239,13 +239,11 @@ static char **names_of(int dfd, int *err)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n + 1 >= a) {
-			char **m = realloc(names, (a = a ? 2 * a : 32) * sizeof(*m));
-
-			if (!m)
-				goto nomem;
-			names = m;
-		}
+		/* (and room for the NULL that ends the list) */
+		m = ims_grow(names, n + 1, &a, sizeof(*m), 32);
+		if (!m)
+			goto nomem;
+		names = m;
 		if (!(names[n] = strdup(de->d_name)))
 			goto nomem;
 		n++;
@@ -323,6 +321,7 @@ static bool signed_by_trust(struct orphans *o, int pfd, const char *path, bool i
 /* The counts of inode @st (of more than one name): its index in inodes, or -ENOMEM. */
 static int inode_names(struct orphans *o, const struct stat *st)
 {
+	struct inode_names *m;
 	char key[64];
 	int idx, err;
 
@@ -331,15 +330,10 @@ static int inode_names(struct orphans *o, const struct stat *st)
 	idx = ims_strmap_get(&o->inode_of, key);
 	if (idx >= 0)
 		return idx;
-	if (o->ninodes == o->ainodes) {
-		size_t n = o->ainodes ? 2 * o->ainodes : 16;
-		struct inode_names *m = realloc(o->inodes, n * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		o->inodes = m;
-		o->ainodes = n;
-	}
+	m = ims_grow(o->inodes, o->ninodes, &o->ainodes, sizeof(*m), 16);
+	if (!m)
+		return -ENOMEM;
+	o->inodes = m;
 	err = ims_strmap_add(&o->inode_of, key, (int)o->ninodes);
 	if (err)
 		return err;
@@ -351,15 +345,11 @@ static int inode_names(struct orphans *o, const struct stat *st)
 static int defer(struct orphans *o, const char *key, const struct imastream_orphan *f,
 		 const struct stat *st, int idx)
 {
-	if (o->nlater == o->alater) {
-		size_t n = o->alater ? 2 * o->alater : 8;
-		struct later *m = realloc(o->later, n * sizeof(*m));
+	struct later *m = ims_grow(o->later, o->nlater, &o->alater, sizeof(*m), 8);
 
-		if (!m)
-			return -ENOMEM;
-		o->later = m;
-		o->alater = n;
-	}
+	if (!m)
+		return -ENOMEM;
+	o->later = m;
 	o->later[o->nlater] = (struct later){
 		.key = strdup(key), .f = *f, .dev = st->st_dev, .ino = st->st_ino, .idx = idx
 	};

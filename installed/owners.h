@@ -2,7 +2,8 @@
 /*
  * What installed/ offers the streaming installer (installer/) about who owns what in a
  * root: the install record (read, and one package's written and committed) with its field
- * encoding, shared by the intent journal, and the root's rpm database.
+ * encoding, shared by the intent journal, and the root's rpm database.  Not
+ * plugin/rpm/owners.h, the rpm adapter's rule of one owner per package.
  */
 #ifndef IMASTREAM_INSTALLED_OWNERS_H
 #define IMASTREAM_INSTALLED_OWNERS_H
@@ -22,7 +23,7 @@
 void ims_field_put(FILE *f, const char *s);
 bool ims_field_decode(char *s);
 
-/* The install record (installed/record.c): who owns which path, and writing one package's. */
+/* The install record (installed/record_*.c): who owns which path, and writing one package's. */
 struct ims_record;
 struct ims_record_pkg;
 

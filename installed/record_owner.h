@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the rpm adapter needs of the install record to keep one owner per package. */
-#ifndef IMASTREAM_INSTALLER_RECORD_OWNER_H
-#define IMASTREAM_INSTALLER_RECORD_OWNER_H
+#ifndef IMASTREAM_INSTALLED_RECORD_OWNER_H
+#define IMASTREAM_INSTALLED_RECORD_OWNER_H
 
 #include <stddef.h>
 

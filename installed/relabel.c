@@ -24,6 +24,7 @@
 #include "imastream/xattr.h"
 #include "installed/ordered_pool.h"
 #include "installed/private.h"
+#include "xattr/stored_name.h"
 #include "plugin/core/driver.h"
 
 #define CHUNK_SIZE (256 * 1024)
@@ -143,10 +144,7 @@ static void report(struct imastream_relabel *r, struct rfile *rf, int status, co
 /* "security.ima" as this configuration stores it ("user.ima" with xattr_namespace = user). */
 static void real_name(const struct imastream_relabel *r, const char *name, char *buf, size_t size)
 {
-	if (r->opts.cfg && r->opts.cfg->user_xattrs && !strncmp(name, "security.", 9))
-		snprintf(buf, size, "user.%s", name + 9);
-	else
-		snprintf(buf, size, "%s", name);
+	ims_xattr_stored_name(name, r->opts.cfg && r->opts.cfg->user_xattrs, buf, size);
 }
 
 /* The file's own value of @name: its length, 0 when absent, -errno. */

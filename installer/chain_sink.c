@@ -13,13 +13,13 @@
 #include "imastream/chain_sink.h"
 #include "imastream/entry.h"
 #include "imastream/extract.h"
-#include "installer/conflicts.h"
+#include "installer/sink_conflicts.h"
 #include "installer/sink_file.h"
 #include "installer/sink_package.h"
 #include "installer/sink_progress.h"
 #include "installer/sink_record.h"
 #include "installer/sink_thread.h"
-#include "installer/verity.h"
+#include "installer/sink_verity.h"
 #include "plugin/core/driver.h"
 
 /* One object between file_opened and file_done. */
@@ -337,7 +337,7 @@ static int cs_commit_package(void *arg)
 	return ims_sink_record_commit(&cs->rec, cs->rootfd, cs->cur.name, cs->cur.nevra, cs->log);
 }
 
-/* The upgrade's removals, done at end_package before the record's rename (dropped.c). */
+/* The upgrade's removals, done at end_package before the record's rename (sink_dropped.c). */
 static int cs_journal_steps(void *arg, int (*add)(void *ctx, int step, const char *dir,
 						  const char *name),
 			    void *ctx)

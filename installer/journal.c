@@ -89,7 +89,7 @@ static bool writers_temp(const char *s, pid_t pid)
 int ims_journal_add(struct ims_journal *j, int kind, const char *dir, const char *tmp,
 		    const char *name, const char **why)
 {
-	struct ims_journal_op op = { .kind = kind };
+	struct ims_journal_op op = { .kind = kind }, *p;
 	const char *rel = "";
 
 	if (kind != IMS_JOURNAL_RENAME && kind != IMS_JOURNAL_REMOVE && kind != IMS_JOURNAL_RMDIR &&
@@ -117,15 +117,10 @@ int ims_journal_add(struct ims_journal *j, int kind, const char *dir, const char
 		*why = "a name too long to take " IMS_JOURNAL_SAVE_SUFFIX;
 		return -EINVAL;
 	}
-	if (j->nops == j->aops) {
-		size_t n = j->aops ? 2 * j->aops : 64;
-		struct ims_journal_op *p = realloc(j->ops, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		j->ops = p;
-		j->aops = n;
-	}
+	p = ims_grow(j->ops, j->nops, &j->aops, sizeof(*p), 64);
+	if (!p)
+		return -ENOMEM;
+	j->ops = p;
 	op.dir = strdup(rel);
 	op.tmp = tmp ? strdup(tmp) : NULL;
 	op.name = strdup(name);

@@ -10,7 +10,7 @@
 #include "common/private.h"
 #include "imastream/chain_sink.h"
 #include "imastream/install_rpm.h"
-#include "installer/header_trust.h"
+#include "installer/sink_header_trust.h"
 #include "installer/private.h"
 
 struct imastream_precheck {

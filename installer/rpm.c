@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
@@ -25,12 +24,12 @@
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
-#include "common/rpmtag-compat.h"
 #include "imastream/entry.h"
 #include "imastream/extract.h"
 #include "imastream/hash.h"
 #include "imastream/install_rpm.h"
 #include "installer/private.h"
+#include "installer/rpm_read.h"
 
 /*
  * Why rpm's own archive reader rather than a cpio parser of ours: in an rpm package the
@@ -48,23 +47,6 @@
  * the reader does not notice a repeated one.
  */
 
-#define CHUNK_SIZE (256 * 1024)
-
-/* What one package read needs: the package, its header data and owner lookups. */
-struct pkgread {
-	struct imastream_extract *x;
-	const struct imastream_log *log;
-	const char *name;
-	unsigned int flags;
-	Header h;
-	rpmfiles files;
-	int fc;
-	int digest_algo;          /* kernel id, 0 when file digests are not checked */
-	struct ims_ids ids;       /* owner names, from the root's etc/passwd and etc/group */
-	uint8_t *delivered;       /* per header entry: returned by the archive reader */
-	char last_rpm_msg[256];   /* librpm's last message, to explain its failures */
-};
-
 /* Routes librpm's messages to our log instead of stderr while a package is read. */
 static int rpmlog_to_ours(rpmlogRec rec, rpmlogCallbackData data)
 {
@@ -79,164 +61,12 @@ static int rpmlog_to_ours(rpmlogRec rec, rpmlogCallbackData data)
 	return 0;
 }
 
-static bool is_ghost(struct pkgread *r, int fx)
-{
-	return rpmfilesFFlags(r->files, fx) & RPMFILE_GHOST;
-}
-
 static bool all_zero(const uint8_t *p, size_t n)
 {
 	while (n--)
 		if (*p++)
 			return false;
 	return true;
-}
-
-/* One line about header entry @fx, as every policy refusal is reported. */
-#define file_err(r, fx, err, fmt, ...)                                                        \
-	({                                                                                    \
-		char *fn_ = rpmfilesFN((r)->files, (fx));                                     \
-		int e_ = ims_err((r)->log, (err), "%s: %s: " fmt, (r)->name, fn_ ? fn_ : "?", \
-				 ##__VA_ARGS__);                                              \
-		free(fn_);                                                                    \
-		e_;                                                                           \
-	})
-
-/* Checks every header entry before anything is written; returns the content total. */
-static int check_header_files(struct pkgread *r, int rootfd, uint64_t *total_ret)
-{
-	struct ims_strmap paths = { 0 };
-	uint64_t total = 0, archive_size;
-	struct statvfs vfs;
-	int err = 0, fx;
-
-	for (fx = 0; fx < r->fc; fx++) {
-		char *fn = rpmfilesFN(r->files, fx);
-		const char *rel, *why;
-
-		if (!fn) {
-			err = -ENOMEM;
-			goto out;
-		}
-		err = ims_path_relative(fn, &rel, &why);
-		if (!err)
-			err = ims_strmap_add(&paths, rel, fx);
-		free(fn);
-		if (err == -EINVAL) {
-			err = file_err(r, fx, -EINVAL, "refused: %s", why);
-			goto out;
-		}
-		if (err == -EEXIST) {
-			err = file_err(r, fx, -EBADMSG, "duplicate entry in the header");
-			goto out;
-		}
-		if (err)
-			goto out;
-	}
-
-	for (fx = 0; fx < r->fc; fx++) {
-		mode_t mode = rpmfilesFMode(r->files, fx);
-		rpm_loff_t size = rpmfilesFSize(r->files, fx);
-		const char *link = rpmfilesFLink(r->files, fx);
-		const int *links;
-		uint32_t nlinks;
-		char *fn;
-
-		if (is_ghost(r, fx))
-			continue;
-		if (!ims_entry_type_supported(mode)) {
-			err = file_err(r, fx, -EINVAL, "unsupported file type 0%o",
-				       (unsigned int)mode);
-			goto out;
-		}
-		switch (mode & S_IFMT) {
-		case S_IFREG:
-			nlinks = rpmfilesFLinks(r->files, fx, &links);
-			/* A hard-link set carries its content once, on one of its links. */
-			if (nlinks > 1) {
-				for (uint32_t i = 0; i < nlinks; i++) {
-					int l = links[i];
-
-					if (l < 0 || l >= r->fc || !S_ISREG(rpmfilesFMode(r->files, l)) ||
-					    rpmfilesFSize(r->files, l) != size || is_ghost(r, l)) {
-						err = file_err(r, fx, -EBADMSG, "inconsistent hard-link set");
-						goto out;
-					}
-				}
-				if (links[0] != fx)
-					break;
-			}
-			total += size;
-			if (total < size || size > (1ULL << 48)) {
-				err = file_err(r, fx, -EINVAL, "absurd size: %llu bytes",
-					       (unsigned long long)size);
-				goto out;
-			}
-			break;
-		case S_IFLNK:
-			/* rpm's reader allocates the declared size to skip the target: check it. */
-			if (!link || !*link || strlen(link) != size) {
-				err = file_err(r, fx, -EBADMSG, "symlink size %llu does not match its target",
-					       (unsigned long long)size);
-				goto out;
-			}
-			break;
-		default:
-			break; /* a directory, a device or a FIFO: nothing more to check */
-		}
-
-		/* No entry may go through another entry that is not a directory: the
-		 * symlink-then-file trick, or a file used as a directory. */
-		fn = rpmfilesFN(r->files, fx);
-		if (!fn) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (char *p = fn + 1; (p = strchr(p, '/')); p++) {
-			const char *rel, *why;
-			int parent;
-
-			*p = 0;
-			parent = ims_path_relative(fn, &rel, &why) ? -1 : ims_strmap_get(&paths, rel);
-			*p = '/';
-			if (parent >= 0 && !is_ghost(r, parent) &&
-			    !S_ISDIR(rpmfilesFMode(r->files, parent))) {
-				char *pn = rpmfilesFN(r->files, parent);
-
-				err = ims_err(r->log, -EINVAL, "%s: %s: refused: its parent %s is a %s in the package, not a directory",
-					      r->name, fn, pn ? pn : "?",
-					      S_ISLNK(rpmfilesFMode(r->files, parent)) ? "symlink" : "non-directory");
-				free(pn);
-				free(fn);
-				goto out;
-			}
-		}
-		free(fn);
-	}
-
-	/* Sizes the archive cannot hold, and content the root's filesystem cannot hold. */
-	archive_size = headerGetNumber(r->h, RPMTAG_LONGARCHIVESIZE);
-	if (!archive_size)
-		archive_size = headerGetNumber(r->h, RPMTAG_ARCHIVESIZE);
-	/* A v6 package has it in its main header only (rpm ignores the legacy signature
-	 * tag there), as the payload size's alternative. */
-	if (!archive_size)
-		archive_size = headerGetNumber(r->h, RPMTAG_PAYLOADSIZEALT_COMPAT);
-	if (archive_size && total > archive_size) {
-		err = ims_err(r->log, -EBADMSG, "%s: the header declares %llu bytes of files in a payload of %llu bytes",
-			      r->name, (unsigned long long)total, (unsigned long long)archive_size);
-		goto out;
-	}
-	if (!fstatvfs(rootfd, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < total) {
-		err = ims_err(r->log, -ENOSPC, "%s: needs %llu bytes, the root's filesystem has %llu free",
-			      r->name, (unsigned long long)total,
-			      (unsigned long long)vfs.f_bavail * vfs.f_frsize);
-		goto out;
-	}
-	*total_ret = total;
-out:
-	ims_strmap_clear(&paths);
-	return err;
 }
 
 /* Explains a failure of rpm's archive reader, with the decompressor's own words. */
@@ -275,216 +105,6 @@ static const char *rpmio_mode(const char *compressor)
 	return NULL;
 }
 
-/*
- * The payload loop runs as a pipeline on two threads: a reader thread decompresses
- * and walks the archive (rpmfiNext, rpmfiArchiveRead) into a few large buffers, and
- * the calling thread hashes, writes and drives the chain (the extractor and its sink
- * are only ever called from the caller's thread).  Decompression is the longest stage
- * (perf-anchors §2.6), so hashing and writing hide behind it on a second core.
- * IMASTREAM_INSTALL_ONE_THREAD runs the same stages in turn, for comparison.
- */
-enum ev_type { EV_ENTRY, EV_DATA, EV_END, EV_DONE, EV_ERROR };
-
-struct event {
-	enum ev_type type;
-	int fx;      /* EV_ENTRY, EV_ERROR (the entry being read, or -1) */
-	int buf;     /* EV_DATA: index in pipeline.bufs */
-	size_t len;  /* EV_DATA */
-	int rc;      /* EV_ERROR: an RPMERR_* code */
-};
-
-/*
- * Small files take a buffer each, so the reader runs NBUFS files ahead at most.  Each
- * side wakes the other only in batches (WAKE_BATCH events queued, half the buffers
- * free), and always before it sleeps itself: a wake-up per file cost a futex call and a
- * context switch on both sides, more than writing a 16 KiB file.
- */
-#define NBUFS 32
-#define QLEN 64
-#define WAKE_BATCH 8
-
-struct pipeline {
-	struct pkgread *r;
-	rpmfi fi;
-	FD_t pfd;
-	bool threaded;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct event q[QLEN];
-	unsigned int head, count;
-	uint8_t *bufs[NBUFS];
-	bool buf_busy[NBUFS];
-	unsigned int nfree; /* buffers not busy */
-	bool stop; /* the consumer gave up: the reader ends at its next step */
-	/* who sleeps on cond: a wake-up per event costs a futex call and a context switch */
-	bool reader_waits, consumer_waits;
-	/* the reader's position: the entry being read and the content left of it */
-	int fx;
-	rpm_loff_t left;
-	/* one-thread mode: the events of the current step (at most two) */
-	struct event pending[2];
-	unsigned int npending, next;
-};
-
-/* The reader waits (lock held); a consumer asleep on a short queue is woken first. */
-static void reader_sleep(struct pipeline *pl)
-{
-	if (pl->consumer_waits && pl->count)
-		pthread_cond_broadcast(&pl->cond);
-	pl->reader_waits = true;
-	pthread_cond_wait(&pl->cond, &pl->lock);
-	pl->reader_waits = false;
-}
-
-/* Queues an event; false when the consumer has stopped. */
-static bool push(struct pipeline *pl, struct event ev)
-{
-	bool ok;
-
-	if (!pl->threaded) {
-		pl->pending[pl->npending++] = ev;
-		return true;
-	}
-	pthread_mutex_lock(&pl->lock);
-	while (pl->count == QLEN && !pl->stop) {
-		reader_sleep(pl);
-	}
-	ok = !pl->stop;
-	if (ok) {
-		pl->q[(pl->head + pl->count) % QLEN] = ev;
-		pl->count++;
-		/* The last event, or a batch: a consumer asleep now has work worth a wake-up. */
-		if (pl->consumer_waits &&
-		    (pl->count >= WAKE_BATCH || ev.type == EV_DONE || ev.type == EV_ERROR))
-			pthread_cond_broadcast(&pl->cond);
-	}
-	pthread_mutex_unlock(&pl->lock);
-	return ok;
-}
-
-/* A free buffer for the reader, or -1 when the consumer has stopped. */
-static int get_buf(struct pipeline *pl)
-{
-	int b = -1;
-
-	if (!pl->threaded)
-		return 0;
-	pthread_mutex_lock(&pl->lock);
-	for (;;) {
-		for (int i = 0; i < NBUFS && b < 0; i++)
-			if (!pl->buf_busy[i])
-				b = i;
-		if (b >= 0 || pl->stop)
-			break;
-		reader_sleep(pl);
-	}
-	if (b >= 0 && !pl->stop) {
-		pl->buf_busy[b] = true;
-		pl->nfree--;
-	} else {
-		b = -1;
-	}
-	pthread_mutex_unlock(&pl->lock);
-	return b;
-}
-
-static void put_buf(struct pipeline *pl, int b)
-{
-	if (!pl->threaded)
-		return;
-	pthread_mutex_lock(&pl->lock);
-	pl->buf_busy[b] = false;
-	pl->nfree++;
-	if (pl->reader_waits && pl->nfree >= NBUFS / 2)
-		pthread_cond_broadcast(&pl->cond);
-	pthread_mutex_unlock(&pl->lock);
-}
-
-/*
- * One step of the reader: the next archive entry, or the next chunk of the current
- * one.  Returns false after the last event (done, error, or the consumer stopped).
- */
-static bool read_step(struct pipeline *pl)
-{
-	struct pkgread *r = pl->r;
-	size_t want;
-	ssize_t n;
-	int fx, b;
-
-	if (!pl->left) {
-		do
-			fx = rpmfiNext(pl->fi);
-		while (fx == RPMERR_ITER_SKIP);
-		if (fx == RPMERR_ITER_END || fx == RPMERR_MISSING_FILE) {
-			/* (missing entries are named by the consumer, which knows the ghosts) */
-			push(pl, (struct event){ .type = EV_DONE });
-			return false;
-		}
-		if (fx < 0 || fx >= r->fc) {
-			push(pl, (struct event){ .type = EV_ERROR, .fx = -1,
-						 .rc = fx < 0 ? fx : RPMERR_UNMAPPED_FILE });
-			return false;
-		}
-		pl->fx = fx;
-		pl->left = rpmfiArchiveHasContent(pl->fi) ? rpmfilesFSize(r->files, fx) : 0;
-		if (!push(pl, (struct event){ .type = EV_ENTRY, .fx = fx }))
-			return false;
-		return pl->left ? true : push(pl, (struct event){ .type = EV_END });
-	}
-	want = pl->left > CHUNK_SIZE ? CHUNK_SIZE : (size_t)pl->left;
-	b = get_buf(pl);
-	if (b < 0)
-		return false;
-	n = rpmfiArchiveRead(pl->fi, pl->bufs[b], want);
-	if (n <= 0 || Ferror(pl->pfd)) {
-		put_buf(pl, b);
-		push(pl, (struct event){ .type = EV_ERROR, .fx = pl->fx, .rc = RPMERR_READ_FAILED });
-		return false;
-	}
-	pl->left -= (rpm_loff_t)n;
-	if (!push(pl, (struct event){ .type = EV_DATA, .buf = b, .len = (size_t)n }))
-		return false;
-	return pl->left ? true : push(pl, (struct event){ .type = EV_END });
-}
-
-static void *reader_thread(void *arg)
-{
-	struct pipeline *pl = arg;
-
-	while (read_step(pl))
-		;
-	return NULL;
-}
-
-static struct event pop(struct pipeline *pl)
-{
-	struct event ev;
-
-	if (!pl->threaded) {
-		if (pl->next == pl->npending) {
-			pl->npending = pl->next = 0;
-			read_step(pl);
-		}
-		return pl->pending[pl->next++];
-	}
-	pthread_mutex_lock(&pl->lock);
-	while (!pl->count) {
-		/* An empty queue: every buffer is free, so a reader asleep can go on. */
-		if (pl->reader_waits)
-			pthread_cond_broadcast(&pl->cond);
-		pl->consumer_waits = true;
-		pthread_cond_wait(&pl->cond, &pl->lock);
-		pl->consumer_waits = false;
-	}
-	ev = pl->q[pl->head];
-	pl->head = (pl->head + 1) % QLEN;
-	pl->count--;
-	if (pl->reader_waits && pl->count <= QLEN / 2 && pl->nfree >= NBUFS / 2)
-		pthread_cond_broadcast(&pl->cond);
-	pthread_mutex_unlock(&pl->lock);
-	return ev;
-}
-
 /* The consumer's side of an entry: checks, then the extractor.  *open_ret: an entry
  * awaits content and its end (not for ghosts and further hard links, complete at once). */
 static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
@@ -501,7 +121,7 @@ static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
 	if (r->delivered[fx])
 		return file_err(r, fx, -EBADMSG, "duplicate entry in the payload");
 	r->delivered[fx] = 1;
-	if (is_ghost(r, fx))
+	if (ims_rpm_is_ghost(r, fx))
 		return 0;
 
 	fn = rpmfilesFN(r->files, fx);
@@ -594,13 +214,13 @@ static int extract_payload(struct pkgread *r, FD_t pfd)
 	if (!pl.fi && !err)
 		err = ims_err(r->log, -EBADMSG, "%s: cannot open the payload", r->name);
 	if (!err && pl.threaded) {
-		err = -pthread_create(&reader, NULL, reader_thread, &pl);
+		err = -pthread_create(&reader, NULL, ims_rpm_reader_thread, &pl);
 		started = !err;
 		if (err)
 			ims_err(r->log, err, "%s: cannot start the reader thread: %s", r->name, strerror(-err));
 	}
 	while (!err) {
-		struct event ev = pop(&pl);
+		struct event ev = ims_rpm_pipeline_pop(&pl);
 
 		if (ev.type == EV_DONE)
 			break;
@@ -611,7 +231,7 @@ static int extract_payload(struct pkgread *r, FD_t pfd)
 		case EV_DATA:
 			if (open)
 				err = imastream_extract_entry_data(r->x, pl.bufs[ev.buf], ev.len);
-			put_buf(&pl, ev.buf);
+			ims_rpm_pipeline_put_buf(&pl, ev.buf);
 			break;
 		case EV_END:
 			if (open)
@@ -639,7 +259,7 @@ static int extract_payload(struct pkgread *r, FD_t pfd)
 	if (!err) {
 		/* The reader finished with EV_DONE: everything delivered must be accounted for. */
 		for (fx = 0; fx < r->fc; fx++)
-			if (!r->delivered[fx] && !is_ghost(r, fx)) {
+			if (!r->delivered[fx] && !ims_rpm_is_ghost(r, fx)) {
 				err = file_err(r, fx, -EBADMSG, "missing from the payload");
 				break;
 			}
@@ -706,7 +326,7 @@ static int read_checked_header(struct pkgread *r, rpmts ts, FD_t rfd, int rootfd
 		return -ENOMEM;
 	*mode_ret = mode;
 	*compressor_ret = compressor;
-	return check_header_files(r, rootfd, total);
+	return ims_rpm_check_files(r, rootfd, total);
 }
 
 int ims_rpm_check_header(int rootfd, int fd, const char *name, unsigned int flags,

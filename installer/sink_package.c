@@ -11,7 +11,7 @@
 
 #include "common/private.h"
 #include "imastream/chain_sink.h"
-#include "installer/header_trust.h"
+#include "installer/sink_header_trust.h"
 #include "installer/private.h"
 #include "installer/sink_package.h"
 

@@ -9,7 +9,7 @@
 #include "imastream/chain.h"
 #include "imastream/entry.h"
 #include "imastream/record.h"
-#include "installer/dropped.h"
+#include "installer/sink_dropped.h"
 #include "installer/private.h"
 
 /*

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Whole-file reads of keys and certificates; private keys must be private to the owner. */
+/* Not plugin/core/file.c, the chain's per-file context of digests and xattrs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The passphrase or PIN of a key: from a private file or a named environment variable. */
+/* Not cli/pass.c, which asks on the terminal for -p. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

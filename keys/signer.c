@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The signer handle: picks the key source, settles the key id, checks the certificate. */
+/* Not plugin/core/signer.c, the chain's one key loaded from its configuration. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

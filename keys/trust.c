@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Trust store: certificates indexed by key id, verifying signatures as the kernel would. */
+/* Not plugin/builtin/policy/trust.c, the plugin that gives a package its trust domain. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The signing host's side of digest manifests: load one strictly, sign its digests, write the signatures file. */
+/* Not cli/digests.c, which hashes walked files for imastream hash and sign. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>

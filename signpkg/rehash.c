@@ -35,6 +35,60 @@ static int check_own_digest(const struct rpmpkg *pkg, struct rpmtd_s *digests, i
 	return 0;
 }
 
+/* What the pass over the payload needs for each entry. */
+struct rehash {
+	const struct rpmpkg *pkg;
+	const struct imastream_hash_info *own, *want;
+	struct imastream_hasher *hasher; /* both algorithms at once */
+	struct rpmtd_s *digests;	 /* the header's own, to check the content against */
+	uint8_t *buf;
+	struct rpmpkg_digests *out;
+	const struct imastream_log *log;
+};
+
+/* The entry's content hashed, checked against its own digest, the new one stored for
+ * every member of its hard-link set (the content comes once per set). */
+static int rehash_entry(struct rehash *rh, rpmfi fi)
+{
+	const uint8_t *d;
+	const int *links = NULL;
+	uint32_t nlinks;
+	ssize_t n;
+	size_t len;
+	int fx = rpmfiFX(fi), ret;
+
+	imastream_hasher_reset(rh->hasher);
+	while ((n = rpmfiArchiveRead(fi, rh->buf, READ_CHUNK)) > 0) {
+		ret = imastream_hasher_update(rh->hasher, rh->buf, (size_t)n);
+		if (ret)
+			return ret;
+	}
+	if (n < 0)
+		return ims_err(rh->log, -EINVAL,
+			       "%s: cannot read %s from the payload: corrupt package",
+			       rh->pkg->path, rpmfiFN(fi));
+	ret = imastream_hasher_final(rh->hasher);
+	if (!ret)
+		ret = imastream_hasher_digest(rh->hasher, rh->own->algo, &d, &len);
+	/* What gets signed must be what rpm will verify and install. */
+	if (!ret)
+		ret = check_own_digest(rh->pkg, rh->digests, fx, d, len, rpmfiFN(fi), rh->log);
+	if (!ret)
+		ret = imastream_hasher_digest(rh->hasher, rh->want->algo, &d, &len);
+	if (ret)
+		return ret;
+	nlinks = rpmfiFLinks(fi, &links);
+	for (uint32_t i = 0; i < (nlinks > 1 ? nlinks : 1); i++) {
+		int idx = nlinks > 1 ? links[i] : fx;
+
+		if (idx < 0 || (unsigned int)idx >= rh->out->n)
+			continue;
+		memcpy(rh->out->digest + (size_t)idx * IMASTREAM_HASH_MAX_DIGEST, d, len);
+		rh->out->have[idx] = 1;
+	}
+	return 0;
+}
+
 int rpmpkg_rehash(struct rpmpkg *pkg, const struct imastream_hash_info *own,
 		  const struct imastream_hash_info *want, struct rpmpkg_digests *out,
 		  const struct imastream_log *log)
@@ -48,6 +102,9 @@ int rpmpkg_rehash(struct rpmpkg *pkg, const struct imastream_hash_info *own,
 	char *mode = NULL;
 	uint8_t *buf = NULL;
 	int have_digests = 0, rc, ret;
+	struct rehash rh = {
+		.pkg = pkg, .own = own, .want = want, .digests = &digests, .out = out, .log = log
+	};
 
 	memset(out, 0, sizeof(*out));
 	rpmtdReset(&digests);
@@ -78,54 +135,17 @@ int rpmpkg_rehash(struct rpmpkg *pkg, const struct imastream_hash_info *own,
 			      compr ? compr : "gzip");
 		goto out;
 	}
+	rh.hasher = hasher;
+	rh.buf = buf;
 	fi = rpmfiNewArchiveReader(cfd, files, RPMFI_ITER_READ_ARCHIVE);
 	if (!fi) {
 		ret = ims_err(log, -EINVAL, "%s: cannot read the payload archive", pkg->path);
 		goto out;
 	}
 	while ((rc = rpmfiNext(fi)) >= 0) {
-		const uint8_t *d;
-		const int *links = NULL;
-		uint32_t nlinks;
-		ssize_t n;
-		size_t len;
-		int fx = rpmfiFX(fi);
-
-		if (!rpmfiArchiveHasContent(fi))
-			continue;
-		imastream_hasher_reset(hasher);
-		while ((n = rpmfiArchiveRead(fi, buf, READ_CHUNK)) > 0) {
-			ret = imastream_hasher_update(hasher, buf, (size_t)n);
-			if (ret)
-				goto out;
-		}
-		if (n < 0) {
-			ret = ims_err(log, -EINVAL, "%s: cannot read %s from the payload: corrupt package",
-				      pkg->path, rpmfiFN(fi));
-			goto out;
-		}
-		ret = imastream_hasher_final(hasher);
-		if (!ret)
-			ret = imastream_hasher_digest(hasher, own->algo, &d, &len);
+		ret = rpmfiArchiveHasContent(fi) ? rehash_entry(&rh, fi) : 0;
 		if (ret)
 			goto out;
-		/* What gets signed must be what rpm will verify and install. */
-		ret = check_own_digest(pkg, &digests, fx, d, len, rpmfiFN(fi), log);
-		if (ret)
-			goto out;
-		ret = imastream_hasher_digest(hasher, want->algo, &d, &len);
-		if (ret)
-			goto out;
-		/* The content comes once per hardlink set; every member gets its digest. */
-		nlinks = rpmfiFLinks(fi, &links);
-		for (uint32_t i = 0; i < (nlinks > 1 ? nlinks : 1); i++) {
-			int idx = nlinks > 1 ? links[i] : fx;
-
-			if (idx < 0 || (unsigned int)idx >= out->n)
-				continue;
-			memcpy(out->digest + (size_t)idx * IMASTREAM_HASH_MAX_DIGEST, d, len);
-			out->have[idx] = 1;
-		}
 	}
 	if (rc != RPMERR_ITER_END) {
 		char *why = rpmfileStrerror(rc);

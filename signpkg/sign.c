@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Signs every file digest of an rpm package and writes the package back atomically. */
+/* Not filesig/sign.c, which makes the IMA and EVM signatures of one file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Writes IMA/EVM xattrs on a descriptor or a never-followed path, with configurable soft errors. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/xattr.h>
 
 #include "common/private.h"
 #include "imastream/xattr.h"
+#include "xattr/stored_name.h"
 
 void imastream_xattr_writer_init(struct imastream_xattr_writer *w, unsigned int flags,
 				 const struct imastream_log *log)
@@ -28,6 +30,18 @@ int imastream_xattr_writer_soft(struct imastream_xattr_writer *w, int err)
 	return 0;
 }
 
+void ims_xattr_stored_name(const char *name, bool user, char *buf, size_t size)
+{
+	static const char security[] = "security.";
+
+	if (user && strncmp(name, security, sizeof(security) - 1) == 0)
+		snprintf(buf, size, "user.%s", name + sizeof(security) - 1);
+	else
+		snprintf(buf, size, "%s", name);
+}
+
+/* Literals, so that the returned names outlive any call; test_xattr_writer holds them to
+ * ims_xattr_stored_name()'s mapping. */
 const char *imastream_xattr_name(int attr, bool user)
 {
 	switch (attr) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The built-in plugins' ops tables, for the registry (registry.c), and what ima and evm share. */
-#ifndef IMASTREAM_PLUGIN_PLUGINS_H
-#define IMASTREAM_PLUGIN_PLUGINS_H
+#ifndef IMASTREAM_PLUGIN_BUILTIN_PLUGINS_H
+#define IMASTREAM_PLUGIN_BUILTIN_PLUGINS_H
 
 #include "common/private.h"
 #include "imastream/chain.h"
@@ -34,4 +34,4 @@ static inline int ims_plugin_signer(struct imastream_chain *chain, struct imastr
 	return err;
 }
 
-#endif /* IMASTREAM_PLUGIN_PLUGINS_H */
+#endif /* IMASTREAM_PLUGIN_BUILTIN_PLUGINS_H */

@@ -12,37 +12,6 @@
 
 #define DEFAULT_PLUGINS "selinux,ima,evm"
 
-/* The core's keys; each plugin declares its own in its ops (plugin_keys.c). */
-static const char *const core_keys[] = {
-	"mode",
-	"hash_algo",
-	"key",
-	"key_pass_file",
-	"key_pass_env",
-	"cert",
-	"trust",
-	"evm",
-	"plugins",
-	"no_xattr_support",
-	"config_files",
-	"xattr_namespace",
-	"package_sigs",
-	"package_sig_failure",
-	"package_sig_algos",
-	/* The opt-in for weak digests (md5): refused everywhere else. */
-	"weak_algos",
-	/* fs-verity on every signed file, security.ima a sigv3 over its verity digest. */
-	"verity",
-	/* A security xattr refused in a user namespace: pending, error or skip. */
-	"userns_xattrs",
-	NULL,
-};
-
-const char *const *ims_config_core_keys(void)
-{
-	return core_keys;
-}
-
 int imastream_config_init_sized(struct imastream_config *cfg, size_t size)
 {
 	int err;
@@ -177,125 +146,96 @@ static const char *hash_names(char *buf, size_t size)
 	return join_words(names, buf, size);
 }
 
-int imastream_config_set(struct imastream_config *cfg, const char *key, const char *value,
-			 const char *where, const struct imastream_log *log)
+/* The one line that refuses @value for @key: empty, not one of @choices, or wrong. */
+static int bad_value(const char *where, const char *key, const char *value,
+		     const char *const *choices, const struct imastream_log *log)
 {
-	static const char *const modes[] = { "off", "hash", "sign", NULL };
-	static const char *const evms[] = { "none", "portable", NULL };
-	static const char *const no_xattr[] = { "fail", "skip", NULL };
-	static const char *const spaces[] = { "security", "user", NULL };
-	static const char *const pkgsigs[] = { "verify", "ignore", "auto", NULL };
-	static const char *const config_files[] = { "no", "hash", "yes", NULL };
-	static const char *const pkgsig_failure[] = { "refuse", "fallback", NULL };
-	static const char *const weak[] = { "refuse", "allow", NULL };
-	static const char *const verity[] = { "off", "on", NULL };
-	/* The order of enum imastream_userns_xattrs. */
-	static const char *const userns[] = { "error", "pending", "skip", NULL };
-	const char *const *choices = NULL;
+	char list[160];
+
+	/* A key with a fixed set of values has no "unset": empty is a mistake, not the default. */
+	if (!value[0])
+		return ims_err(log, -EINVAL,
+			       "%s: empty value for %s: leave the setting out for its default",
+			       where, key);
+	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */
+	if (choices)
+		return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s (%s)", where, value,
+			       key, join_words(choices, list, sizeof(list)));
+	return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s", where, value, key);
+}
+
+/* A member of a newer struct imastream_config than the caller was built with. */
+static int too_old(const char *where, const char *key, const struct imastream_log *log)
+{
+	return ims_err(log, -EINVAL, "%s: %s needs a program built with a newer imastream/chain.h",
+		       where, key);
+}
+
+/* Core key @key set to the @v-th of its values (ims_config_core_values()). */
+static int set_choice(struct imastream_config *cfg, const char *key, int v, const char *where,
+		      const struct imastream_log *log)
+{
+	if (strcmp(key, "mode") == 0)
+		cfg->mode = v;
+	else if (strcmp(key, "evm") == 0)
+		cfg->evm = v == 1;
+	else if (strcmp(key, "no_xattr_support") == 0)
+		cfg->no_xattr = v;
+	else if (strcmp(key, "config_files") == 0)
+		cfg->config_files = v;
+	else if (strcmp(key, "xattr_namespace") == 0)
+		cfg->user_xattrs = v == 1;
+	else if (strcmp(key, "package_sigs") == 0)
+		cfg->package_sigs = v;
+	else if (strcmp(key, "package_sig_failure") == 0)
+		cfg->package_sig_failure = v == 1 ? IMASTREAM_PKGSIG_FALLBACK : IMASTREAM_PKGSIG_REFUSE;
+	else if (strcmp(key, "weak_algos") == 0)
+		cfg->allow_weak_algos = v == 1;
+	else if (strcmp(key, "verity") == 0 &&
+		 !IMS_HAS_MEMBER(cfg, struct imastream_config, verity))
+		return too_old(where, key, log);
+	else if (strcmp(key, "verity") == 0)
+		cfg->verity = v == 1;
+	else if (strcmp(key, "userns_xattrs") == 0 &&
+		 !IMS_HAS_MEMBER(cfg, struct imastream_config, userns_xattrs))
+		return too_old(where, key, log);
+	else if (strcmp(key, "userns_xattrs") == 0)
+		cfg->userns_xattrs = v;
+	return 0;
+}
+
+/* The field a core key naming a file, a key or a variable sets, or NULL. */
+static char **string_field(struct imastream_config *cfg, const char *key)
+{
+	if (strcmp(key, "key") == 0)
+		return &cfg->key;
+	/* Never the passphrase itself: where to read it from, as evmctl and keys/ take it. */
+	if (strcmp(key, "key_pass_file") == 0)
+		return &cfg->key_pass_file;
+	if (strcmp(key, "key_pass_env") == 0)
+		return &cfg->key_pass_env;
+	if (strcmp(key, "cert") == 0)
+		return &cfg->cert;
+	if (strcmp(key, "trust") == 0)
+		return &cfg->trust;
+	return NULL;
+}
+
+/* The core's keys whose values are neither a fixed set nor a free string. */
+static int set_checked(struct imastream_config *cfg, const char *key, const char *value,
+		       const char *where, const struct imastream_log *log)
+{
 	const struct imastream_hash_info *hi;
 	char list[160];
-	int err, v;
 
-	if (!cfg || cfg->size < IMS_CONFIG_SIZE_1 || !key || !value)
-		return -EINVAL;
-	if (!where)
-		where = key;
-	if (strcmp(key, "mode") == 0) {
-		if ((v = pick(value, modes)) < 0) {
-			choices = modes;
-			goto bad;
-		}
-		cfg->mode = v;
-		return 0;
-	}
 	if (strcmp(key, "hash_algo") == 0) {
 		hi = imastream_hash_by_name(value);
 		if (!value[0])
-			goto bad;
+			return bad_value(where, key, value, NULL, log);
 		if (!hi)
 			return ims_err(log, -EINVAL, "%s: unknown hash algorithm \"%s\" (%s)",
 				       where, value, hash_names(list, sizeof(list)));
 		cfg->hash_algo = hi->algo;
-		return 0;
-	}
-	if (strcmp(key, "evm") == 0) {
-		if ((v = pick(value, evms)) < 0) {
-			choices = evms;
-			goto bad;
-		}
-		cfg->evm = v == 1;
-		return 0;
-	}
-	if (strcmp(key, "no_xattr_support") == 0) {
-		if ((v = pick(value, no_xattr)) < 0) {
-			choices = no_xattr;
-			goto bad;
-		}
-		cfg->no_xattr = v;
-		return 0;
-	}
-	if (strcmp(key, "config_files") == 0) {
-		if ((v = pick(value, config_files)) < 0) {
-			choices = config_files;
-			goto bad;
-		}
-		cfg->config_files = v; /* the table follows enum imastream_config_files */
-		return 0;
-	}
-	if (strcmp(key, "xattr_namespace") == 0) {
-		if ((v = pick(value, spaces)) < 0) {
-			choices = spaces;
-			goto bad;
-		}
-		cfg->user_xattrs = v == 1;
-		return 0;
-	}
-	if (strcmp(key, "package_sigs") == 0) {
-		if ((v = pick(value, pkgsigs)) < 0) {
-			choices = pkgsigs;
-			goto bad;
-		}
-		cfg->package_sigs = v; /* the table follows enum imastream_pkgsig */
-		return 0;
-	}
-	if (strcmp(key, "package_sig_failure") == 0) {
-		if ((v = pick(value, pkgsig_failure)) < 0) {
-			choices = pkgsig_failure;
-			goto bad;
-		}
-		cfg->package_sig_failure = v == 1 ? IMASTREAM_PKGSIG_FALLBACK : IMASTREAM_PKGSIG_REFUSE;
-		return 0;
-	}
-	if (strcmp(key, "weak_algos") == 0) {
-		if ((v = pick(value, weak)) < 0) {
-			choices = weak;
-			goto bad;
-		}
-		cfg->allow_weak_algos = v == 1;
-		return 0;
-	}
-	if (strcmp(key, "verity") == 0) {
-		if ((v = pick(value, verity)) < 0) {
-			choices = verity;
-			goto bad;
-		}
-		if (!IMS_HAS_MEMBER(cfg, struct imastream_config, verity))
-			return ims_err(log, -EINVAL, "%s: verity needs a program built with a newer imastream/chain.h",
-				       where);
-		cfg->verity = v == 1;
-		return 0;
-	}
-	if (strcmp(key, "userns_xattrs") == 0) {
-		if ((v = pick(value, userns)) < 0) {
-			choices = userns;
-			goto bad;
-		}
-		if (!IMS_HAS_MEMBER(cfg, struct imastream_config, userns_xattrs))
-			return ims_err(log, -EINVAL,
-				       "%s: userns_xattrs needs a program built with a newer "
-				       "imastream/chain.h",
-				       where);
-		cfg->userns_xattrs = v;
 		return 0;
 	}
 	if (strcmp(key, "package_sig_algos") == 0) {
@@ -307,22 +247,35 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 				       hash_names(list, sizeof(list)));
 		return 0;
 	}
-	if (strcmp(key, "plugins") == 0) {
-		if (!valid_list(value))
-			goto bad;
-		return set_string(&cfg->plugins, value);
+	if (strcmp(key, "plugins") == 0)
+		return valid_list(value) ? set_string(&cfg->plugins, value) :
+					   bad_value(where, key, value, NULL, log);
+	return -ENOENT;
+}
+
+int imastream_config_set(struct imastream_config *cfg, const char *key, const char *value,
+			 const char *where, const struct imastream_log *log)
+{
+	const char *const *values;
+	char **field;
+	int err, v;
+
+	if (!cfg || cfg->size < IMS_CONFIG_SIZE_1 || !key || !value)
+		return -EINVAL;
+	if (!where)
+		where = key;
+	values = ims_config_core_values(key);
+	if (values) {
+		v = pick(value, values);
+		return v < 0 ? bad_value(where, key, value, values, log) :
+			       set_choice(cfg, key, v, where, log);
 	}
-	if (strcmp(key, "key") == 0)
-		return set_string(&cfg->key, value);
-	/* Never the passphrase itself: where to read it from, as evmctl and keys/ take it. */
-	if (strcmp(key, "key_pass_file") == 0)
-		return set_string(&cfg->key_pass_file, value);
-	if (strcmp(key, "key_pass_env") == 0)
-		return set_string(&cfg->key_pass_env, value);
-	if (strcmp(key, "cert") == 0)
-		return set_string(&cfg->cert, value);
-	if (strcmp(key, "trust") == 0)
-		return set_string(&cfg->trust, value);
+	field = string_field(cfg, key);
+	if (field)
+		return set_string(field, value);
+	err = set_checked(cfg, key, value, where, log);
+	if (err != -ENOENT)
+		return err;
 	err = ims_config_values_set(cfg->values, key, value, where, log);
 	if (err != -ENOENT)
 		return err;
@@ -331,16 +284,6 @@ int imastream_config_set(struct imastream_config *cfg, const char *key, const ch
 		       "%s: unknown configuration key \"%s\" (neither the core's nor a built-in "
 		       "plugin's; the nearest is %s)",
 		       where, key, ims_config_nearest_key(key, NULL));
-bad:
-	/* A key with a fixed set of values has no "unset": empty is a mistake, not the default. */
-	if (!value[0])
-		return ims_err(log, -EINVAL, "%s: empty value for %s: leave the setting out for its default",
-			       where, key);
-	/* No key holds a secret (passphrases come from a file or variable): echo is safe. */
-	if (choices)
-		return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s (%s)", where, value,
-			       key, join_words(choices, list, sizeof(list)));
-	return ims_err(log, -EINVAL, "%s: invalid value \"%s\" for %s", where, value, key);
 }
 
 /* Strips leading and trailing blanks in place. */

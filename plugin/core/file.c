@@ -11,6 +11,7 @@
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
 #include "plugin/core/private.h"
+#include "xattr/stored_name.h"
 
 static struct ims_file_state *state_of(const struct imastream_file *f)
 {
@@ -148,10 +149,7 @@ int imastream_file_verity_digest(struct imastream_file *f, const uint8_t **diges
 static void effective_name(const struct imastream_config *cfg, const char *name, char *buf,
 			   size_t size)
 {
-	if (cfg && cfg->user_xattrs && strncmp(name, "security.", 9) == 0)
-		snprintf(buf, size, "user.%s", name + 9);
-	else
-		snprintf(buf, size, "%s", name);
+	ims_xattr_stored_name(name, cfg && cfg->user_xattrs, buf, size);
 }
 
 static int record(struct ims_file_state *st, const char *name, const void *value, size_t len,

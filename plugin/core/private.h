@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internals shared by the chain core, the per-file helpers and the digest glue. */
-#ifndef IMASTREAM_PLUGIN_PRIVATE_H
-#define IMASTREAM_PLUGIN_PRIVATE_H
+#ifndef IMASTREAM_PLUGIN_CORE_PRIVATE_H
+#define IMASTREAM_PLUGIN_CORE_PRIVATE_H
 
 #include "common/private.h"
 #include "imastream/chain.h"
@@ -97,10 +97,13 @@ int ims_digest_finish(struct ims_digest_engine *e, int fd, bool plain,
 
 /*
  * The configuration (config.c) and the keys the built-in plugins declare (plugin_keys.c):
- * config.c owns the core's keys and hands every other key to ims_config_values_set(),
- * which returns -ENOENT for a key no plugin declares.
+ * core_keys.c lists the core's keys, below both; config.c sets them and hands every other
+ * key to ims_config_values_set(), which returns -ENOENT for a key no plugin declares.
  */
 const char *const *ims_config_core_keys(void);
+/* The values core key @key takes, NULL-terminated, its index what it sets; NULL for a
+ * key whose values are no fixed set. */
+const char *const *ims_config_core_values(const char *key);
 int ims_config_values_new(struct imastream_config_values **ret);
 void ims_config_values_free(struct imastream_config_values *t);
 /* Whether some built-in plugin declares @key. */
@@ -126,4 +129,4 @@ void ims_signer_free(struct imastream_signer *s);
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);
 
-#endif /* IMASTREAM_PLUGIN_PRIVATE_H */
+#endif /* IMASTREAM_PLUGIN_CORE_PRIVATE_H */

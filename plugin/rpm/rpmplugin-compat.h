@@ -4,8 +4,8 @@
  * from 4.20 on, so for 4.18 and 4.19 we declare the hook table ourselves, field for field
  * in rpm's order (the order is the ABI; nothing checks it at load time).
  */
-#ifndef IMASTREAM_RPMPLUGIN_COMPAT_H
-#define IMASTREAM_RPMPLUGIN_COMPAT_H
+#ifndef IMASTREAM_PLUGIN_RPM_RPMPLUGIN_COMPAT_H
+#define IMASTREAM_PLUGIN_RPM_RPMPLUGIN_COMPAT_H
 
 #include <sys/types.h>
 
@@ -78,4 +78,4 @@ void rpmPluginSetData(rpmPlugin plugin, void *data);
 void *rpmPluginGetData(rpmPlugin plugin);
 #endif /* !IMS_HAVE_RPMPLUGIN_H */
 
-#endif /* IMASTREAM_RPMPLUGIN_COMPAT_H */
+#endif /* IMASTREAM_PLUGIN_RPM_RPMPLUGIN_COMPAT_H */

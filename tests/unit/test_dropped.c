@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "imastream/record.h"
-#include "installer/dropped.h"
+#include "installer/sink_dropped.h"
 #include "tests/unit/test.h"
 
 static const struct imastream_record_file file_rf = { .mode = S_IFREG | 0644 };

@@ -152,10 +152,41 @@ done < <(awk -F'\t' '
 		printf "#declared\t%d\n", n
 	}' "$listed" "${sources[@]}" | sort)
 
+# An internal header's include guard names its folder (IMASTREAM_INSTALLED_ for installed/,
+# IMASTREAM_PLUGIN_CORE_ for plugin/core/), so that a header moved between folders is seen.
+guards=0
+while IFS=$'\t' read -r folder file; do
+	[[ $file == *.h ]] || continue
+	guard=$(awk '/^#ifndef / { print $2; exit }' "$file")
+	# A template included once per SIMD flavour (sha256_lanes.h) has no guard, on purpose.
+	[ -n "$guard" ] || grep -q '^#include "hashers/private.h"' "$file" || fail "$file has no include guard"
+	[ -n "$guard" ] || continue
+	prefix=IMASTREAM_$(printf '%s' "$folder" | tr 'a-z/' 'A-Z_')_
+	[[ $guard == "$prefix"* ]] || fail "$file: its include guard $guard does not start with $prefix, its folder's"
+	guards=$((guards + 1))
+done <"$listed"
+
+# Two files of one name in two folders (private.h aside, a name that says whom it serves):
+# the head of one of them (its first eight lines) names the other, to say how they differ.
+namesakes=0
+while read -r base paths; do
+	read -ra group <<<"$paths"
+	for ((i = 0; i < ${#group[@]}; i++)); do
+		for ((j = i + 1; j < ${#group[@]}; j++)); do
+			a=${group[i]} b=${group[j]}
+			namesakes=$((namesakes + 1))
+			[[ $(head -n 8 "$a") == *"$b"* || $(head -n 8 "$b") == *"$a"* ]] ||
+				fail "$a and $b share the name $base: rename one, or say in its first lines how it differs from the other"
+		done
+	done
+done < <(cut -f2 "$listed" | awk -F/ '$NF != "private.h" { n[$NF]++; p[$NF] = p[$NF] " " $0 }
+	END { for (b in n) if (n[b] > 1) print b p[b] }')
+
 if [ "$files" -lt 100 ] || [ "$includes" -lt 300 ] || [ "$declared" -lt 100 ]; then
 	echo "FAIL: only $files files, $includes includes and $declared declarations checked (the tree moved?)"
 	exit 1
 fi
 [ "$failures" = 0 ] || exit 1
 echo "PASS: $includes includes of $files files keep to ${#folders[@]} folders' floors;" \
-	"$declared internal functions are declared where they are defined"
+	"$declared internal functions are declared where they are defined; $guards include guards name their folders;" \
+	"$namesakes pairs of files of one name say how they differ"

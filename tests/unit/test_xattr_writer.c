@@ -7,6 +7,7 @@
 
 #include "imastream/xattr.h"
 #include "tests/unit/test_xattr_util.h"
+#include "xattr/stored_name.h"
 
 static struct captured cap;
 static const struct imastream_log log_ = { capture_fn, &cap };
@@ -39,6 +40,23 @@ static void test_names(void)
 	ASSERT(!strcmp(imastream_xattr_name(IMASTREAM_ATTR_IMA, false), "security.ima"));
 	ASSERT(!strcmp(imastream_xattr_name(IMASTREAM_ATTR_EVM, true), "user.evm"));
 	ASSERT(imastream_xattr_name(-1, true) == NULL);
+	/* One mapping of security.X to user.X: the names above and every other caller's. */
+	{
+		char buf[64];
+
+		for (int attr = IMASTREAM_ATTR_IMA; attr <= IMASTREAM_ATTR_EVM; attr++) {
+			ims_xattr_stored_name(imastream_xattr_name(attr, false), true, buf,
+					      sizeof(buf));
+			ASSERT(!strcmp(buf, imastream_xattr_name(attr, true)));
+			ims_xattr_stored_name(imastream_xattr_name(attr, false), false, buf,
+					      sizeof(buf));
+			ASSERT(!strcmp(buf, imastream_xattr_name(attr, false)));
+		}
+		ims_xattr_stored_name("security.selinux", true, buf, sizeof(buf));
+		ASSERT(!strcmp(buf, "user.selinux"));
+		ims_xattr_stored_name("trusted.x", true, buf, sizeof(buf));
+		ASSERT(!strcmp(buf, "trusted.x"));
+	}
 
 	ASSERT_EQ(imastream_xattr_writer_soft(&w, 0), -EINVAL);
 	for (int i = 1; i <= IMASTREAM_XATTR_MAX_SOFT; i++)

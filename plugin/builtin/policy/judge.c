@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The trust domains as a resource of the chain: loaded once, one verdict per package. */
+/* Not attest/judge.c, which judges IMA measurements against a keylime policy. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shared by the policy plugins: trust domains judged from a package's header signature. */
-#ifndef IMASTREAM_PLUGIN_POLICY_H
-#define IMASTREAM_PLUGIN_POLICY_H
+#ifndef IMASTREAM_PLUGIN_BUILTIN_POLICY_H
+#define IMASTREAM_PLUGIN_BUILTIN_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -168,4 +168,4 @@ int ims_execcon_decide(const struct ims_selinux_ops *ops, const char *setting, c
 int ims_execcon_apply(const struct ims_selinux_ops *ops, const char *setting, const char *path,
 		      const struct imastream_log *log);
 
-#endif /* IMASTREAM_PLUGIN_POLICY_H */
+#endif /* IMASTREAM_PLUGIN_BUILTIN_POLICY_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The chain sink's fs-verity (verity = on): enabling it on a file under its temp name, before its rename. */
-#ifndef IMASTREAM_INSTALLER_VERITY_H
-#define IMASTREAM_INSTALLER_VERITY_H
+#ifndef IMASTREAM_INSTALLER_SINK_VERITY_H
+#define IMASTREAM_INSTALLER_SINK_VERITY_H
 
 #include <stdbool.h>
 
@@ -21,4 +21,4 @@ bool ims_sink_verity_on(const struct imastream_config *cfg);
 int ims_verity_enable_temp(int rootfd, const char *dest, const char *tmp, const char *nevra,
 			   const struct imastream_log *log);
 
-#endif /* IMASTREAM_INSTALLER_VERITY_H */
+#endif /* IMASTREAM_INSTALLER_SINK_VERITY_H */

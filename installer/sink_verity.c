@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "imastream/rpmdb.h"
-#include "installer/verity.h"
+#include "installer/sink_verity.h"
 #include "plugin/core/driver.h"
 
 bool ims_sink_verity_on(const struct imastream_config *cfg)

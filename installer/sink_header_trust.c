@@ -11,7 +11,7 @@
 
 #include "common/private.h"
 #include "imastream/hooks.h"
-#include "installer/header_trust.h"
+#include "installer/sink_header_trust.h"
 #include "plugin/builtin/policy/policy.h"
 
 struct ims_header_trust {

@@ -15,7 +15,7 @@
 #include "imastream/hash.h"
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
-#include "installer/dropped.h"
+#include "installer/sink_dropped.h"
 
 struct planner {
 	const char *name;
@@ -29,19 +29,15 @@ struct planner {
 static int collect(void *arg, const struct imastream_record_file *f)
 {
 	struct planner *p = arg;
+	struct ims_drop *d;
 	int err;
 
 	if (strcmp(f->package, p->name) || ims_record_pkg_find(p->next, f->path))
 		return 0;
-	if (p->n == p->a) {
-		size_t a = p->a ? 2 * p->a : 16;
-		struct ims_drop *d = realloc(p->drops, a * sizeof(*d));
-
-		if (!d)
-			return -ENOMEM;
-		p->drops = d;
-		p->a = a;
-	}
+	d = ims_grow(p->drops, p->n, &p->a, sizeof(*d), 16);
+	if (!d)
+		return -ENOMEM;
+	p->drops = d;
 	p->drops[p->n] = (struct ims_drop){ .path = strdup(f->path), .rf = f };
 	if (!p->drops[p->n].path)
 		return -ENOMEM;
@@ -237,19 +233,14 @@ int ims_dropped_plan(int rootfd, const struct ims_record *rec, struct ims_rpmdb_
 
 int ims_dropped_add(struct ims_dropped *d, int step, const char *dir, const char *name)
 {
-	struct ims_dropped_step s = { .step = step, .dir = strdup(dir), .name = strdup(name) };
+	struct ims_dropped_step s = { .step = step, .dir = strdup(dir), .name = strdup(name) }, *p;
 
 	if (!s.dir || !s.name)
 		goto nomem;
-	if (d->n == d->a) {
-		size_t a = d->a ? 2 * d->a : 16;
-		struct ims_dropped_step *p = realloc(d->steps, a * sizeof(*p));
-
-		if (!p)
-			goto nomem;
-		d->steps = p;
-		d->a = a;
-	}
+	p = ims_grow(d->steps, d->n, &d->a, sizeof(*p), 16);
+	if (!p)
+		goto nomem;
+	d->steps = p;
 	d->steps[d->n++] = s;
 	return 0;
 nomem:

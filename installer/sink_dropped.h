@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An upgrade's removals: what the recorded old version has and the new one lacks, as rpm -U removes it. */
-#ifndef IMASTREAM_INSTALLER_DROPPED_H
-#define IMASTREAM_INSTALLER_DROPPED_H
+#ifndef IMASTREAM_INSTALLER_SINK_DROPPED_H
+#define IMASTREAM_INSTALLER_SINK_DROPPED_H
 
 #include <sys/types.h>
 
@@ -77,4 +77,4 @@ void ims_dropped_remove(int rootfd, struct ims_dropped *d, const char *root,
 			struct imastream_chain *chain, const struct imastream_pkg *pkg,
 			const struct imastream_log *log);
 
-#endif /* IMASTREAM_INSTALLER_DROPPED_H */
+#endif /* IMASTREAM_INSTALLER_SINK_DROPPED_H */

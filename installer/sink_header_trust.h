@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The chain sink's OpenPGP header trust: whose keys may sign a package installed below the root. */
-#ifndef IMASTREAM_INSTALLER_HEADER_TRUST_H
-#define IMASTREAM_INSTALLER_HEADER_TRUST_H
+#ifndef IMASTREAM_INSTALLER_SINK_HEADER_TRUST_H
+#define IMASTREAM_INSTALLER_SINK_HEADER_TRUST_H
 
 #include <stdbool.h>
 
@@ -41,4 +41,4 @@ int ims_header_trust_check(struct ims_header_trust *t, struct imastream_chain *c
 int ims_header_trust_precheck(struct ims_header_trust *t, const char *name, void *rpm_header,
 			      bool allow_unsigned);
 
-#endif /* IMASTREAM_INSTALLER_HEADER_TRUST_H */
+#endif /* IMASTREAM_INSTALLER_SINK_HEADER_TRUST_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The chain sink's file conflicts: which other package owns what an entry would replace, and the verdict. */
-#ifndef IMASTREAM_INSTALLER_CONFLICTS_H
-#define IMASTREAM_INSTALLER_CONFLICTS_H
+#ifndef IMASTREAM_INSTALLER_SINK_CONFLICTS_H
+#define IMASTREAM_INSTALLER_SINK_CONFLICTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,4 +36,4 @@ int ims_conflict_judge(struct imastream_chain *chain, const struct imastream_pkg
 		       const char *path, const char *owner, bool replace,
 		       const struct imastream_log *log);
 
-#endif /* IMASTREAM_INSTALLER_CONFLICTS_H */
+#endif /* IMASTREAM_INSTALLER_SINK_CONFLICTS_H */

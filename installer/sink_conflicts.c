@@ -9,7 +9,7 @@
 #include "imastream/entry.h"
 #include "imastream/hash.h"
 #include "imastream/record.h"
-#include "installer/conflicts.h"
+#include "installer/sink_conflicts.h"
 
 /*
  * The recorded object of another package than @pkg_name that entry @e would replace, or
