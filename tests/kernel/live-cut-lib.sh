@@ -82,7 +82,7 @@ cut_start() {
 		echo "CUT after:1 $kind ended" >"$CUT_PORT"
 		mkfifo /run/never && read -r _ </run/never # the host kills the machine
 	fi
-	out=$(CUT_AT=$point LD_PRELOAD=/run/job/cut-point.so cut_run "$kind" "$ver" 2>&1)
+	out=$(CUT_AT=$point CUT_COUNTS=1 LD_PRELOAD=/run/job/cut-point.so cut_run "$kind" "$ver" 2>&1)
 	report "power-cut:point-reached" FAIL "$kind $ver: $point never came, exit $?: $out"
 }
 
