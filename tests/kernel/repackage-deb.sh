@@ -46,7 +46,8 @@ cut -d: -f1,3 "$root/etc/passwd" >"$tmp/passwd" && cut -d: -f1,3 "$root/etc/grou
 (cd "$lists" && ls -1 -- *.list) | sed 's/\.list$//' |
 	awk '$0 == "image-accounts" { print; next } $0 == "image-local" { l = 1; next }
 		{ o[++n] = $0 } END { for (i = 1; i <= n; i++) print o[i]; if (l) print "image-local" }' >"$tmp/pkgs"
-awk -F'\t' -v root="$root" -v lists="$lists" -v out="$out" '
+# Written aside and moved into place whole: a failure leaves no spec.
+awk -F'\t' -v root="$root" -v lists="$lists" -v out="$tmp/spec" '
 function esc(p,   q) {
 	# rpm expands macros in %files: % doubled. Quoted, a lone "[" is taken as it is
 	# (a backslash would be kept in the name).
@@ -139,4 +140,5 @@ END {
 	}
 	if (failed) exit 1
 	print "repackage-deb: " npkgs " packages, " paths " paths, " extra " of them in no list (image-local)"
-}' "$tmp/dirmap" "$tmp/meta" "$tmp/caps" "$tmp/passwd" "$tmp/group" "$tmp/pkgs"
+}' "$tmp/dirmap" "$tmp/meta" "$tmp/caps" "$tmp/passwd" "$tmp/group" "$tmp/pkgs" || exit 1
+mv "$tmp/spec" "$out" || die "cannot write $out"
