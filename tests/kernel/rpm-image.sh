@@ -4,13 +4,15 @@
 # every file comes from an rpm package, installed by dnf --installroot with this
 # build's imastream.so signing (IMA signatures, EVM portable signatures).
 #
-# Usage: rpm-image.sh PLUGIN
+# Usage: rpm-image.sh PLUGIN [rsa|p384]
 #   PLUGIN  this build's imastream.so (for the host's librpm, which the host's dnf uses)
-# Prints the image's folder, CACHE/rpm-image-KEY, and exits 0; or prints the reason and
+#   rsa     the signing key is RSA-2048 (the default; Debian 12's 6.1 has no ECDSA)
+#   p384    ECDSA P-384 (Debian 13's 6.12)
+# Prints the image's folder, CACHE/rpm-image-KEYTYPE-KEY, and exits 0; or prints the reason and
 # exits 77 (not root, a tool missing, archive unreachable and nothing cached) or 99 (a
 # step failed; its log is named). The folder holds:
 #   root.img      the ext4 disk; root/ the same tree (its rpm database at var/lib/rpm)
-#   keys/         ima.pem and ima.crt (RSA-2048), the key that signed and its certificate
+#   keys/         ima.pem and ima.crt (PEM), the key that signed and its certificate
 #   rpmmacros     the macros that read the image's rpm database from the host
 #   repo/         the createrepo_c repository the image was installed from
 #   FIGURES       what it cost: packages, files, sizes, seconds per step
@@ -33,8 +35,14 @@ cache=${IMASTREAM_CACHE:-/var/cache/imastream}
 skip() { echo "rpm-image: SKIP: $*"; exit 77; }
 die() { echo "rpm-image: $*" >&2; exit 99; }
 
-[ $# = 1 ] && [ -f "$1" ] || die "usage: rpm-image.sh PLUGIN (imastream.so)"
+[ $# -ge 1 ] && [ $# -le 2 ] && [ -f "$1" ] || die "usage: rpm-image.sh PLUGIN [rsa|p384]"
 plugin=$(realpath "$1")
+keytype=${2:-rsa}
+case $keytype in
+rsa) keyopt=(-newkey rsa:2048) ;;
+p384) keyopt=(-newkey ec -pkeyopt ec_paramgen_curve:P-384) ;;
+*) die "rpm-image.sh: key type $keytype: unknown (rsa or p384)" ;;
+esac
 [ "$(id -u)" = 0 ] || skip "needs root (mmdebstrap, chroot, root-owned files)"
 for t in mmdebstrap mke2fs rpmbuild createrepo_c dnf getcap dpkg-query; do
 	command -v $t >/dev/null || skip "$t not found"
@@ -49,11 +57,11 @@ srcfiles() {
 	fi | grep -zEv '^(\./)?(tests|bench|docs)/|\.md$'
 }
 srchash=$(cd "$top" && srcfiles | LC_ALL=C sort -z | xargs -0 sha256sum 2>/dev/null | sha256sum | cut -c1-16)
-key=$(printf '%s\n%s\n%s\n' "$packages" "$srchash" \
+key=$(printf '%s\n%s\n%s\n%s\n' "$keytype" "$packages" "$srchash" \
 	"$(cat "$0" "$here/repackage-deb.sh" "$here/rpm-image-job.sh" "$here/rpm-image-job.service" \
 		"$top/docs/ima-policy-measured" "$top/scripts/ima-rollout" "$plugin" | sha256sum)" |
 	sha256sum | cut -c1-12)
-dir=$cache/rpm-image-$key
+dir=$cache/rpm-image-$keytype-$key
 
 mkdir -p "$cache" || skip "cannot create $cache"
 exec 9>"$cache/rpm-image.lock"
@@ -112,10 +120,9 @@ chroot "$deb" ldconfig || die "ldconfig in the root failed"
 chroot "$deb" imastream --version >/dev/null 2>&1 || die "imastream does not run in the root"
 
 # The key, and ima-rollout setup in the root: keys, macros, policy, initramfs hook.
-# shellcheck source=tests/kernel/kernels.sh
-. "$here/kernels.sh"
-make_key "$new/keys" ima >/dev/null || die "cannot make the key"
-openssl x509 -inform DER -in "$new/keys/ima.der" -out "$new/keys/ima.crt" || die "cannot convert the certificate"
+(umask 077 && openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 -subj "/CN=imastream rpm image $keytype" \
+	-addext subjectKeyIdentifier=hash -keyout "$new/keys/ima.pem" -out "$new/keys/ima.crt" >"$new/openssl.log" 2>&1) ||
+	die "cannot make the key: $(tail -n 1 "$new/openssl.log")"
 mkdir -p "$deb/tmp/setup" && cp "$new/keys/ima.pem" "$new/keys/ima.crt" "$top/docs/ima-policy-measured" \
 	"$top/scripts/ima-rollout" "$deb/tmp/setup/" || die "cannot stage the setup"
 chroot "$deb" sh /tmp/setup/ima-rollout setup --key /tmp/setup/ima.pem --cert /tmp/setup/ima.crt \
@@ -148,7 +155,7 @@ for l in "$deb"/var/lib/dpkg/info/*.list; do
 done
 dpkg-query --admindir="$deb/var/lib/dpkg" -W -f '${Package}\t${Version}\n' |
 	while IFS=$'\t' read -r n v; do echo "$v" >"$new/lists/$n.version"; done
-npkgs=$(ls "$new"/lists/*.list | wc -l)
+npkgs=$(ls "$deb"/var/lib/dpkg/info/*.list | wc -l)
 # shadow and gshadow (group shadow) go to image-local, installed once the groups are.
 printf '%s\n' /etc/passwd /etc/group /etc/subuid /etc/subgid >"$new/lists/image-accounts.list"
 echo 1 >"$new/lists/image-accounts.version"
@@ -207,6 +214,6 @@ step mke2fs-s
 	echo "root-files $(find "$new/root" -xdev -type f | wc -l)"
 } >>"$new/FIGURES"
 rm -rf "$work" "$deb" "$new/buildroot" "$new/rpmbuild"
-find "$cache" -mindepth 1 -maxdepth 1 -name 'rpm-image-*' ! -name "$(basename "$new")" ! -name rpm-image.lock \
+find "$cache" -mindepth 1 -maxdepth 1 -name "rpm-image-$keytype-*" ! -name "$(basename "$new")" \
 	-exec rm -rf {} + && mv "$new" "$dir" && touch "$dir/.complete" || die "cannot finish $dir"
 echo "$dir"
