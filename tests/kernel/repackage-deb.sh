@@ -15,7 +15,7 @@
 # resolved (a merged /usr has it at /usr/bin/x), so that rpm never writes through a
 # folder link. Modes, owners (by name, from ROOT's passwd and group) and file
 # capabilities (getcap) come from ROOT. A listed path ROOT lacks is left out. Prints the
-# number of packages and paths; exits 1 with one line naming what is wrong (an owner
+# number of packages and paths (the root folder itself is no package's); exits 1 with one line naming what is wrong (an owner
 # with no name in ROOT, a path no folder of ROOT resolves to).
 set -uo pipefail
 
@@ -132,7 +132,7 @@ END {
 		close(lf)
 		if (n == "image-local")
 			for (p in type)
-				if (!(p in owned)) {
+				if (!(p in owned) && p != "/") {
 					emit(n, p, p in ghost, 0)
 					extra++
 				}

@@ -12,6 +12,8 @@
 # exits 77 (not root, a tool missing, archive unreachable and nothing cached) or 99 (a
 # step failed; its log is named). The folder holds:
 #   root.img      the ext4 disk; root/ the same tree (its rpm database at var/lib/rpm)
+#   root-install/ the same packages installed by this build's imastream install (the
+#                 program beside PLUGIN's folder, or IMASTREAM), not booted
 #   keys/         ima.pem and ima.crt (PEM), the key that signed and its certificate
 #   rpmmacros     the macros that read the image's rpm database from the host
 #   repo/         the createrepo_c repository the image was installed from
@@ -37,6 +39,8 @@ die() { echo "rpm-image: $*" >&2; exit 99; }
 
 [ $# -ge 1 ] && [ $# -le 2 ] && [ -f "$1" ] || die "usage: rpm-image.sh PLUGIN [rsa|p384]"
 plugin=$(realpath "$1")
+imastream=${IMASTREAM:-$(dirname "$(dirname "$plugin")")/imastream}
+[ -x "$imastream" ] || die "no imastream program at $imastream (set IMASTREAM)"
 keytype=${2:-rsa}
 case $keytype in
 rsa) keyopt=(-newkey rsa:2048) ;;
@@ -160,7 +164,7 @@ npkgs=$(ls "$deb"/var/lib/dpkg/info/*.list | wc -l)
 printf '%s\n' /etc/passwd /etc/group /etc/subuid /etc/subgid >"$new/lists/image-accounts.list"
 echo 1 >"$new/lists/image-accounts.version"
 rm -rf "$deb/var/lib/dpkg" "$deb/var/lib/apt" "$deb/var/cache/apt" "$deb/var/log/apt" "$deb/tmp/setup" \
-	"$deb"/etc/*- "$deb"/var/log/*.log "$deb"/var/cache/debconf/*-old "$deb"/dev/* "$deb"/run/* || die "cannot clean the root"
+	"$deb"/etc/*- "$deb"/var/log/*.log "$deb"/var/cache/debconf/*-old "${deb:?}"/dev/* "$deb"/run/* || die "cannot clean the root"
 # Written at run time, so not installed (%ghost): the system makes its own.
 printf '%s\n' /etc/.pwd.lock /var/cache/ldconfig/aux-cache >"$new/lists/image-local.ghost"
 : >"$new/lists/image-local.list"
@@ -201,6 +205,16 @@ rm -rf "$new/root/var/lib/dnf" "$new/root"/var/log/dnf* "$new/root"/var/log/hawk
 	"$new/root/var/cache/dnf" "$new/dnfcache" "$new/root$cache"
 printf '%%_dbpath /var/lib/rpm\n%%_imastream_config %%{nil}\n' >"$new/rpmmacros"
 step dnf-install-s
+
+# The second root: the same packages by imastream install (its record, no rpm
+# database), image-accounts first so that the owners of the others have names.
+mkdir -p "$new/root-install" "$new/home-install" && echo "%_dbpath /var/lib/rpm" >"$new/home-install/.rpmmacros" &&
+	HOME=$new/home-install "$imastream" install --root "$new/root-install" --mode sign --evm portable -k "$new/keys/ima.pem" \
+	-c "$new/keys/ima.crt" -o config_files=yes --allow-unsigned "$new"/repo/image-accounts-[0-9]*.rpm >"$new/install.log" 2>&1 &&
+	HOME=$new/home-install find "$new/repo" -name '*.rpm' ! -name 'image-accounts-[0-9]*' -exec "$imastream" install \
+		--root "$new/root-install" --mode sign --evm portable -k "$new/keys/ima.pem" -c "$new/keys/ima.crt" \
+		-o config_files=yes --allow-unsigned {} + >>"$new/install.log" 2>&1 || die "imastream install failed; see $new/install.log"
+step imastream-install-s
 
 kib=$(du -sk --apparent-size "$new/root" | cut -f1)
 mke2fs -q -F -t ext4 -I 256 -L imastream-rpm -d "$new/root" "$new/root.img" \

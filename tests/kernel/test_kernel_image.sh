@@ -28,7 +28,7 @@ set -uo pipefail
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir/build/default}
 kdir=$srcdir/tests/kernel
-imastream=$builddir/imastream
+imastream=$(cd "$builddir" && pwd)/imastream
 so=$builddir/.libs/imastream.so
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -42,7 +42,9 @@ esac
 [ -x "$imastream" ] || error "$imastream not built"
 [ -f "$so" ] || skip "this build has no imastream.so (no librpm)"
 # The host's dnf cannot load a sanitizer build's plugin (see tests/integration/rpm-lib.sh).
-! ldd "$so" 2>/dev/null | grep -q libasan || skip "dnf cannot load a sanitizer build of imastream.so"
+if ldd "$so" 2>/dev/null | grep libasan >/dev/null; then
+	skip "dnf cannot load a sanitizer build of imastream.so"
+fi
 for t in debugfs gcc rpm getfattr; do
 	command -v $t >/dev/null || skip "$t not found"
 done
@@ -68,7 +70,7 @@ report() {
 image() {
 	local start out excl=() re
 	start=$(date +%s)
-	img=$("$kdir/rpm-image.sh" "$so" "$1")
+	img=$(IMASTREAM=$imastream "$kdir/rpm-image.sh" "$so" "$1")
 	case $? in
 	0) ;;
 	77) skip "no rpm-only image: $img" ;;
@@ -95,6 +97,20 @@ image() {
 		report image-built:verified PASS "$(echo "$out" | tail -n 1)"
 	else
 		report image-built:verified FAIL "$(echo "$out" | grep ': FAIL: ' | head -n 3) $(echo "$out" | tail -n 1)"
+	fi
+	# The second root, by imastream install: the same paths with the same modes and
+	# owners (the databases aside), and verify against install's record passes.
+	local meta='%P %y %m %u %g %l\n' db='^var/lib/\(rpm\|imastream\)\(/\| \)'
+	if out=$(diff <(cd "$root" && find . -xdev -mindepth 1 -printf "$meta" | sed 's|^\./||' | grep -v "$db" | LC_ALL=C sort) \
+		<(cd "$img/root-install" && find . -xdev -mindepth 1 -printf "$meta" | sed 's|^\./||' | grep -v "$db" | LC_ALL=C sort)); then
+		report image-built:install-same PASS "imastream install's root has the same $(wc -l <"$tmp/present") paths, modes, owners"
+	else
+		report image-built:install-same FAIL "imastream install's root differs: $(echo "$out" | head -n 6)"
+	fi
+	if out=$("$imastream" verify --root "$img/root-install" --evm require --trust "$img/keys/ima.crt" 2>&1); then
+		report image-built:install-verified PASS "$(echo "$out" | grep 'imastream verify: ' | tail -n 1)"
+	else
+		report image-built:install-verified FAIL "$(echo "$out" | grep ': FAIL: ' | head -n 3) $(echo "$out" | tail -n 1)"
 	fi
 	case $(readlink -f "$root/sbin/init") in
 	"$root"/usr/lib/systemd/systemd) report image-built:systemd-init PASS "/sbin/init is systemd" ;;
@@ -270,7 +286,7 @@ stage() {
 	pat="^CHECK \\($name:"
 	for p; do pat="$pat\\|$p"; done
 	pat="$pat\\)"
-	f=$(grep "$pat[^ ]* FAIL" "$results" | head -n 1)
+	f=$(grep "${pat}[^ ]* FAIL" "$results" | head -n 1)
 	if ! grep -q "$pat" "$results"; then
 		echo "STAGE $name (kernel $kver): FAIL: no check ran (the boot failed)"
 		fails=$((fails + 1))
