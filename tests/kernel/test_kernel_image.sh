@@ -107,10 +107,11 @@ image() {
 	else
 		report image-built:install-same FAIL "imastream install's root differs: $(echo "$out" | head -n 6)"
 	fi
-	if out=$("$imastream" verify --root "$img/root-install" --evm require --trust "$img/keys/ima.crt" 2>&1); then
-		report image-built:install-verified PASS "$(echo "$out" | grep 'imastream verify: ' | tail -n 1)"
+	# (verify says each file on standard output and its summary on standard error.)
+	if out=$("$imastream" verify --root "$img/root-install" --evm require --trust "$img/keys/ima.crt" 2>"$tmp/verify.err"); then
+		report image-built:install-verified PASS "$(tail -n 1 "$tmp/verify.err")"
 	else
-		report image-built:install-verified FAIL "$(echo "$out" | grep ': FAIL: ' | head -n 3) $(echo "$out" | tail -n 1)"
+		report image-built:install-verified FAIL "$(echo "$out" | grep ': FAIL: ' | head -n 3) $(tail -n 1 "$tmp/verify.err")"
 	fi
 	case $(readlink -f "$root/sbin/init") in
 	"$root"/usr/lib/systemd/systemd) report image-built:systemd-init PASS "/sbin/init is systemd" ;;
