@@ -21,10 +21,15 @@
 
 /* Where programs, libraries and kernels live: nothing below them is mutable. */
 static const char *const program_dirs[] = {
-	"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/boot/",
-	"/usr/bin/", "/usr/sbin/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libx32/",
-	"/usr/libexec/", "/usr/local/bin/", "/usr/local/sbin/", "/usr/local/lib/",
-	"/usr/local/lib64/",
+	"/bin/",	   "/sbin/",
+	"/lib/",	   "/lib32/",
+	"/lib64/",	   "/libx32/",
+	"/boot/",	   "/usr/bin/",
+	"/usr/sbin/",	   "/usr/lib/",
+	"/usr/lib32/",	   "/usr/lib64/",
+	"/usr/libx32/",	   "/usr/libexec/",
+	"/usr/local/bin/", "/usr/local/sbin/",
+	"/usr/local/lib/", "/usr/local/lib64/",
 };
 
 bool attest_mutable_is_kept(const char *path, unsigned int mode)
@@ -38,9 +43,11 @@ bool attest_mutable_is_kept(const char *path, unsigned int mode)
 	for (size_t i = 0; i < sizeof(program_dirs) / sizeof(program_dirs[0]); i++)
 		if (!strncmp(path, program_dirs[i], strlen(program_dirs[i])))
 			return true;
-	/* libfoo.so, libfoo.so.1: a shared library wherever it is. */
-	so = strstr(base ? base : path, ".so");
-	return so && (so[3] == '\0' || so[3] == '.');
+	/* libfoo.so, libfoo.so.1: a shared library wherever it is (ld.so.cache is not one). */
+	for (so = strstr(base ? base : path, ".so"); so; so = strstr(so + 1, ".so"))
+		if (so[3] == '\0' || (so[3] == '.' && so[4] >= '0' && so[4] <= '9'))
+			return true;
+	return false;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -70,8 +77,9 @@ static int add_rule(struct walk *w, enum attest_mutable_class class, const char 
 		w->rules_cap = cap;
 	}
 	r = &m->rules[m->n];
-	*r = (struct attest_mutable_rule){ .class = class, .dir = dir, .path = strdup(path),
-					   .from = strdup(from) };
+	*r = (struct attest_mutable_rule){
+		.class = class, .dir = dir, .path = strdup(path), .from = strdup(from)
+	};
 	if (!r->path || !r->from) {
 		free(r->path);
 		free(r->from);
@@ -84,6 +92,8 @@ static int add_rule(struct walk *w, enum attest_mutable_class class, const char 
 static int add_kept(struct walk *w, const char *path, const char *pkg)
 {
 	struct attest_mutable *m = w->m;
+	size_t plen = strlen(path) + 1;
+	char *s;
 
 	if (m->nkept == w->kept_cap) {
 		size_t cap = w->kept_cap ? 2 * w->kept_cap : 1024;
@@ -99,9 +109,7 @@ static int add_kept(struct walk *w, const char *path, const char *pkg)
 		w->kept_cap = cap;
 	}
 	/* "PATH\0PACKAGE" in one allocation: sorting moves the path, its package with it. */
-	size_t plen = strlen(path) + 1;
-	char *s = malloc(plen + strlen(pkg) + 1);
-
+	s = malloc(plen + strlen(pkg) + 1);
 	if (!s)
 		return -ENOMEM;
 	memcpy(s, path, plen);
@@ -202,13 +210,14 @@ static int read_line(struct walk *w, char *line, const char *where)
 	else if (!strcmp(class, "state"))
 		c = ATTEST_MUTABLE_STATE;
 	else
-		return attest_say(log, -EINVAL, "%s: %s: not a class (generated or state)", where, class);
+		return attest_say(log, -EINVAL, "%s: %s: not a class (generated or state)", where,
+				  class);
 	if (!path)
 		return attest_say(log, -EINVAL, "%s: %s without a path", where, class);
 	reason = reason ? reason + strspn(reason, " \t") : NULL;
 	if (!reason || !*reason)
-		return attest_say(log, -EINVAL, "%s: %s: no reason (what writes it, and when)", where,
-				  path);
+		return attest_say(log, -EINVAL, "%s: %s: no reason (what writes it, and when)",
+				  where, path);
 	why = bad_path(path);
 	if (why)
 		return attest_say(log, -EINVAL, "%s: %s: %s", where, path, why);
@@ -221,9 +230,25 @@ static int read_line(struct walk *w, char *line, const char *where)
 		path[len - 1] = '\0';
 	hit = covered(w->m, path, dir);
 	if (hit)
-		return attest_say(log, -EINVAL,
-				  "%s: %s%s would cover %s, a program or library of package %s: refused",
-				  where, path, dir ? "/" : "", hit, hit + strlen(hit) + 1);
+		return attest_say(
+			log, -EINVAL,
+			"%s: %s%s would cover %s, a program or library of package %s: refused",
+			where, path, dir ? "/" : "", hit, hit + strlen(hit) + 1);
+	/* A %ghost the list calls generated (glibc's /etc/ld.so.cache): its digest, not an exclude. */
+	for (size_t i = 0; c == ATTEST_MUTABLE_GENERATED && i < w->m->n; i++) {
+		struct attest_mutable_rule *r = &w->m->rules[i];
+
+		if (r->class == ATTEST_MUTABLE_GHOST && !strcmp(r->path, path)) {
+			char *from = strdup(where);
+
+			if (!from)
+				return -ENOMEM;
+			free(r->from);
+			r->from = from;
+			r->class = ATTEST_MUTABLE_GENERATED;
+			return 0;
+		}
+	}
 	return add_rule(w, c, path, dir, where);
 }
 
@@ -312,9 +337,9 @@ static void escape(char *out, size_t size, const char *path)
 }
 
 /* The root's current digest of a generated file; one absent is said and left out. */
-static int add_generated(const struct attest_mutable_rule *r, struct attest_policy *pol,
-			 int rootfd, const char *full, struct imastream_hasher *hasher,
-			 int hash_algo, const struct imastream_log *log)
+static int add_generated(const struct attest_mutable_rule *r, struct attest_policy *pol, int rootfd,
+			 const char *full, struct imastream_hasher *hasher, int hash_algo,
+			 const struct imastream_log *log)
 {
 	const uint8_t *digest;
 	size_t len;
@@ -336,7 +361,8 @@ static int add_generated(const struct attest_mutable_rule *r, struct attest_poli
 	if (!err)
 		err = attest_policy_add_digest(pol, full, digest, len);
 	if (err)
-		return attest_say(log, err, "%s: generated (%s): %s", r->path, r->from, strerror(-err));
+		return attest_say(log, err, "%s: generated (%s): %s", r->path, r->from,
+				  strerror(-err));
 	return 0;
 }
 
@@ -357,15 +383,19 @@ static int check_excludes(const struct attest_mutable *m, const struct attest_po
 
 	for (size_t i = 0; i < m->nkept; i++) {
 		const char *k = m->kept[i], *hit;
-		bool usr = !strncmp(k, "/bin/", 5) || !strncmp(k, "/sbin/", 6) || !strncmp(k, "/lib", 4);
+		bool usr = !strncmp(k, "/bin/", 5) || !strncmp(k, "/sbin/", 6) ||
+			   !strncmp(k, "/lib", 4);
 
 		for (int pass = 0; pass < 1 + usr; pass++) {
-			snprintf(full, sizeof(full), "%s%s%s", prefix ? prefix : "", pass ? "/usr" : "", k);
+			snprintf(full, sizeof(full), "%s%s%s", prefix ? prefix : "",
+				 pass ? "/usr" : "", k);
 			hit = matching_exclude(pol, full);
 			if (hit)
-				return attest_say(log, -EINVAL,
-						  "exclude %s matches %s, a program or library of package "
-						  "%s: no policy written", hit, full, m->kept_pkg[i]);
+				return attest_say(
+					log, -EINVAL,
+					"exclude %s matches %s, a program or library of package "
+					"%s: no policy written",
+					hit, full, m->kept_pkg[i]);
 		}
 	}
 	return 0;
@@ -392,8 +422,8 @@ int attest_mutable_apply(const struct attest_mutable *m, struct attest_policy *p
 		strcat(re, r->dir ? "/" : "$");
 		err = attest_policy_add_exclude(pol, re, &why);
 		if (err == -EINVAL)
-			err = attest_say(log, err, "%s (%s, %s): %s", r->path, class_names[r->class],
-					 r->from, why);
+			err = attest_say(log, err, "%s (%s, %s): %s", r->path,
+					 class_names[r->class], r->from, why);
 	}
 	return err ? err : check_excludes(m, pol, prefix, log);
 }

@@ -13,7 +13,8 @@ work=$(mktemp -d /tmp/imastream-mutable.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 # A program, libraries in both multilib layouts, a %config file, a %ghost state file,
-# a %ghost alternative in /usr/bin, a data file.
+# a %ghost alternative in /usr/bin, the dynamic linker's cache as glibc lists it (%ghost),
+# a data file and an executable outside the program directories.
 cat >"$work/mt.spec" <<'SPEC'
 Name: mt
 Version: 1.0
@@ -31,7 +32,7 @@ chmod 755 %{buildroot}/usr/bin/mtprog
 echo lib >%{buildroot}/usr/lib64/libmt.so.1
 echo lib2 >%{buildroot}/usr/lib/x86_64-linux-gnu/libmt2.so
 echo conf >%{buildroot}/etc/mt.conf
-touch %{buildroot}/etc/mt.state %{buildroot}/usr/bin/mt-alt
+touch %{buildroot}/etc/mt.state %{buildroot}/etc/ld.so.cache %{buildroot}/usr/bin/mt-alt
 echo data >%{buildroot}/opt/mt/data
 printf '#!/bin/sh\n' >%{buildroot}/srv/mt/hook
 chmod 755 %{buildroot}/srv/mt/hook
@@ -41,6 +42,7 @@ chmod 755 %{buildroot}/srv/mt/hook
 /usr/lib/x86_64-linux-gnu/libmt2.so
 %config(noreplace) /etc/mt.conf
 %ghost /etc/mt.state
+%ghost /etc/ld.so.cache
 %ghost %attr(0755,root,root) /usr/bin/mt-alt
 /opt/mt/data
 /srv/mt/hook
@@ -64,6 +66,9 @@ jq -e '.excludes | index("/etc/mt\\.state$") and index("/etc/machine-id$") and i
 cache=$(sha256sum <"$root/etc/ld.so.cache" | cut -d' ' -f1)
 [ "$(jq -c '.digests["/etc/ld.so.cache"]' "$work/p.json")" = "[\"$cache\"]" ] ||
 	fail "the generated file is not listed at its current digest"
+# A %ghost the list calls generated is judged by its digest, not excluded.
+jq -e '.excludes | index("/etc/ld\\.so\\.cache$") | not' "$work/p.json" >/dev/null ||
+	fail "the generated %ghost is excluded"
 jq -e '.digests["/usr/bin/mtprog"] and .digests["/etc/mt.conf"]' "$work/p.json" >/dev/null ||
 	fail "a packaged file is missing"
 
@@ -84,7 +89,7 @@ for line in open(sys.argv[2]):
     perms, path = line.rstrip("\n").split(" ", 1)
     if perms[0] == "d":
         continue
-    if "x" in perms or re.match(r"/(usr/)?(s?bin|lib[^/]*)/", path) or re.search(r"\.so(\.|$)", path):
+    if "x" in perms or re.match(r"/(usr/)?(s?bin|lib[^/]*)/", path) or re.search(r"\.so(\.[0-9]|$)", path):
         kept += 1
         for e in excludes:
             if e.match(path):
@@ -106,6 +111,10 @@ echo "10 $zero ima-ng sha256:$cache /usr/bin/mt-alt" >"$work/alt.log"
 rc=0
 "$IMASTREAM" attest check --policy "$work/p.json" --log "$work/alt.log" >/dev/null 2>&1 || rc=$?
 [ $rc = 1 ] || fail "a %ghost in /usr/bin was excluded ($rc)"
+echo "10 $zero ima-ng sha256:$(sha256sum <"$root/etc/mt.conf" | cut -d' ' -f1) /etc/ld.so.cache" >"$work/cache.log"
+rc=0
+"$IMASTREAM" attest check --policy "$work/p.json" --log "$work/cache.log" >/dev/null 2>&1 || rc=$?
+[ $rc = 1 ] || fail "another digest of the generated file passed ($rc)"
 
 echo "== bad input: one line each, nothing written"
 refused() { # WANT, then the list's lines; extra policy options in $opts
