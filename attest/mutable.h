@@ -10,16 +10,16 @@
 #include "imastream/common.h"
 
 enum attest_mutable_class {
-	ATTEST_MUTABLE_GHOST,     /* a package's %ghost file: no packaged content; excluded */
+	ATTEST_MUTABLE_GHOST,	  /* a package's %ghost file: no packaged content; excluded */
 	ATTEST_MUTABLE_GENERATED, /* the list: the same in every copy of the root; its current digest */
-	ATTEST_MUTABLE_STATE,     /* the list: written at run time, per machine; excluded */
+	ATTEST_MUTABLE_STATE,	  /* the list: written at run time, per machine; excluded */
 };
 
 struct attest_mutable_rule {
 	enum attest_mutable_class class;
-	bool dir;                 /* a directory: every path below it */
-	char *path;               /* absolute, no trailing '/' */
-	char *from;               /* "LIST:LINE" or the package of a %ghost */
+	bool dir;   /* a directory: every path below it */
+	char *path; /* absolute, no trailing '/' */
+	char *from; /* "LIST:LINE" or the package of a %ghost */
 };
 
 struct attest_mutable {

@@ -26,14 +26,14 @@
 
 static const struct cli_use policy_options[] = {
 	{ CLI_OPT_ROOT, "the installed root (default /): its rpm database\n"
-	  "or imastream's record is read" },
+			"or imastream's record is read" },
 	{ CLI_OPT_RPMDB, "reference digests from the rpm database's headers\n(the default)" },
 	{ CLI_OPT_RECORD, "reference digests from imastream install's record" },
 	{ CLI_OPT_HASH_ALGO, "the file digest algorithm of the IMA template (the\n"
-	  "kernel's ima_hash=; default sha256); files whose\n"
-	  "reference digest is in another algorithm are hashed" },
+			     "kernel's ima_hash=; default sha256); files whose\n"
+			     "reference digest is in another algorithm are hashed" },
 	{ CLI_OPT_TRUST, "certificates whose keys go into verification-keys: the\n"
-	  "keys the installed files' IMA signatures verify with\n(repeatable)" },
+			 "keys the installed files' IMA signatures verify with\n(repeatable)" },
 	{ CLI_OPT_EXCLUDE, NULL },
 	{ CLI_OPT_MUTABLE, NULL },
 	{ CLI_OPT_PATH_PREFIX, NULL },

@@ -151,7 +151,8 @@ static const struct cli_option vocabulary[] = {
 	  "policy, then labelled" },
 	{ CLI_OPT_MUTABLE, 0, "mutable", required_argument, "LIST",
 	  "the root's mutable files (imastream-mutable-files(5)):\n"
-	  "%ghost files and LIST's state excluded, LIST's\ngenerated files at their current digest" },
+	  "%ghost files and LIST's state excluded, LIST's\ngenerated files at their current "
+	  "digest" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))
