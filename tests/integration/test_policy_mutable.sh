@@ -128,7 +128,7 @@ refused() { # WANT, then the list's lines; extra policy options in $opts
 		--output "$work/bad.json" >/dev/null 2>"$work/err" || rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -qF -- "$want" "$work/err" &&
 		[ ! -e "$work/bad.json" ] ||
-		{ cat "$work/err"; fail "not refused in one line ($rc): $*"; }
+		{ cat "$work/err"; fail "not refused in one line ($rc): ${opts:-} $*"; }
 }
 refused "bad.conf:2: /usr/bin/ would cover /usr/bin/mt-alt, a program or library of package mt: refused" \
 	'state /var/log/ logs' 'state /usr/bin/ an attempt on the programs'
@@ -160,4 +160,11 @@ rc=0
 	2>"$work/err" || rc=$?
 [ $rc = 2 ] && grep -q "none.conf: No such file" "$work/err" && [ ! -e "$work/bad.json" ] ||
 	{ cat "$work/err"; fail "a missing list was not refused ($rc)"; }
+# The programs are known from rpm's database: a root without one has no policy.
+mkdir -p "$work/nodb/etc"
+rc=0
+"$IMASTREAM" policy keylime --root "$work/nodb" --record --mutable "$list" --output "$work/bad.json" \
+	2>"$work/err" || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q "no rpm database" "$work/err" &&
+	[ ! -e "$work/bad.json" ] || { cat "$work/err"; fail "a root without rpm's database was not refused ($rc)"; }
 echo PASS
