@@ -174,6 +174,25 @@ static const char *class_names[] = {
 	[ATTEST_MUTABLE_STATE] = "state",
 };
 
+/* The program or library directory @path (a directory if @dir) is in or holds, or NULL. */
+static const char *program_dir(const char *path, bool dir)
+{
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < sizeof(program_dirs) / sizeof(program_dirs[0]); i++) {
+		const char *d = program_dirs[i];
+		size_t dlen = strlen(d);
+
+		/* In it (or it), whatever the database lists: dpkg's programs are there too. */
+		if (len + 1 >= dlen && !strncmp(path, d, dlen - 1) &&
+		    (path[dlen - 1] == '/' || path[dlen - 1] == '\0'))
+			return d;
+		if (dir && dlen > len + 1 && !strncmp(d, path, len) && d[len] == '/')
+			return d;
+	}
+	return NULL;
+}
+
 /* Why @path is not a path the list may name, or NULL. */
 static const char *bad_path(const char *path)
 {
@@ -228,6 +247,12 @@ static int read_line(struct walk *w, char *line, const char *where)
 				  where, path);
 	if (dir)
 		path[len - 1] = '\0';
+	hit = program_dir(path, dir);
+	if (hit)
+		return attest_say(
+			log, -EINVAL,
+			"%s: %s%s would cover %s, where programs and libraries live: refused",
+			where, path, dir ? "/" : "", hit);
 	hit = covered(w->m, path, dir);
 	if (hit)
 		return attest_say(

@@ -130,12 +130,18 @@ refused() { # WANT, then the list's lines; extra policy options in $opts
 		[ ! -e "$work/bad.json" ] ||
 		{ cat "$work/err"; fail "not refused in one line ($rc): ${opts:-} $*"; }
 }
-refused "bad.conf:2: /usr/bin/ would cover /usr/bin/mt-alt, a program or library of package mt: refused" \
+refused "bad.conf:2: /usr/bin/ would cover /usr/bin/, where programs and libraries live: refused" \
 	'state /var/log/ logs' 'state /usr/bin/ an attempt on the programs'
-refused "bad.conf:1: /usr/lib64/libmt.so.1 would cover /usr/lib64/libmt.so.1" \
+refused "bad.conf:1: /usr/lib64/libmt.so.1 would cover /usr/lib64/, where" \
 	'generated /usr/lib64/libmt.so.1 a library'
-refused "bad.conf:1: /usr/lib/ would cover /usr/lib/x86_64-linux-gnu/libmt2.so" 'state /usr/lib/ all'
-refused "bad.conf:1: /srv/mt/ would cover /srv/mt/hook" 'state /srv/mt/ an executable outside bin'
+refused "bad.conf:1: /usr/lib/ would cover /usr/lib/, where" 'state /usr/lib/ all'
+refused "bad.conf:1: /usr/ would cover /usr/bin/, where" 'state /usr/ all of it'
+# Program directories are refused by name, whatever rpm's database lists (dpkg's programs).
+refused "bad.conf:1: /usr/sbin/x would cover /usr/sbin/, where" 'state /usr/sbin/x nothing packaged there'
+refused "bad.conf:1: /lib/modules/ would cover /lib/, where" 'state /lib/modules/ no package here'
+# Elsewhere the database says: an executable a package ships outside the program directories.
+refused "bad.conf:1: /srv/mt/ would cover /srv/mt/hook, a program or library of package mt" \
+	'state /srv/mt/ an executable outside bin'
 refused "bad.conf:1: nonsense: not a class (generated or state)" 'nonsense /etc/x why'
 refused "bad.conf:1: /etc/x: no reason" 'state /etc/x'
 refused "bad.conf:1: state without a path" 'state'
