@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include "attest/attest.h"
+#include "attest/mutable.h"
 #include "attest/sources.h"
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -25,15 +26,16 @@
 
 static const struct cli_use policy_options[] = {
 	{ CLI_OPT_ROOT, "the installed root (default /): its rpm database\n"
-	  "or imastream's record is read" },
+			"or imastream's record is read" },
 	{ CLI_OPT_RPMDB, "reference digests from the rpm database's headers\n(the default)" },
 	{ CLI_OPT_RECORD, "reference digests from imastream install's record" },
 	{ CLI_OPT_HASH_ALGO, "the file digest algorithm of the IMA template (the\n"
-	  "kernel's ima_hash=; default sha256); files whose\n"
-	  "reference digest is in another algorithm are hashed" },
+			     "kernel's ima_hash=; default sha256); files whose\n"
+			     "reference digest is in another algorithm are hashed" },
 	{ CLI_OPT_TRUST, "certificates whose keys go into verification-keys: the\n"
-	  "keys the installed files' IMA signatures verify with\n(repeatable)" },
+			 "keys the installed files' IMA signatures verify with\n(repeatable)" },
 	{ CLI_OPT_EXCLUDE, NULL },
+	{ CLI_OPT_MUTABLE, NULL },
 	{ CLI_OPT_PATH_PREFIX, NULL },
 	{ CLI_OPT_LOG_HASH_ALGO, NULL },
 	{ CLI_OPT_OUTPUT, NULL },
@@ -47,7 +49,8 @@ static const struct cli_spec policy_spec = {
 	.synopsis =
 	"Usage: imastream policy keylime [--root DIR] [--rpmdb|--record] [-a ALGO]\n"
 	"                        [--trust CERT ...] [--exclude REGEX ...]\n"
-	"                        [--path-prefix DIR] [--output FILE] [PACKAGE...]\n"
+	"                        [--mutable LIST] [--path-prefix DIR] [--output FILE]\n"
+	"                        [PACKAGE...]\n"
 	"\n"
 	"Writes a keylime runtime policy (JSON, meta.version 1) that allows, for each\n"
 	"regular file of the installed packages (all, or each PACKAGE), the digest its\n"
@@ -179,7 +182,8 @@ static int write_policy(const struct attest_policy *pol, const char *output)
 
 static int policy_keylime(int argc, char **argv)
 {
-	const char *root = "/", *output = NULL, *prefix = NULL, *log_alg = "sha1";
+	const char *root = "/", *output = NULL, *prefix = NULL, *log_alg = "sha1", *list = NULL;
+	struct attest_mutable *mutable = NULL;
 	const char *trust[MAX_TRUST], *excludes[64];
 	unsigned int ntrust = 0, nexcl = 0;
 	const struct imastream_hash_info *info = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
@@ -230,6 +234,9 @@ static int policy_keylime(int argc, char **argv)
 			if (nexcl == sizeof(excludes) / sizeof(excludes[0]))
 				return cli_usage_error("policy", "too many %s options", p.spelled);
 			excludes[nexcl++] = p.arg;
+			break;
+		case CLI_OPT_MUTABLE:
+			list = p.arg;
 			break;
 		case CLI_OPT_PATH_PREFIX:
 			prefix = p.arg;
@@ -285,10 +292,20 @@ static int policy_keylime(int argc, char **argv)
 		cli_say("policy", "%s: %s", root_abs, strerror(errno));
 		goto out;
 	}
+	/* A bad list is refused before anything is read for the policy. */
+	if (list && attest_mutable_load(root_abs, list, &cli_log, &mutable)) {
+		ret = CLI_USAGE;
+		goto out;
+	}
 	err = use_record ? attest_source_record(&src, argv + first, argc - first) :
 			   attest_source_rpmdb(&src, argv + first, argc - first);
 	if (err)
 		goto out;
+	if (mutable && attest_mutable_apply(mutable, pol, src.rootfd, prefix, src.hasher,
+					    info->algo, &cli_log)) {
+		ret = CLI_USAGE;
+		goto out;
+	}
 	if (write_policy(pol, output))
 		goto out;
 	cli_say("policy",
@@ -300,6 +317,7 @@ out:
 	if (src.rootfd >= 0)
 		close(src.rootfd);
 	imastream_hasher_free(src.hasher);
+	attest_mutable_free(mutable);
 	attest_policy_free(pol);
 	return ret;
 oom:

@@ -149,6 +149,10 @@ static const struct cli_option vocabulary[] = {
 	{ CLI_OPT_ACCEPT_CONFIG, 0, "accept-config", required_argument, "PATH",
 	  "accept the edit of the %config file PATH: its digest\nrecorded for the audit and the "
 	  "policy, then labelled" },
+	{ CLI_OPT_MUTABLE, 0, "mutable", required_argument, "LIST",
+	  "the root's mutable files (imastream-mutable-files(5)):\n"
+	  "%ghost files and LIST's state excluded, LIST's\ngenerated files at their current "
+	  "digest" },
 };
 
 #define N_VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))
