@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The per-boot record: stock rpm keeps replaced files' digests, policy keylime allows them this boot only; --base.
+# The per-boot record: rpm and imastream install keep replaced files' digests, policy keylime allows them this boot only; --base.
 set -euo pipefail
 . "$top_srcdir/tests/integration/install-lib.sh"
 . "$top_srcdir/tests/integration/rpm-lib.sh"
@@ -240,4 +240,20 @@ refused "a base whose template hash differs from -L" \
 echo '{"meta": {"version": 1, "generator": 3}' >"$T/broken.json"
 refused "a base that is not JSON" \
 	"imastream policy: $T/broken.json: not JSON (unexpected end of data, at byte 40)" $boot2 --base "$T/broken.json"
+
+echo "== imastream install: an upgrade records what the old version's record gave its files"
+iroot=$T/iroot
+make_root "$iroot"
+"$IMASTREAM" install --root "$iroot" --allow-unsigned --quiet "$pkg1" || fail "imastream install 1.0 failed"
+[ ! -e "$iroot/var/lib/imastream/boot/$boot2" ] || fail "a first install wrote a boot record"
+"$IMASTREAM" install --root "$iroot" --allow-unsigned --quiet "$pkg2" || fail "imastream install 2.0 failed"
+grep -qx "sha256:$old /opt/bp/prog" "$iroot/var/lib/imastream/boot/$boot2" ||
+	{ cat "$iroot/var/lib/imastream/boot/$boot2"; fail "the install's record lacks the old program"; }
+"$IMASTREAM" policy keylime --root "$iroot" --record --output "$T/irec.json" 2>"$T/err" ||
+	{ cat "$T/err"; fail "policy keylime --record failed"; }
+[ "$(jq -c '.digests["/opt/bp/prog"] | sort' "$T/irec.json")" = "$(jq -nc --arg a "$old" --arg b "$new" '[$a, $b] | sort')" ] ||
+	{ jq .digests "$T/irec.json"; fail "the record's policy lacks the old program this boot"; }
+IMASTREAM_BOOT_ID=$boot1 "$IMASTREAM" policy keylime --root "$iroot" --record --output "$T/irec1.json" 2>/dev/null ||
+	fail "policy keylime --record in another boot failed"
+[ "$(jq -c '.digests["/opt/bp/prog"]' "$T/irec1.json")" = "[\"$new\"]" ] || fail "another boot's policy allows the old program"
 echo PASS
