@@ -35,7 +35,8 @@ int ims_install_boot_record(const struct ims_record *rec, int rootfd, const char
 	int err = ims_record_each(rec, add_old, &o);
 
 	if (err)
-		err = ims_err(log, err, "%s: cannot list its recorded digests for this boot's record: %s",
+		err = ims_err(log, err,
+			      "%s: cannot list its recorded digests for this boot's record: %s",
 			      name, strerror(-err));
 	else
 		err = ims_boot_record_append(rootfd, &o.batch, log);
