@@ -219,10 +219,8 @@ static int drop_cut_line(int fd, off_t size, const char *id, const struct imastr
 
 				if (keep == size)
 					return 0;
-				say(log, 0,
-				    "%s/%s: its last line was cut short (a transaction killed "
-				    "while "
-				    "writing it): dropped",
+				/* A transaction killed while it appended: its line is lost. */
+				say(log, 0, "%s/%s: its last line was cut short: dropped",
 				    IMS_BOOT_RECORD_DIR, id);
 				return ftruncate(fd, keep) ? -errno : 0;
 			}
