@@ -8,7 +8,7 @@
 #include "common/private.h"
 #include "imastream/hash.h"
 #include "imastream/hooks.h"
-#include "installer/boot_record.h"
+#include "installer/sink_boot_record.h"
 #include "installer/sink_record.h"
 
 int ims_sink_record_open(struct ims_sink_record *r, int rootfd, const char *root, bool rpmdb,

@@ -38,7 +38,7 @@
 #include "common/private.h"
 #include "imastream/chain.h"
 #include "plugin/core/driver.h"
-#include "plugin/rpm/boot_record.h"
+#include "plugin/rpm/replaced_digests.h"
 #include "plugin/rpm/owners.h"
 #include "plugin/rpm/rpmplugin-compat.h"
 

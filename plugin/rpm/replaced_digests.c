@@ -13,7 +13,7 @@
 #include "common/private.h"
 #include "imastream/hash.h"
 #include "installed/boot_record.h"
-#include "plugin/rpm/boot_record.h"
+#include "plugin/rpm/replaced_digests.h"
 
 /* The installed header of @te: an erase element's files carry no digests, its header does. */
 static Header installed_header(rpmts ts, rpmte te)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The rpm adapter's call that keeps this boot's record of the digests a transaction replaces. */
-#ifndef IMASTREAM_PLUGIN_RPM_BOOT_RECORD_H
-#define IMASTREAM_PLUGIN_RPM_BOOT_RECORD_H
+#ifndef IMASTREAM_PLUGIN_RPM_REPLACED_DIGESTS_H
+#define IMASTREAM_PLUGIN_RPM_REPLACED_DIGESTS_H
 
 #include <rpm/rpmts.h>
 
@@ -14,4 +14,4 @@
  */
 int ims_rpm_boot_record(rpmts ts, int rootfd, const struct imastream_log *log);
 
-#endif /* IMASTREAM_PLUGIN_RPM_BOOT_RECORD_H */
+#endif /* IMASTREAM_PLUGIN_RPM_REPLACED_DIGESTS_H */

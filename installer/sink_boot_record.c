@@ -7,7 +7,7 @@
 #include "common/private.h"
 #include "imastream/hash.h"
 #include "installed/boot_record.h"
-#include "installer/boot_record.h"
+#include "installer/sink_boot_record.h"
 
 struct old_files {
 	const char *name;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What an upgrade by imastream install replaces, kept in this boot's record, for sink_record.c. */
-#ifndef IMASTREAM_INSTALLER_BOOT_RECORD_H
-#define IMASTREAM_INSTALLER_BOOT_RECORD_H
+#ifndef IMASTREAM_INSTALLER_SINK_BOOT_RECORD_H
+#define IMASTREAM_INSTALLER_SINK_BOOT_RECORD_H
 
 #include "installed/owners.h"
 
@@ -13,4 +13,4 @@
 int ims_install_boot_record(const struct ims_record *rec, int rootfd, const char *name,
 			    const struct imastream_log *log);
 
-#endif /* IMASTREAM_INSTALLER_BOOT_RECORD_H */
+#endif /* IMASTREAM_INSTALLER_SINK_BOOT_RECORD_H */
