@@ -82,6 +82,16 @@ int attest_policy_write(const struct attest_policy *p, int fd, const struct imas
 int attest_policy_read(const char *buf, size_t len, const char *what,
 		       const struct imastream_log *log, struct attest_policy **ret);
 
+/*
+ * Merges @base (read by attest_policy_read()) into @p as keylime's generator merges its
+ * --base-policy: digests, keyrings, ima-buf, excludes, ignored keyrings and verification
+ * keys united, ima.log_hash_alg taken from @base (refused when @log_hash_alg_given differs).
+ * Return: 0; -EINVAL when @base's digests are not in @hash_algo (said naming @what); -ENOMEM.
+ */
+int attest_policy_merge(struct attest_policy *p, const struct attest_policy *base,
+			bool log_hash_alg_given, int hash_algo, const char *what,
+			const struct imastream_log *log);
+
 /* What the policy says of one measurement. */
 enum attest_verdict {
 	ATTEST_MATCH,        /* the digest is one the policy allows for the path */

@@ -267,6 +267,19 @@ static bool same_digest(const struct entry *a, const struct entry *b)
 		return a->len == b->len && !memcmp(a->digest, b->digest, a->len);
 	if (a->hex && b->hex)
 		return a->len == b->len && !memcmp(a->hex, b->hex, a->len);
+	/* One built, one read (--base): the same value once, whichever spelling came first. */
+	if (a->hex || b->hex) {
+		const struct entry *bin = a->digest ? a : b, *txt = a->hex ? a : b;
+		static const char digits[] = "0123456789abcdef";
+
+		if (!bin->digest || txt->len != 2 * bin->len)
+			return false;
+		for (size_t i = 0; i < bin->len; i++)
+			if (txt->hex[2 * i] != digits[bin->digest[i] >> 4] ||
+			    txt->hex[2 * i + 1] != digits[bin->digest[i] & 15])
+				return false;
+		return true;
+	}
 	return false;
 }
 

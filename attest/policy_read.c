@@ -142,6 +142,12 @@ static int read_keys(struct attest_policy *p, const char *text, const char *what
 		free(der);
 		if (err)
 			err = attest_say(log, err, "%s: verification-keys: key %zu is not a public key", what, i + 1);
+		/* Kept as listed, for a policy that takes this one as its base (--base). */
+		else if (id && (json_object_array_add(
+					p->pubkeys,
+					json_object_get(json_object_array_get_idx(keys, i))) ||
+				json_object_array_add(p->keyids, json_object_new_int64(keyid))))
+			err = -ENOMEM;
 	}
 out:
 	json_object_put(ring);

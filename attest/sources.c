@@ -51,7 +51,8 @@ static const char *kernel_path(struct attest_source *src, const char *path, char
 }
 
 /* The path as the attested system will see it: @prefix, then the path below the root. */
-static int add(struct attest_source *src, const char *path, const uint8_t *digest, size_t len)
+int attest_source_add(struct attest_source *src, const char *path, const uint8_t *digest,
+		      size_t len)
 {
 	char full[PATH_MAX * 2], real[PATH_MAX];
 	int err;
@@ -116,7 +117,7 @@ static int add_from_disk(struct attest_source *src, const char *path)
 		return attest_say(src->log, 0, "%s: cannot read: %s: left out", path, strerror(-err));
 	}
 	src->hashed++;
-	return add(src, path, digest, len);
+	return attest_source_add(src, path, digest, len);
 }
 
 static int add_header(void *arg, void *rpm_header)
@@ -144,11 +145,11 @@ static int add_header(void *arg, void *rpm_header)
 			      imastream_accepted_find(src->accepted, rpmfiFN(fi)) :
 			      NULL;
 		if (acc && acc->algo == src->hash_algo)
-			err = add(src, rpmfiFN(fi), acc->digest, acc->digest_len);
+			err = attest_source_add(src, rpmfiFN(fi), acc->digest, acc->digest_len);
 		else if (acc)
 			err = add_from_disk(src, rpmfiFN(fi));
 		else if (digest && info && info->algo == src->hash_algo)
-			err = add(src, rpmfiFN(fi), digest, len);
+			err = attest_source_add(src, rpmfiFN(fi), digest, len);
 		else
 			err = add_from_disk(src, rpmfiFN(fi));
 	}
@@ -213,7 +214,8 @@ static int record_file(void *arg, const struct imastream_record_file *f)
 	if (!S_ISREG(f->mode) || wanted(w, f->package) < 0)
 		return 0;
 	if (f->digest_algo == w->src->hash_algo)
-		return add(w->src, f->path, f->digest, imastream_hash_by_algo(f->digest_algo)->digest_size);
+		return attest_source_add(w->src, f->path, f->digest,
+					 imastream_hash_by_algo(f->digest_algo)->digest_size);
 	return add_from_disk(w->src, f->path);
 }
 

@@ -20,6 +20,7 @@ struct attest_source {
 	unsigned long packages, files;
 	unsigned long hashed;      /* of files, read from disk: no reference in hash_algo */
 	unsigned long unreadable;  /* left out: said on log */
+	unsigned long boot_digests; /* from this boot's record of replaced files */
 	/* private: the root's accepted %config edits (--rpmdb) */
 	struct imastream_accepted *accepted;
 	/* private: the last directory resolved as the kernel will name it (merged /usr) */
@@ -27,6 +28,14 @@ struct attest_source {
 	bool last_valid;
 };
 
+/* Adds @digest for @path (below the root, as a package spells it) as the kernel will name it. */
+int attest_source_add(struct attest_source *src, const char *path, const uint8_t *digest,
+		      size_t len);
+/*
+ * The digests this boot's record (ROOT/var/lib/imastream/boot/BOOTID) holds for files
+ * transactions replaced or erased since the boot: the kernel may have measured them.
+ */
+int attest_source_boot(struct attest_source *src, const char *boot_id);
 /* Every regular, non-ghost file of the installed packages (all, or @names). */
 int attest_source_rpmdb(struct attest_source *src, char *const *names, int nnames);
 /* Every regular file imastream install recorded (all packages, or @names). */

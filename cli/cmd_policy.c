@@ -21,6 +21,7 @@
 #include "cli/options.h"
 #include "cli/replace.h"
 #include "imastream/keys.h"
+#include "installed/boot_record.h"
 
 #define MAX_TRUST 16
 
@@ -38,6 +39,7 @@ static const struct cli_use policy_options[] = {
 	{ CLI_OPT_MUTABLE, NULL },
 	{ CLI_OPT_PATH_PREFIX, NULL },
 	{ CLI_OPT_LOG_HASH_ALGO, NULL },
+	{ CLI_OPT_BASE, NULL },
 	{ CLI_OPT_OUTPUT, NULL },
 	{ CLI_OPT_VERBOSE, NULL },
 	{ CLI_OPT_HELP },
@@ -49,8 +51,8 @@ static const struct cli_spec policy_spec = {
 	.synopsis =
 	"Usage: imastream policy keylime [--root DIR] [--rpmdb|--record] [-a ALGO]\n"
 	"                        [--trust CERT ...] [--exclude REGEX ...]\n"
-	"                        [--mutable LIST] [--path-prefix DIR] [--output FILE]\n"
-	"                        [PACKAGE...]\n"
+	"                        [--mutable LIST] [--path-prefix DIR] [--base POLICY]\n"
+	"                        [--output FILE] [PACKAGE...]\n"
 	"\n"
 	"Writes a keylime runtime policy (JSON, meta.version 1) that allows, for each\n"
 	"regular file of the installed packages (all, or each PACKAGE), the digest its\n"
@@ -59,7 +61,10 @@ static const struct cli_spec policy_spec = {
 	"prefix removed, --path-prefix put in front, each blank written '_' as the\n"
 	"kernel logs it. The headers' digests are used as they are when they are in\n"
 	"ALGO; no installed file is read then. %ghost files have no reference and are\n"
-	"left out. Check a log against it with 'imastream attest check'.\n",
+	"left out. The files transactions replaced or erased since this boot keep the\n"
+	"digest they had (ROOT/var/lib/imastream/boot/BOOTID), as the kernel may have\n"
+	"measured them: the next boot drops them. Check a log against it with\n"
+	"'imastream attest check'.\n",
 	.uses = policy_options,
 	.epilog =
 	"Exit status: 0 when the policy lists every file, 1 when it was written but some\n"
@@ -162,6 +167,49 @@ static int add_trust(struct attest_policy *pol, const char *path)
 	return err;
 }
 
+/* --base: a policy keylime would accept, merged in; anything else refused before a file is read. */
+static int add_base(struct attest_policy *pol, const char *file, bool log_alg_given, int hash_algo)
+{
+	struct attest_policy *base = NULL;
+	FILE *f = fopen(file, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int err = 0;
+
+	if (!f) {
+		cli_say("policy", "%s: %s", file, strerror(errno));
+		return -errno;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *n = realloc(buf, cap = cap ? 2 * cap : 65536);
+
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = n;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+
+		len += got;
+		if (!got) {
+			err = ferror(f) ? -EIO : 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (err)
+		cli_say("policy", "%s: cannot read: %s", file, strerror(-err));
+	else
+		err = attest_policy_read(buf, len, file, &cli_log, &base);
+	if (!err)
+		err = attest_policy_merge(pol, base, log_alg_given, hash_algo, file, &cli_log);
+	attest_policy_free(base);
+	free(buf);
+	return err;
+}
+
 /* Writes to @output (NULL: standard output) as every command does: a reader sees old or new. */
 static int write_policy(const struct attest_policy *pol, const char *output)
 {
@@ -188,6 +236,9 @@ static int policy_keylime(int argc, char **argv)
 	unsigned int ntrust = 0, nexcl = 0;
 	const struct imastream_hash_info *info = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
 	bool use_record = false, source_given = false; /* --rpmdb or --record: one of them */
+	bool log_alg_given = false;
+	const char *base_file = NULL;
+	char boot_id[IMS_BOOT_ID_LEN + 1];
 	struct attest_policy *pol = NULL;
 	struct attest_source src = { 0 };
 	char root_abs[PATH_MAX];
@@ -224,6 +275,7 @@ static int policy_keylime(int argc, char **argv)
 				return cli_usage_error("policy", "%s %s: keylime takes %s", p.spelled, p.arg,
 						       ATTEST_LOG_HASH_ALGS);
 			log_alg = p.arg;
+			log_alg_given = true;
 			break;
 		case CLI_OPT_TRUST:
 			if (ntrust == MAX_TRUST)
@@ -245,6 +297,9 @@ static int policy_keylime(int argc, char **argv)
 			break;
 		case CLI_OPT_OUTPUT:
 			output = p.arg;
+			break;
+		case CLI_OPT_BASE:
+			base_file = p.arg;
 			break;
 		case CLI_OPT_VERBOSE:
 			cli_set_verbose(1);
@@ -282,6 +337,14 @@ static int policy_keylime(int argc, char **argv)
 			attest_policy_free(pol);
 			return CLI_USAGE;
 		}
+	if (base_file && add_base(pol, base_file, log_alg_given, info->algo)) {
+		attest_policy_free(pol);
+		return CLI_FAILED;
+	}
+	if (ims_boot_id(boot_id, &cli_log)) {
+		attest_policy_free(pol);
+		return CLI_FAILED;
+	}
 	src.root = root_abs;
 	src.prefix = prefix;
 	src.hash_algo = info->algo;
@@ -299,6 +362,8 @@ static int policy_keylime(int argc, char **argv)
 	}
 	err = use_record ? attest_source_record(&src, argv + first, argc - first) :
 			   attest_source_rpmdb(&src, argv + first, argc - first);
+	if (!err)
+		err = attest_source_boot(&src, boot_id);
 	if (err)
 		goto out;
 	if (mutable && attest_mutable_apply(mutable, pol, src.rootfd, prefix, src.hasher,
@@ -309,9 +374,10 @@ static int policy_keylime(int argc, char **argv)
 	if (write_policy(pol, output))
 		goto out;
 	cli_say("policy",
-		"%s: %lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out",
+		"%s: %lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out; "
+		"%lu replaced this boot",
 		root_abs, src.packages, src.packages == 1 ? "" : "s", src.files,
-		attest_policy_paths(pol), info->name, src.hashed, src.unreadable);
+		attest_policy_paths(pol), info->name, src.hashed, src.unreadable, src.boot_digests);
 	ret = src.unreadable ? CLI_FAILED : CLI_OK;
 out:
 	if (src.rootfd >= 0)

@@ -95,6 +95,8 @@ static const struct cli_option vocabulary[] = {
 	  "paths matching REGEX (POSIX extended, from the start)\nare not judged (repeatable)" },
 	{ CLI_OPT_PATH_PREFIX, 0, "path-prefix", required_argument, "DIR",
 	  "where the attested system sees the root (default /)" },
+	{ CLI_OPT_BASE, 0, "base", required_argument, "POLICY",
+	  "a keylime runtime policy whose digests, excludes,\nkeyrings and keys are merged in" },
 	{ CLI_OPT_POLICY, 0, "policy", required_argument, "FILE",
 	  "a keylime runtime policy (JSON)" },
 	{ CLI_OPT_MEASUREMENTS, 0, "log", required_argument, "FILE",

@@ -8,6 +8,7 @@
 #include "common/private.h"
 #include "imastream/hash.h"
 #include "imastream/hooks.h"
+#include "installer/sink_boot_record.h"
 #include "installer/sink_record.h"
 
 int ims_sink_record_open(struct ims_sink_record *r, int rootfd, const char *root, bool rpmdb,
@@ -53,7 +54,10 @@ int ims_sink_record_commit(struct ims_sink_record *r, int rootfd, const char *na
 
 	if (!r->pkg)
 		return 0;
-	err = ims_record_pkg_write(r->all, rootfd, r->pkg);
+	/* What this upgrade replaces may be in this boot's measurement list already. */
+	err = ims_install_boot_record(r->all, rootfd, name, log);
+	if (!err)
+		err = ims_record_pkg_write(r->all, rootfd, r->pkg);
 	/* An upgrade: what the old version had and this one lacks goes after the renames. */
 	ims_dropped_clear(&r->dropped);
 	if (!err)

@@ -38,6 +38,7 @@
 #include "common/private.h"
 #include "imastream/chain.h"
 #include "plugin/core/driver.h"
+#include "plugin/rpm/replaced_digests.h"
 #include "plugin/rpm/owners.h"
 #include "plugin/rpm/rpmplugin-compat.h"
 
@@ -529,6 +530,9 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 			" (set %_imastream_no_xattr_support skip to install anyway)", &a->log);
 	if (!err)
 		err = ims_probe_root_verity(&a->cfg, a->txn.root, &a->log);
+	/* What this transaction replaces may be in this boot's measurement list already. */
+	if (!err && !(tf & RPMTRANS_FLAG_TEST))
+		err = ims_rpm_boot_record(ts, a->rootfd, &a->log);
 	/* Only for the transaction: no thread of ours lives in dnf between transactions.
 	 * Started before the chain's tsm_pre, whose post a failure here would skip. */
 	if (!err && a->sign_ahead && !(tf & RPMTRANS_FLAG_TEST))
