@@ -12,7 +12,7 @@
  *           clean-up (not the tools' lock and state files)
  *   db      a write(2)/pwrite(2)/fsync/fdatasync of rpm's sqlite database (rpmdb.sqlite
  *           and its -wal or -journal; not -shm, the index every reader writes) or
- *           imastream's state (var/lib/imastream): the commit
+ *           imastream's state (var/lib/imastream, not its per-boot record): the commit
  * The whole process stops (SIGSTOP) before the marker leaves, so that no other thread
  * writes anything after the point; a child writes the marker once the process shows
  * stopped, and the host's SIGKILL of qemu ends it all. Without CUT_AT it does nothing.
@@ -93,7 +93,10 @@ static int is_db(const char *path)
 
 	if (db)
 		return strcmp(db + 13, "-shm") != 0;
-	return strstr(path, "/var/lib/imastream/") != NULL;
+	/* Not the per-boot record of replaced digests: written before the first file, it
+	 * would move every point of the commit. */
+	return strstr(path, "/var/lib/imastream/") != NULL &&
+	       strstr(path, "/var/lib/imastream/boot/") == NULL;
 }
 
 /* Stops the process at the point: the child says so once the parent is stopped. */
