@@ -18,6 +18,7 @@
 #include "imastream/entry.h"
 #include "imastream/hash.h"
 #include "imastream/rpmdb.h"
+#include "installed/paths.h"
 
 /*
  * The record, one file a root, replaced whole (written beside, fsync'd, renamed):
@@ -42,23 +43,7 @@ struct imastream_accepted {
 /* Opens (creating when @create) ROOT/var/lib/imastream, never through a symlink. */
 static int open_state_dir(int rootfd, bool create)
 {
-	char buf[] = STATE_DIR;
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c && fd >= 0;
-	     c = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (next < 0 && errno == ENOENT && create &&
-		    !(mkdirat(fd, c, 0755) && errno != EEXIST))
-			next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int err = errno;
-
-		close(fd);
-		errno = err;
-		fd = next;
-	}
-	return fd < 0 ? -errno : fd;
+	return ims_open_dir_below(rootfd, STATE_DIR, create, NULL);
 }
 
 /* Reads the small regular file @name of @dirfd whole, NUL-terminated.  -ENOENT if absent. */
