@@ -164,6 +164,9 @@ static int open_special(int rootfd, struct ims_installed *in, rpmfi fi, struct i
 	ssize_t n;
 	int fd;
 
+	/* "/" itself (Fedora's filesystem package owns it): rpm keeps it as "/" + "". */
+	if (!*base)
+		base = ".";
 	fd = openat(in->dirfd, base,
 		    (S_ISDIR(want) ? O_RDONLY | O_DIRECTORY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && S_ISDIR(want) && (errno == ENOTDIR || errno == ELOOP))

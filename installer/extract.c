@@ -73,6 +73,17 @@ const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extra
 	return &x->sink;
 }
 
+int ims_extract_set_root_meta(struct imastream_extract *x, mode_t mode, uid_t uid, gid_t gid)
+{
+	const char *pkg = x->pkg ? x->pkg : "(no package)";
+
+	if (!(x->flags & IMASTREAM_EXTRACT_NO_CHOWN) && fchown(x->rootfd, uid, gid))
+		return ims_err(x->log, -errno, "%s: /: chown of the root: %m", pkg);
+	if (fchmod(x->rootfd, mode & 07777))
+		return ims_err(x->log, -errno, "%s: /: chmod of the root: %m", pkg);
+	return 0;
+}
+
 int imastream_extract_get_stats(const struct imastream_extract *x, struct imastream_extract_stats *st)
 {
 	int err;

@@ -27,6 +27,13 @@ const struct imastream_entry_sink *ims_extract_sink(const struct imastream_extra
  */
 int ims_extract_set_nevra(struct imastream_extract *x, const char *nevra);
 /*
+ * The owner and mode a package gives "/" itself (Fedora's filesystem package owns it),
+ * set on the root as rpm sets them on a directory that exists; the owner only when the
+ * extractor may chown.  The root is never created, labelled, recorded or removed.
+ * Return: 0, or the error said in one line.
+ */
+int ims_extract_set_root_meta(struct imastream_extract *x, mode_t mode, uid_t uid, gid_t gid);
+/*
  * Whether the extractor takes an entry of type @mode & S_IFMT: a regular file, a
  * directory, a symlink, a character or block device or a FIFO (never a socket).  A
  * package reader asks it of every entry its header lists, to refuse the package before

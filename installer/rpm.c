@@ -131,6 +131,15 @@ static int on_entry(struct pkgread *r, int fx, int *first, bool *open_ret)
 	e.mode = rpmfilesFMode(r->files, fx);
 	e.uid = ims_ids_user(&r->ids, rpmfilesFUser(r->files, fx), r->name, r->log);
 	e.gid = ims_ids_group(&r->ids, rpmfilesFGroup(r->files, fx), r->name, r->log);
+	if (ims_rpm_is_root(fn)) {
+		/* The root exists already: only its mode and owner, set before the commit. */
+		r->owns_root = true;
+		r->root_mode = e.mode;
+		r->root_uid = e.uid;
+		r->root_gid = e.gid;
+		free(fn);
+		return 0;
+	}
 	e.mtime = rpmfilesFMtime(r->files, fx);
 	e.rdev = rpmfilesFRdev(r->files, fx);
 	e.index = (unsigned int)fx;
@@ -433,6 +442,8 @@ int imastream_install_rpm(struct imastream_extract *x, int fd, const char *name,
 			goto out;
 	}
 	err = extract_payload(&r, pfd);
+	if (!err && r.owns_root)
+		err = ims_extract_set_root_meta(x, r.root_mode, r.root_uid, r.root_gid);
 	if (!err) {
 		begun = false;
 		err = imastream_extract_commit(x);

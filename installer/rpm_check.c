@@ -17,6 +17,11 @@ bool ims_rpm_is_ghost(struct pkgread *r, int fx)
 	return rpmfilesFFlags(r->files, fx) & RPMFILE_GHOST;
 }
 
+bool ims_rpm_is_root(const char *path)
+{
+	return path[0] == '/' && !path[strspn(path, "/")];
+}
+
 /* Every entry's path below the root, in @paths (path → entry): refused or duplicate ones said. */
 static int index_paths(struct pkgread *r, struct ims_strmap *paths)
 {
@@ -27,6 +32,14 @@ static int index_paths(struct pkgread *r, struct ims_strmap *paths)
 
 		if (!fn)
 			return -ENOMEM;
+		if (ims_rpm_is_root(fn)) {
+			free(fn);
+			/* Fedora's filesystem package owns "/": a directory, or nothing rpm takes. */
+			if (!S_ISDIR(rpmfilesFMode(r->files, fx)) || ims_rpm_is_ghost(r, fx))
+				return file_err(r, fx, -EINVAL,
+						"refused: the root itself, not as a directory");
+			continue;
+		}
 		err = ims_path_relative(fn, &rel, &why);
 		if (!err)
 			err = ims_strmap_add(paths, rel, fx);

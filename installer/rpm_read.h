@@ -31,6 +31,12 @@ struct pkgread {
 	struct ims_ids ids;	/* owner names, from the root's etc/passwd and etc/group */
 	uint8_t *delivered;	/* per header entry: returned by the archive reader */
 	char last_rpm_msg[256]; /* librpm's last message, to explain its failures */
+
+	/* The package lists "/" itself (owns_root): the root's mode and owner. */
+	bool owns_root;
+	mode_t root_mode;
+	uid_t root_uid;
+	gid_t root_gid;
 };
 
 /* One line about header entry @fx, as every policy refusal is reported. */
@@ -45,6 +51,8 @@ struct pkgread {
 
 /* Whether header entry @fx is a %ghost (rpm_check.c). */
 bool ims_rpm_is_ghost(struct pkgread *r, int fx);
+/* Whether @path names the root itself ("/"), which a package may own (rpm_check.c). */
+bool ims_rpm_is_root(const char *path);
 /* Checks every header entry before anything is written; returns the content total (rpm_check.c). */
 int ims_rpm_check_files(struct pkgread *r, int rootfd, uint64_t *total_ret);
 
