@@ -333,9 +333,14 @@ check rollout:runs-dnf "" dnf --version
 # transaction (rpm -U below) maps the new one, which the kernel measures.
 plugin=$(cat ./plugin-path)
 check plugin-upgraded:install-1 "" rpm -i ./imastream-plugin-live-1-1.x86_64.rpm
+# An executable %config file runs under the exec policy (appraise_type=imasig) with a
+# digest: the kernel takes a digest under a verified EVM portable signature.
+check plugin-upgraded:config-program-digest "ima: digest, evm: portable signature" imastream verify --evm require --trust /etc/keys/ima /etc/imastream-live-hook
+check plugin-upgraded:config-program-runs "hook 1" /etc/imastream-live-hook
 check plugin-upgraded:upgrade-itself "" rpm -U ./imastream-plugin-live-2-1.x86_64.rpm
 check plugin-upgraded:new-labelled "$plugin: OK" imastream verify --evm require --trust /etc/keys/ima "$plugin"
 check plugin-upgraded:new-is-2 "imastream-plugin-live 2" tail -c 40 "$plugin"
+check plugin-upgraded:config-program-upgraded "hook 2" /etc/imastream-live-hook
 # Version 1 keeps running through its upgrade: it prints once /run/go exists, from the
 # library it mapped before.
 live-hello wait /run/go >/run/old.out 2>&1 &
