@@ -4,8 +4,10 @@
 #
 # Usage: bench_policy_peer.sh [DATA]   (DATA: default bench/data/policy-peer)
 # DATA/steps names the steps, one a line: STEP SET LIST ENTRIES TAMPERED
-#   SET       a folder of DATA holding the two policies made from one tree:
-#             keylime.json (keylime's --rootfs) and imastream.json (ours, --rpmdb)
+#   SET       a folder of DATA holding the policies (policy-peer-set.sh), xz-compressed:
+#             keylime.json.xz (keylime's --rootfs), imastream.json.xz (ours, --rpmdb),
+#             and where the set has one, keylime-key.json.xz (keylime's --rootfs with
+#             the system's signing certificate)
 #   LIST      an ascii measurement list of DATA, xz-compressed
 #   ENTRIES   how many first entries of LIST the step is (a list taken earlier in the
 #             same boot is the start of a later one), or "all"
@@ -38,8 +40,9 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/imastream-bench-policy-peer.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-series_keylime="keylime-policy create runtime --rootfs"
-series_ours="imastream policy keylime --rpmdb"
+declare -A series=([keylime]="keylime-policy create runtime --rootfs"
+	[keylime-key]="keylime-policy ... --rootfs --add-ima-signature-verification-key"
+	[imastream]="imastream policy keylime --rpmdb")
 
 # verdicts_ours POLICY LIST OUT: "N PASS|FAIL PATH" per entry, from attest check.
 verdicts_ours() {
@@ -71,26 +74,31 @@ counts() {
 
 disagree=0
 declare -A fp caught passed
-printf '%-22s %-40s %7s %6s %6s %6s\n' step policy entries FP caught missed >"$work/table"
+printf '%-22s %-66s %7s %6s %6s %6s\n' step policy entries FP caught missed >"$work/table"
 while read -r step set list entries tampered; do
 	case $step in '' | '#'*) continue ;; esac
-	for f in "$data/$set/keylime.json" "$data/$set/imastream.json" "$data/$list"; do
-		[ -r "$f" ] || { echo "bench-policy-peer: step $step: $f: cannot read it" >&2; exit 1; }
+	[[ $entries =~ ^(all|[0-9]+)$ ]] && [ -n "$tampered" ] || { echo "bench-policy-peer: $data/steps: step $step: not STEP SET LIST ENTRIES TAMPERED (ENTRIES a count or all)" >&2; exit 1; }
+	whos=()
+	for who in keylime keylime-key imastream; do
+		f=$data/$set/$who.json.xz
+		[ -e "$f" ] || [ $who = keylime-key ] || { echo "bench-policy-peer: step $step: $f: no such file" >&2; exit 1; }
+		[ -e "$f" ] || continue
+		xz -dc "$f" >"$work/$who.json" || { echo "bench-policy-peer: step $step: $f: not xz" >&2; exit 1; }
+		whos+=("$who")
 	done
+	[ -r "$data/$list" ] || { echo "bench-policy-peer: step $step: $data/$list: cannot read it" >&2; exit 1; }
 	xz -dc "$data/$list" >"$work/list" || { echo "bench-policy-peer: step $step: $list: not xz" >&2; exit 1; }
 	if [ "$entries" != all ]; then
 		head -n "$entries" "$work/list" >"$work/part" && mv "$work/part" "$work/list"
 		[ "$(wc -l <"$work/list")" = "$entries" ] || { echo "bench-policy-peer: step $step: $list has fewer than $entries entries" >&2; exit 1; }
 	fi
-	for who in keylime imastream; do
-		verdicts_ours "$data/$set/$who.json" "$work/list" "$work/$who.ours"
+	for who in "${whos[@]}"; do
+		verdicts_ours "$work/$who.json" "$work/list" "$work/$who.ours"
 		read -r n fp["$who"] caught["$who"] missed passed["$who"] < <(counts "$work/$who.ours" "$tampered")
-		series=$series_ours
-		[ $who = keylime ] && series=$series_keylime
 		echo "$step $who $n ${fp[$who]} ${caught[$who]} $missed"
-		printf '%-22s %-40s %7d %6d %6d %6d\n' "$step" "$series" "$n" "${fp[$who]}" "${caught[$who]}" "$missed" >>"$work/table"
+		printf '%-22s %-66s %7d %6d %6d %6d\n' "$step" "${series[$who]}" "$n" "${fp[$who]}" "${caught[$who]}" "$missed" >>"$work/table"
 		if [ -n "${KEYLIME_SRC:-}" ]; then
-			verdicts_keylime "$data/$set/$who.json" "$work/list" "$work/$who.keylime"
+			verdicts_keylime "$work/$who.json" "$work/list" "$work/$who.keylime"
 			if ! diff "$work/$who.ours" "$work/$who.keylime" >"$work/diff"; then
 				echo "bench-policy-peer: step $step, policy $who.json: keylime's verdicts differ from attest check's:" >&2
 				head -n 10 "$work/diff" >&2
@@ -98,20 +106,26 @@ while read -r step set list entries tampered; do
 			fi
 		fi
 	done
-	# The CSV: counts, and keylime's over ours (ours is never zero in these panels; the
-	# false positives are the untampered entries not passed).
-	bench_csv_count "untampered entries passed" "$step" "$series_ours" "${passed[imastream]}"
-	bench_csv_count "untampered entries passed" "$step" "$series_keylime" "${passed[keylime]}" "${passed[imastream]}"
+	# The CSV: counts, and each keylime policy's over ours (ours is never zero in these
+	# panels; the false positives are the untampered entries not passed).
+	bench_csv_count "untampered entries passed" "$step" "${series[imastream]}" "${passed[imastream]}"
+	for who in "${whos[@]}"; do
+		[ "$who" = imastream ] ||
+			bench_csv_count "untampered entries passed" "$step" "${series[$who]}" "${passed[$who]}" "${passed[imastream]}"
+	done
 	if [ "$tampered" != - ] && [ "${caught[imastream]}" -gt 0 ]; then
-		bench_csv_count "tampered files caught" "$step" "$series_ours" "${caught[imastream]}"
-		bench_csv_count "tampered files caught" "$step" "$series_keylime" "${caught[keylime]}" "${caught[imastream]}"
+		bench_csv_count "tampered files caught" "$step" "${series[imastream]}" "${caught[imastream]}"
+		for who in "${whos[@]}"; do
+			[ "$who" = imastream ] ||
+				bench_csv_count "tampered files caught" "$step" "${series[$who]}" "${caught[$who]}" "${caught[imastream]}"
+		done
 	fi
 done <"$data/steps"
 echo
 cat "$work/table"
 if [ -n "${KEYLIME_SRC:-}" ]; then
 	[ $disagree = 0 ] || exit 1
-	echo "keylime's own verifier code gave every entry of every step the verdict attest check gave, with both policies"
+	echo "keylime's own verifier code gave every entry of every step the verdict attest check gave, with every policy"
 else
 	echo "(KEYLIME_SRC unset: judged by attest check alone; with it, keylime's verifier code judges the same lists)"
 fi
