@@ -5,10 +5,15 @@
 # Usage: policy-peer-set.sh TREE OUT EXCLUDES LIST...
 #   TREE      the installed root, as it is before its first boot (where keylime's docs
 #             have a user run its generator) with its rpm database
-#   OUT       the set's folder: keylime.json, imastream.json, origin (what was cut)
+#   OUT       the set's folder: keylime.json.xz, imastream.json.xz (and with
+#             POLICY_PEER_CERT keylime-key.json.xz), origin (what was cut)
 #   EXCLUDES  one regular expression a line (# comments), given to both generators:
 #             keylime-policy -e FILE, policy keylime --exclude RE
 #   LIST      measurement lists (ascii, or xz-compressed) taken on systems of TREE
+# POLICY_PEER_CERT=FILE: a third policy, keylime's --rootfs with the same digests and
+# --add-ima-signature-verification-key FILE (files that key signed pass).
+# POLICY_PEER_OURS=FILE: ours is FILE, made elsewhere (on the running system when the
+# list was taken), not policy keylime --rpmdb of TREE.
 # Needs KEYLIME_SRC (a checkout of keylime's public source; KEYLIME_PYTHON imports its
 # dependencies) and top_builddir (default build/default). A path no list names can
 # change no verdict of those lists (a policy is looked up by path), so both policies
@@ -24,7 +29,7 @@ tree=$1 out=$2 excludes=$3
 shift 3
 [ -d "$tree/var/lib/rpm" ] || die "$tree: no rpm database under it"
 [ -r "$excludes" ] || die "$excludes: cannot read it"
-[ -n "${KEYLIME_SRC:-}" ] && [ -d "$KEYLIME_SRC/keylime" ] || die "KEYLIME_SRC must name a keylime checkout"
+[ -d "${KEYLIME_SRC:-}/keylime" ] || die "KEYLIME_SRC must name a keylime checkout"
 [ -x "$bin" ] || die "build first ($bin missing)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/imastream-policy-peer-set.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -39,19 +44,32 @@ done | awk '{ print $5 }' | LC_ALL=C sort -u | jq -R -n '[inputs | {(.): true}] 
 PYTHONPATH="$KEYLIME_SRC${PYTHONPATH:+:$PYTHONPATH}" "${KEYLIME_PYTHON:-python3}" -m keylime.cmd.keylime_policy \
 	create runtime --rootfs "$tree" --algo sha256 -e "$work/excludes" -o "$work/keylime.json" >"$work/keylime.log" 2>&1 ||
 	die "keylime-policy create runtime failed: $(tail -n 1 "$work/keylime.log")"
-# The tree's database is where the tree's own rpm keeps it, whatever this host's says.
-mkdir -p "$work/home" && echo '%_dbpath /var/lib/rpm' >"$work/home/.rpmmacros"
-HOME=$work/home "$bin" policy keylime --root "$tree" --rpmdb "${excl[@]}" --output "$work/imastream.json" 2>"$work/ours.log" ||
-	die "policy keylime --rpmdb failed: $(tail -n 1 "$work/ours.log")"
+whos="keylime imastream"
+if [ -n "${POLICY_PEER_CERT:-}" ]; then
+	PYTHONPATH="$KEYLIME_SRC${PYTHONPATH:+:$PYTHONPATH}" "${KEYLIME_PYTHON:-python3}" -m keylime.cmd.keylime_policy \
+		create runtime --rootfs "$tree" --algo sha256 -e "$work/excludes" \
+		--add-ima-signature-verification-key "$POLICY_PEER_CERT" -o "$work/keylime-key.json" >"$work/keylime.log" 2>&1 ||
+		die "keylime-policy create runtime with $POLICY_PEER_CERT failed: $(tail -n 1 "$work/keylime.log")"
+	whos="keylime keylime-key imastream"
+fi
+if [ -n "${POLICY_PEER_OURS:-}" ]; then
+	jq -e .digests "$POLICY_PEER_OURS" >/dev/null || die "$POLICY_PEER_OURS: not a policy"
+	cp "$POLICY_PEER_OURS" "$work/imastream.json"
+else
+	# The tree's database is where the tree's own rpm keeps it, whatever this host's says.
+	mkdir -p "$work/home" && echo '%_dbpath /var/lib/rpm' >"$work/home/.rpmmacros"
+	HOME=$work/home "$bin" policy keylime --root "$tree" --rpmdb "${excl[@]}" --output "$work/imastream.json" 2>"$work/ours.log" ||
+		die "policy keylime --rpmdb failed: $(tail -n 1 "$work/ours.log")"
+fi
 
 mkdir -p "$out"
 : >"$work/origin"
-for who in keylime imastream; do
+for who in $whos; do
 	# (The generator's timestamp would change the file at every run.)
-	jq -S --slurpfile names "$work/names.json" \
+	jq -S -c --slurpfile names "$work/names.json" \
 		'.digests |= with_entries(select($names[0][.key])) | del(.meta.timestamp)' \
-		"$work/$who.json" >"$out/$who.json"
-	echo "$who.json: $(jq '.digests | length' "$out/$who.json") of $(jq '.digests | length' "$work/$who.json") paths kept" >>"$work/origin"
+		"$work/$who.json" | xz -9 >"$out/$who.json.xz"
+	echo "$who.json: $(xz -dc "$out/$who.json.xz" | jq '.digests | length') of $(jq '.digests | length' "$work/$who.json") paths kept" >>"$work/origin"
 done
 mv "$work/origin" "$out/origin"
 cat "$out/origin"
