@@ -40,8 +40,8 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/imastream-bench-policy-peer.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-declare -A series=([keylime]="keylime-policy create runtime --rootfs"
-	[keylime-key]="keylime-policy ... --rootfs --add-ima-signature-verification-key"
+declare -A series=([keylime]="keylime-policy --rootfs"
+	[keylime-key]="keylime-policy --rootfs + signing key"
 	[imastream]="imastream policy keylime --rpmdb")
 
 # verdicts_ours POLICY LIST OUT: "N PASS|FAIL PATH" per entry, from attest check.
@@ -74,7 +74,7 @@ counts() {
 
 disagree=0
 declare -A fp caught passed
-printf '%-22s %-66s %7s %6s %6s %6s\n' step policy entries FP caught missed >"$work/table"
+printf '%-22s %-40s %7s %6s %6s %6s\n' step policy entries FP caught missed >"$work/table"
 while read -r step set list entries tampered; do
 	case $step in '' | '#'*) continue ;; esac
 	[[ $entries =~ ^(all|[0-9]+)$ ]] && [ -n "$tampered" ] || { echo "bench-policy-peer: $data/steps: step $step: not STEP SET LIST ENTRIES TAMPERED (ENTRIES a count or all)" >&2; exit 1; }
@@ -96,7 +96,7 @@ while read -r step set list entries tampered; do
 		verdicts_ours "$work/$who.json" "$work/list" "$work/$who.ours"
 		read -r n fp["$who"] caught["$who"] missed passed["$who"] < <(counts "$work/$who.ours" "$tampered")
 		echo "$step $who $n ${fp[$who]} ${caught[$who]} $missed"
-		printf '%-22s %-66s %7d %6d %6d %6d\n' "$step" "${series[$who]}" "$n" "${fp[$who]}" "${caught[$who]}" "$missed" >>"$work/table"
+		printf '%-22s %-40s %7d %6d %6d %6d\n' "$step" "${series[$who]}" "$n" "${fp[$who]}" "${caught[$who]}" "$missed" >>"$work/table"
 		if [ -n "${KEYLIME_SRC:-}" ]; then
 			verdicts_keylime "$work/$who.json" "$work/list" "$work/$who.keylime"
 			if ! diff "$work/$who.ours" "$work/$who.keylime" >"$work/diff"; then
