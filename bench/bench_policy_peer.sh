@@ -18,7 +18,7 @@
 #   caught / missed  TAMPERED paths with at least one entry refused / with none
 # With KEYLIME_SRC=DIR (a checkout of keylime's public source, not part of this
 # repository; KEYLIME_PYTHON, default python3, must import its dependencies), every list
-# is judged by keylime's own verifier code too (keylime-judge.py), with both policies, and
+# is judged by keylime's own verifier code too (keylime-judge.py), with every policy, and
 # each entry's verdict must be the one attest check gave: a difference is named and the
 # script exits 1. Prints one line per step and policy, "STEP SERIES ENTRIES FP CAUGHT
 # MISSED" (what tests/integration/test_policy_peer.sh compares), then a table; writes

@@ -8,6 +8,7 @@ import sys
 from keylime.common.algorithms import Hash
 from keylime.ima import file_signatures, ima
 
+# KEYLIME_JUDGE_DEBUG=1: each refused entry's line also names keylime's failure events.
 DEBUG = os.environ.get("KEYLIME_JUDGE_DEBUG")
 
 
@@ -34,7 +35,8 @@ def main(policy_path, list_path):
         )
         fields = line.split(" ")
         path = fields[4] if len(fields) > 4 else "?"
-        print(n, "FAIL" if failure.events else "PASS", path, *[e.event_id for e in failure.events] if DEBUG else [])
+        events = [e.event_id for e in failure.events] if DEBUG else []
+        print(n, "FAIL" if failure.events else "PASS", path, *events)
 
 
 if __name__ == "__main__":
