@@ -63,7 +63,7 @@ else
 fi
 
 mkdir -p "$out"
-: >"$work/origin"
+echo "# SPDX-License-Identifier: LGPL-2.1-or-later" >"$work/origin"
 for who in $whos; do
 	# (The generator's timestamp would change the file at every run.)
 	jq -S -c --slurpfile names "$work/names.json" \
