@@ -32,6 +32,11 @@
 #   tamper   the program changed on the disk image while the VM is off; enforce: refused
 #   measure  ima_appraise=log (the same policy measures, appraisal refuses nothing): the
 #            changed program runs, and attest check fails for exactly that file
+# IMASTREAM_LIVE_LISTS=DIR keeps, per kernel, what bench/bench_policy_peer.sh compares:
+# the root as the label boot left it (DIR/TAG-installed, the installed system a user
+# makes keylime's --rootfs policy from), and from the live, rotated and measure boots
+# the measurement list and policy keylime --rpmdb --trust of that moment
+# (DIR/TAG-BOOT.list, DIR/TAG-BOOT.policy.json).
 # The initramfs (live-init.sh) does what Debian's initramfs-tools does: modules, mount
 # the root, run its local-bottom scripts (ima-rollout's hook loads the keys, switches EVM
 # on, loads /etc/ima/ima-policy), switch_root to /sbin/init.
@@ -112,6 +117,10 @@ case ${IMASTREAM_LIVE_BREAK:-} in
 *) error "IMASTREAM_LIVE_BREAK=$IMASTREAM_LIVE_BREAK: unknown (plugin-off)" ;;
 esac
 echo "$plugin_path" >"$tmp/pkgs/plugin-path" || exit 99
+lists=${IMASTREAM_LIVE_LISTS:-}
+if [ -n "$lists" ]; then
+	mkdir -p "$lists" && lists=$(cd "$lists" && pwd) || error "IMASTREAM_LIVE_LISTS=$lists: cannot create it"
+fi
 
 # ---------- per kernel: its initramfs ----------
 # make_initramfs KERNEL OUT: busybox, live-init.sh as /init, the modules of the disk.
@@ -187,6 +196,7 @@ boot() {
 		"system up at $(sed -n 's/^BOOTED //p' "$tmp/$name.results") s${cut_line:+, cut at $cut_line}"
 	grep -h '^FIGURE ' "$tmp/$name.results" | sed "s/^FIGURE /test_kernel_live: $tag figure: /"
 	cat "$tmp/$name.results" >>"$tmp/results-$tag"
+	keep_lists "$name"
 	[ -z "$cut_line" ] || return 0
 	if [ "$rc" != 0 ] || ! grep -q '^DONE' "$tmp/$name.results"; then
 		echo "test_kernel_live: $tag $name: the job did not finish (qemu exit $rc); console tail:"
@@ -194,6 +204,22 @@ boot() {
 		cp "$tmp/$name.console" "./test_kernel_live-$tag-$name.console.log" 2>/dev/null
 		return 1
 	fi
+}
+
+# keep_lists NAME: with IMASTREAM_LIVE_LISTS, the list and policy boot NAME sent.
+keep_lists() {
+	local f
+	[ -n "$lists" ] || return 0
+	for f in list policy.json; do
+		grep -q "^FILE keep-$f " "$tmp/$1.results" || continue
+		sed -n "s/^FILE keep-$f //p" "$tmp/$1.results" >"$lists/$tag-$1.$f"
+	done
+}
+# keep_tree: with IMASTREAM_LIVE_LISTS, the stopped disk's root copied out.
+keep_tree() {
+	[ -n "$lists" ] || return 0
+	rm -rf "$lists/$tag-installed" && mkdir -p "$lists/$tag-installed" &&
+		debugfs -R "rdump / $lists/$tag-installed" "$disk" >/dev/null 2>&1
 }
 
 # job NAME: a job folder with job.sh from standard input.
@@ -232,6 +258,14 @@ tamper_disk() {
 cat >"$tmp/live-lib.sh" <<'LIB'
 . ./guest-lib.sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# keep_send: with IMASTREAM_LIVE_LISTS (./keep-lists), sends the measurement list and
+# the policy of this moment, made as docs/SETUP.md says (--rpmdb --trust), to the host.
+keep_send() {
+	[ -e ./keep-lists ] || return 0
+	imastream policy keylime --root / --rpmdb --trust /etc/keys/imastream/ima.crt --output /run/keep.json
+	send_file keep-list /sys/kernel/security/ima/ascii_runtime_measurements
+	send_file keep-policy.json /run/keep.json
+}
 # refusals_since MARK: the kernel's integrity refusals logged after dmesg line MARK.
 refusals_since() {
 	dmesg | tail -n +"$(($1 + 1))" | grep -o 'op=appraise_data cause=[^ ]* comm="[^"]*" name="[^"]*"' |
@@ -399,6 +433,7 @@ check attest:upgrade-spanning "replaced this boot" sh -c '
 	imastream policy keylime --root / --rpmdb --output /run/digests.json || exit 1
 	imastream attest check --policy /run/digests.json --log $log >/run/digests.out 2>&1
 	! grep -E "^/usr/(bin/live-hello|lib/liblive[.]so[.]1): FAIL" /run/digests.out'
+keep_send
 # kill -9 of rpm in the middle of its renames: every file of version 4 was written,
 # labelled and signed under its temp name; the %config file and the program are at
 # their final names, the library still beside its own; the database says version 3.
@@ -459,6 +494,7 @@ check key-rotation:runs-program "live 5" live-hello
 check key-rotation:runs-rpm "imastream-live-5" rpm -q imastream-live
 check key-rotation:runs-dnf "" dnf --version
 check key-rotation:signed-by-new "$new" sh -c 'getfattr -e hex -n security.ima /usr/bin/live-hello /usr/bin/rpm 2>/dev/null | grep -c "=0x030204$0" | grep -x 2 >/dev/null && echo "$0"' "$new"
+keep_send
 JOB
 job tamper <<'JOB'
 . ./live-lib.sh
@@ -485,6 +521,7 @@ if [ $rc = 1 ] && [ "$fails" = 1 ] && grep -q '^/usr/bin/live-hello: FAIL: ' /ru
 else
 	report tamper-refused:attest-fails FAIL "exit $rc, $fails failures: $(grep ': FAIL: ' /run/attest.out | head -n 2)"
 fi
+keep_send
 JOB
 
 # ---------- per kernel ----------
@@ -511,6 +548,9 @@ for kernel in "${kernels[@]}"; do
 	cp "$tmp/ima.key" "$tmp/ima.crt" "$tmp/job-setup/" &&
 		cp "$srcdir/docs/ima-policy-exec" "$tmp/job-setup/ima-policy" || exit 99
 	for j in setup label live killed powercut rotate rotated tamper measure; do cp "$tmp/live-lib.sh" "$tmp/job-$j/"; done
+	for j in live rotated measure; do
+		if [ -n "$lists" ]; then touch "$tmp/job-$j/keep-lists"; else rm -f "$tmp/job-$j/keep-lists"; fi
+	done
 	(umask 077; openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 \
 		-subj "/CN=live $tag rotated" -addext subjectKeyIdentifier=hash \
 		-keyout "$tmp/job-rotate/new.key" -out "$tmp/job-rotate/new.crt" >/dev/null 2>&1) ||
@@ -523,6 +563,7 @@ for kernel in "${kernels[@]}"; do
 	booted=$((booted + 1))
 	boot setup "" &&
 		boot label "ima_appraise=fix evm=fix ima_template=ima-sig" &&
+		keep_tree &&
 		boot live "ima_appraise=enforce ima_template=ima-sig" &&
 		boot killed "ima_appraise=enforce ima_template=ima-sig" &&
 		power_cuts "ima_appraise=enforce ima_template=ima-sig" &&
