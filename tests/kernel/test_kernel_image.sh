@@ -336,6 +336,7 @@ quote_stages() {
 	local tag=$1 nonce=$2 want=$3 n=$2 log=$tmp/$tag.ima-after out why=""
 	if ! tpmq_decode "$tmp/quote-$tag"; then
 		report quote-verified:quote FAIL "the guest sent no quote"
+		report boot-measured-whole:boot-aggregate FAIL "no quote to check boot_aggregate against"
 		return
 	fi
 	[ "${IMASTREAM_IMAGE_BREAK:-}" != quote-verified ] || n=00$nonce
