@@ -333,7 +333,8 @@ boot_kernel() {
 # other; the first list is where the quoted one begins, so the quote's PCRs 0-9 vouch
 # for its boot_aggregate (boot-measured-whole); then the refusals.
 quote_stages() {
-	local tag=$1 nonce=$2 want=$3 n=$2 log=$tmp/$tag.ima-after out why=""
+	local tag=$1 nonce=$2 want=$3 n=$2 out why=""
+	local log=$tmp/$tag.ima-after
 	if ! tpmq_decode "$tmp/quote-$tag"; then
 		report quote-verified:quote FAIL "the guest sent no quote"
 		report boot-measured-whole:boot-aggregate FAIL "no quote to check boot_aggregate against"
