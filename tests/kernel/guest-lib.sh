@@ -186,3 +186,61 @@ send_file() {
 	report "$1-sent" PASS "$(wc -l <"/tmp/send.$1") lines of $2"
 	rm -f "/tmp/send.$1"
 }
+
+# tpm_quote NONCE DIR: with tpm2-tools' tpm2 (in PATH) through the kernel's resource
+# manager, an attestation key (RSA, rsassa) under the TPM's endorsement key and a quote
+# of PCRs 0-10 of the sha256 bank with NONCE (hex) from the host, into DIR: q.msg, q.sig,
+# q.pcrs, ak.pem; and the measurement lists the quote covers, DIR/ascii, DIR/binary and,
+# where the kernel has one, DIR/binary-sha256. The lists are read before the quote and
+# the ascii one again after it, until the two agree: anything measured meanwhile (a
+# program's first run) would leave a list longer than the quote covers. Reports
+# guest-quoted.
+tpm_quote() {
+	q_nonce=$1 q_dir=$2 q_try=0
+	q_ima=/sys/kernel/security/ima
+	mkdir -p "$q_dir" || return 1
+	export TPM2TOOLS_TCTI=device:/dev/tpmrm0
+	if ! (cd "$q_dir" && tpm2 createek -c ek.ctx -G rsa -u ek.pub &&
+		tpm2 createak -C ek.ctx -c ak.ctx -G rsa -g sha256 -s rsassa -u ak.pem -f pem) >"$q_dir/log" 2>&1; then
+		report guest-quoted FAIL "tpm2 createek/createak: $(tail -n 2 "$q_dir/log")"
+		return 1
+	fi
+	while :; do
+		cp "$q_ima/ascii_runtime_measurements" "$q_dir/ascii" &&
+			cp "$q_ima/binary_runtime_measurements" "$q_dir/binary" || return 1
+		# Kernels with a list per bank (6.10 and later) have the sha256 template hashes too.
+		[ ! -e "$q_ima/binary_runtime_measurements_sha256" ] ||
+			cp "$q_ima/binary_runtime_measurements_sha256" "$q_dir/binary-sha256" || return 1
+		if ! (cd "$q_dir" && tpm2 quote -c ak.ctx -l sha256:0,1,2,3,4,5,6,7,8,9,10 -q "$q_nonce" \
+			-g sha256 -m q.msg -s q.sig -o q.pcrs) >>"$q_dir/log" 2>&1; then
+			report guest-quoted FAIL "tpm2 quote: $(tail -n 2 "$q_dir/log")"
+			return 1
+		fi
+		# (Through a pipe: GNU cmp takes regular files of different sizes for different,
+		# and securityfs says 0 bytes.)
+		cat "$q_ima/ascii_runtime_measurements" | cmp -s - "$q_dir/ascii" && break
+		q_try=$((q_try + 1))
+		if [ $q_try -ge 3 ]; then
+			report guest-quoted FAIL "the list grew during each of 3 quotes"
+			return 1
+		fi
+	done
+	report guest-quoted PASS "tpm2 quote with the host's nonce, $(wc -l <"$q_dir/ascii") entries, $((q_try + 1)) quote(s)"
+}
+
+# tpm_send DIR LIST [binary]: sends tpm_quote's DIR to the host: the quote's binary files
+# as hex lines (send_file sends text; tpm-quote-lib.sh turns them back), ak.pem, the
+# ascii list as LIST, and with "binary" the binary lists as hex, LIST-binary.hex and
+# LIST-binary-sha256.hex.
+tpm_send() {
+	for q_f in q.msg q.sig q.pcrs; do
+		od -An -v -tx1 "$1/$q_f" >"$1/$q_f.hex" && send_file "$q_f.hex" "$1/$q_f.hex"
+	done
+	send_file ak.pem "$1/ak.pem"
+	send_file "$2" "$1/ascii"
+	[ "${3:-}" = binary ] || return 0
+	for q_f in binary binary-sha256; do
+		[ -e "$1/$q_f" ] || continue
+		od -An -v -tx1 "$1/$q_f" >"$1/$q_f.hex" && send_file "$2-$q_f.hex" "$1/$q_f.hex"
+	done
+}

@@ -9,18 +9,30 @@
 # image is owned by an rpm package (rpm's database aside); imastream verify --rpmdb
 # passes every file, EVM portable signatures required; /sbin/init is systemd.
 # One boot per kernel (ima_appraise=enforce ima_template=ima-sig ima_hash=sha256, EVM
-# 0x80000002 from the hook), with one program changed on the disk beforehand. The job,
-# run by a systemd unit once multi-user.target is reached, sends the measurement list,
-# maps every executable and library executable (mapexec.c: the kernel appraises each as
-# for the loader), runs every program of /usr/bin with --version, an unlabelled copy
-# and the changed program (both must be refused), and sends the list again. Stages:
+# 0x80000002 from the hook), with one program changed on the disk beforehand and a
+# private swtpm as the machine's TPM (tpm-quote-lib.sh). The job, run by a systemd unit
+# once multi-user.target is reached, sends the measurement list, maps every executable
+# and library executable (mapexec.c: the kernel appraises each as for the loader), runs
+# every program of /usr/bin with --version, an unlabelled copy and the changed program
+# (both must be refused), then quotes PCRs 0-10 with the image's own tpm2-tools and the
+# host's nonce (guest-lib.sh's tpm_quote) and sends the quote, its attestation key and
+# the list it covers. Stages:
 #   boot-measured-whole  the first list against policy keylime --rpmdb of the image
 #                        (digests only, no signing key trusted): zero failed entries,
-#                        beyond the excludes of rpm-image-excludes.txt
+#                        beyond the excludes of rpm-image-excludes.txt; it begins the
+#                        quoted list, whose boot_aggregate the quote's PCRs 0-9 confirm
 #   all-programs-run     nothing refused but the two controls, which are refused
 #   tampered-file-named  the second list fails in exactly one entry, the changed program
+#   quote-verified       attest check of the quoted list against the quote and the
+#                        policy: the quote verifies, the list replays, and the policy
+#                        fails the two controls alone; tpm2_checkquote agrees
+#   log-truncated-refused, log-edited-refused, wrong-nonce-refused  as test_kernel_tpm.sh
 # IMASTREAM_IMAGE_BREAK=unowned-read: the job writes a file no package owns and reads it
-# as root before the first list is sent, so that boot-measured-whole fails naming it.
+# as root before the first list is sent, so that boot-measured-whole fails naming it;
+# =quote-verified: the host checks the quote with a nonce the guest did not use.
+# IMASTREAM_IMAGE_KERNELS=first (the default, make check): only the first kernel of
+# kernels.sh's list boots (the host's 6.1, with the RSA image); =all (make check-image):
+# every one.
 # Figures (not asserted): the image's, boot time to multi-user, the number of entries.
 # Output: CHECK lines, then "STAGE NAME (kernel VERSION): ok|FAIL: why". Exit 0, 1, 77, 99.
 set -uo pipefail
@@ -35,8 +47,12 @@ skip() { echo "SKIP: $*"; exit 77; }
 error() { echo "ERROR: $*"; exit 99; }
 
 case ${IMASTREAM_IMAGE_BREAK:-} in
-'' | unowned-read) ;;
-*) error "IMASTREAM_IMAGE_BREAK=$IMASTREAM_IMAGE_BREAK: unknown (unowned-read)" ;;
+'' | unowned-read | quote-verified) ;;
+*) error "IMASTREAM_IMAGE_BREAK=$IMASTREAM_IMAGE_BREAK: unknown (unowned-read, quote-verified)" ;;
+esac
+case ${IMASTREAM_IMAGE_KERNELS:-first} in
+first | all) ;;
+*) error "IMASTREAM_IMAGE_KERNELS=$IMASTREAM_IMAGE_KERNELS: unknown (first or all)" ;;
 esac
 "$kdir/vm-check.sh" --probe >/dev/null || { "$kdir/vm-check.sh" --probe; exit $?; }
 [ -x "$imastream" ] || error "$imastream not built"
@@ -50,11 +66,16 @@ for t in debugfs gcc rpm getfattr; do
 done
 # shellcheck source=tests/kernel/kernels.sh
 . "$kdir/kernels.sh"
+# shellcheck source=tests/kernel/tpm-quote-lib.sh
+. "$kdir/tpm-quote-lib.sh"
+missing=$(tpmq_missing)
+[ -z "$missing" ] || skip "$missing not installed (swtpm, tpm2-tools, xxd)"
+tpmq_imastream=$imastream
 busybox=$(static_busybox) || skip "no static busybox (package busybox-static)"
 
 t0=$(date +%s)
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/kernel-image.XXXXXX") || exit 99
-trap '[ -n "${KEEP:-}" ] && echo "test_kernel_image: kept $tmp" || rm -rf "$tmp"' EXIT
+trap 'tpmq_stop "$tmp/tpm"; [ -n "${KEEP:-}" ] && echo "test_kernel_image: kept $tmp" || rm -rf "$tmp"' EXIT
 export HOME=$tmp/home
 mkdir -p "$HOME" || exit 99
 fails=0
@@ -122,6 +143,7 @@ image() {
 	while read -r re; do excl+=(--exclude "$re"); done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$kdir/rpm-image-excludes.txt")
 	"$imastream" policy keylime --root "$root" --rpmdb "${excl[@]}" --output "$tmp/policy.json" 2>"$tmp/policy.log" ||
 		{ cat "$tmp/policy.log"; error "policy keylime --rpmdb of the image failed"; }
+	tpmq_policy=$tmp/policy.json
 	[ -f "$root$tampered" ] && [ ! -L "$root$tampered" ] || error "$tampered is not a regular file of the image"
 }
 
@@ -169,6 +191,7 @@ brk=${IMASTREAM_IMAGE_BREAK:-}
 JOB
 cat >>"$tmp/job/job.sh" <<'JOB'
 . ./guest-lib.sh
+nonce=$(cat ./nonce)
 export PATH=/usr/sbin:/usr/bin
 if [ "$brk" = unowned-read ]; then
 	echo broken >/etc/imastream-break.conf && cat /etc/imastream-break.conf >/dev/null
@@ -187,10 +210,12 @@ mark=$(dmesg | wc -l)
 find / -xdev -type f \( -perm /111 -o -name '*.so' -o -name '*.so.[0-9]*' \) ! -path "$tampered" >/run/programs
 out=$(./mapexec </run/programs)
 report programs:mapped "$( [ $? = 0 ] && echo PASS || echo FAIL)" "$(echo "$out" | tail -n 1); $(echo "$out" | grep -v '^mapped' | head -n 5 | tr '\n' ' ')"
-# Every program of /usr/bin runs (exit status 126 is the kernel's refusal).
+# Every program of /usr/bin runs (exit status 126 is the kernel's refusal); a link to
+# another program of /usr/bin (tpm2-tools' hundred tpm2_* names) is that one's run.
 n=0 bad=""
 for p in /usr/bin/*; do
 	[ -f "$p" ] && [ -x "$p" ] && [ "$p" != "$tampered" ] || continue
+	[ ! -L "$p" ] || case $(readlink -f "$p") in /usr/bin/*) continue ;; esac
 	n=$((n + 1))
 	timeout 5 "$p" --version </dev/null >/dev/null 2>&1
 	[ $? != 126 ] || bad="$bad $p"
@@ -208,20 +233,31 @@ rm -f /usr/local/bin/unlabelled-true
 rc=$?
 report programs:tampered-refused "$( [ $rc = 126 ] && [ "$(audit_cause "$tampered")" = invalid-signature ] && echo PASS || echo FAIL)" \
 	"exit $rc, cause $(audit_cause "$tampered")"
-send_file ima-after /sys/kernel/security/ima/ascii_runtime_measurements
+# The quote, by the image's own tpm2 (an rpm of the image, measured as it runs), and the
+# list it covers; without a quote, the list alone.
+if tpm_quote "$nonce" /run/quote; then
+	tpm_send /run/quote ima-after
+else
+	send_file ima-after /sys/kernel/security/ima/ascii_runtime_measurements
+fi
 JOB
 
 # boot_kernel KERNEL TAG: the boot and its stages.
 boot_kernel() {
-	local kernel=$1 tag=$2 kver disk=$tmp/disk.img start rc entries out want
+	local kernel=$1 tag=$2 kver disk=$tmp/disk.img start rc entries out want brk
 	kver=${kernel##*/vmlinuz-}
 	: >"$results"
 	# Keys: RSA where the kernel has no ECDSA (Debian's 6.1), else ECDSA P-384.
 	if kernel_has "$kernel" CONFIG_CRYPTO_ECDSA; then image p384; else image rsa; fi
 	make_initramfs "$kernel" "$tmp/initrd.img" || error "cannot make the initramfs for $kver"
 	cp --sparse=always "$img/root.img" "$disk" && tamper_disk "$disk" "$tampered" || error "cannot prepare the disk"
+	# A fresh nonce and a fresh TPM for every boot.
+	nonce=$(od -An -tx1 -N20 /dev/urandom | tr -d ' \n')
+	echo "$nonce" >"$tmp/job/nonce"
 	tar -C "$tmp/job" -cf "$tmp/job.tar" . || exit 99
 	rm -rf "$tmp/fetch-$tag" && mkdir -p "$tmp/fetch-$tag"
+	tpmq_start "$tmp/tpm" || error "swtpm did not start (see $tmp/tpm/swtpm.log)"
+	tpmq_qemu_args "$tmp/tpm"
 	start=$(date +%s)
 	timeout --kill-after=10 1500 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 		-nographic -nodefaults -no-reboot -monitor none \
@@ -229,8 +265,9 @@ boot_kernel() {
 		-kernel "$kernel" -initrd "$tmp/initrd.img" \
 		-append "console=ttyS0 panic=-1 loglevel=4 ima_appraise=enforce ima_template=ima-sig ima_hash=sha256" \
 		-drive "file=$disk,format=raw,if=virtio,cache=writeback" \
-		-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" </dev/null >"$tmp/$tag.qemu" 2>&1
+		-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" "${tpmq_args[@]}" </dev/null >"$tmp/$tag.qemu" 2>&1
 	rc=$?
+	tpmq_stop "$tmp/tpm"
 	tr -d '\r' <"$tmp/$tag.raw" >"$tmp/$tag.results"
 	grep '^CHECK ' "$tmp/$tag.results" | sed "s/^CHECK /CHECK $tag:/"
 	echo "test_kernel_image: $tag boot: $(($(date +%s) - start)) s, multi-user.target at $(sed -n 's/^BOOTED //p' "$tmp/$tag.results") s"
@@ -241,6 +278,10 @@ boot_kernel() {
 	fi
 	for f in ima-boot ima-after; do
 		sed -n "s/^FILE $f //p" "$tmp/$tag.results" >"$tmp/$tag.$f"
+	done
+	mkdir -p "$tmp/quote-$tag" || exit 99
+	for f in q.msg.hex q.sig.hex q.pcrs.hex ak.pem; do
+		sed -n "s/^FILE $f //p" "$tmp/$tag.results" >"$tmp/quote-$tag/$f"
 	done
 	grep '^CHECK ' "$tmp/$tag.results" >>"$results"
 	entries=$(wc -l <"$tmp/$tag.ima-boot")
@@ -265,19 +306,70 @@ boot_kernel() {
 	"$imastream" attest check --policy "$tmp/policy.json" --log "$tmp/$tag.ima-after" >"$tmp/$tag.after.out" 2>"$tmp/$tag.after.err"
 	rc=$?
 	out=$(grep ': FAIL: ' "$tmp/$tag.after.out" | sed 's/: FAIL: .*//' | LC_ALL=C sort -u | tr '\n' ' ')
-	# (With the break switch, the file it read is in this list too: the stage stays ok.)
-	want=$(printf '%s\n' /usr/local/bin/unlabelled-true "$tampered" ${IMASTREAM_IMAGE_BREAK:+/etc/imastream-break.conf} |
-		LC_ALL=C sort | tr '\n' ' ')
+	# (With the unowned-read switch, the file it read is in this list too: the stage
+	# stays ok.)
+	brk=""
+	[ "${IMASTREAM_IMAGE_BREAK:-}" != unowned-read ] || brk=/etc/imastream-break.conf
+	want=$(printf '%s\n' /usr/local/bin/unlabelled-true "$tampered" $brk | LC_ALL=C sort | tr '\n' ' ')
 	if [ $rc = 1 ] && [ "$out" = "$want" ]; then
 		report tampered-file-named:named PASS "$(grep "^$tampered: FAIL: " "$tmp/$tag.after.out" | head -n 1)"
 	else
 		report tampered-file-named:named FAIL "exit $rc; wanted failures for $want alone, got: $out"
 	fi
+	quote_stages "$tag" "$nonce" "$want"
 	stage image-built "$kver"
 	stage boot-measured-whole "$kver" boot:pid1 boot:evm
 	stage all-programs-run "$kver" programs:
 	stage tampered-file-named "$kver" programs:tampered-refused
+	stage quote-verified "$kver" guest-quoted
+	stage log-truncated-refused "$kver"
+	stage log-edited-refused "$kver"
+	stage wrong-nonce-refused "$kver"
 	return 0
+}
+
+# quote_stages TAG NONCE WANT: the guest's quote judged (tpm-quote-lib.sh): the quoted
+# list (ima-after) against the quote and the policy, which fails the entries WANT and no
+# other; the first list is where the quoted one begins, so the quote's PCRs 0-9 vouch
+# for its boot_aggregate (boot-measured-whole); then the refusals.
+quote_stages() {
+	local tag=$1 nonce=$2 want=$3 n=$2 out why=""
+	local log=$tmp/$tag.ima-after
+	if ! tpmq_decode "$tmp/quote-$tag"; then
+		report quote-verified:quote FAIL "the guest sent no quote"
+		report boot-measured-whole:boot-aggregate FAIL "no quote to check boot_aggregate against"
+		return
+	fi
+	[ "${IMASTREAM_IMAGE_BREAK:-}" != quote-verified ] || n=00$nonce
+	if tpmq_check quote-verified 1 "quote verified: .*boot_aggregate to its PCRs 0-9" "$n" "$log"; then
+		out=$(grep ': FAIL: ' "$tpmq_dir/quote-verified.out" | sed 's/: FAIL: .*//' | LC_ALL=C sort -u | tr '\n' ' ')
+		[ "$out" = "$want" ] || why="the policy failed $out, not $want alone;"
+	else
+		why="attest check: $(head -c 300 "$tpmq_dir/quote-verified.err");"
+	fi
+	tpmq_checkquote "$n" || why="$why tpm2_checkquote refused the quote;"
+	if [ -z "$why" ]; then
+		report quote-verified:quote PASS "$(grep 'quote verified' "$tpmq_dir/quote-verified.err")"
+	else
+		report quote-verified:quote FAIL "$why"
+	fi
+	# The first list begins the quoted one, boot_aggregate first (checked with the true
+	# nonce, so that the break switch fails quote-verified alone).
+	if [ -s "$tmp/$tag.ima-boot" ] && head -n "$(wc -l <"$tmp/$tag.ima-boot")" "$log" | cmp -s - "$tmp/$tag.ima-boot" &&
+		[ "$(head -n 1 "$log" | cut -d' ' -f5)" = boot_aggregate ] &&
+		tpmq_check boot-aggregate 1 "boot_aggregate to its PCRs 0-9" "$nonce" "$log"; then
+		report boot-measured-whole:boot-aggregate PASS "the first list begins the quoted one; its boot_aggregate is that of the quoted PCRs 0-9"
+	else
+		report boot-measured-whole:boot-aggregate FAIL "the first list does not begin the quoted one, or its boot_aggregate is not the quoted PCRs'"
+	fi
+	tpmq_refusals "$nonce" "$log" quote_stage
+}
+# quote_stage STAGE ok|FAIL...: tpmq_refusals' verdict as the stage's check.
+quote_stage() {
+	case $2 in
+	ok) report "$1:quote" PASS "refused" ;;
+	*) report "$1:quote" FAIL "${2#FAIL: }" ;;
+	esac
 }
 
 # stage NAME KVER [PREFIX...]: the stage's line from the checks NAME:... and PREFIX...
@@ -301,6 +393,10 @@ stage() {
 
 mapfile -t kernels < <(kernel_list)
 [ ${#kernels[@]} -gt 0 ] || skip "no kernel to boot"
+# make check boots the first kernel alone (one image to make; the RSA image on 6.1 takes
+# about half the P-384 one's time on 6.12), make check-image every one: the figures are
+# in tests/kernel/README.md.
+[ "${IMASTREAM_IMAGE_KERNELS:-first}" = all ] || kernels=("${kernels[0]}")
 for k in "${kernels[@]}"; do
 	boot_kernel "$k" "$(kernel_tag "$k")"
 done
