@@ -20,6 +20,7 @@
 #include "imastream/relabel.h"
 #include "imastream/root.h"
 #include "imastream/rpmdb.h"
+#include "installed/accepted.h"
 
 static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },

@@ -21,6 +21,7 @@
 #include "imastream/record.h"
 #include "imastream/root.h"
 #include "imastream/rpmdb.h"
+#include "xattr/codec.h"
 
 enum evm_mode { EVM_AUTO, EVM_REQUIRE, EVM_NONE };
 
