@@ -309,6 +309,23 @@ static const char *render_ng(struct bytes *l, const char *template, const uint8_
 	return NULL;
 }
 
+/* The line's head, put before what the template's fields made: "PCR TEMPLATE-HASH TEMPLATE ". */
+static void put_line_head(struct walk *w, unsigned int pcr, size_t hsize, const char *tname)
+{
+	struct bytes head = { 0 };
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u ", pcr);
+	put_str(&head, num);
+	put_hex(&head, w->thash, hsize);
+	put_str(&head, " ");
+	put_str(&head, tname);
+	put_str(&head, " ");
+	put(&head, w->line.p, w->line.len);
+	free(w->line.p);
+	w->line = head;
+}
+
 static int walk_binary(struct walk *w, const uint8_t *buf, size_t len)
 {
 	size_t hsize = binary_hash_size(buf, len), off = 0;
@@ -390,21 +407,7 @@ static int walk_binary(struct walk *w, const uint8_t *buf, size_t len)
 		if (bad)
 			return say(w->why, w->whylen, -EINVAL, "binary list: entry %lu: %s", index,
 				   bad);
-		/* The line's head: "PCR TEMPLATE-HASH TEMPLATE ". */
-		{
-			struct bytes head = { 0 };
-			char pcr[16];
-
-			snprintf(pcr, sizeof(pcr), "%u ", m.pcr);
-			put_str(&head, pcr);
-			put_hex(&head, w->thash, hsize);
-			put_str(&head, " ");
-			put_str(&head, tname);
-			put_str(&head, " ");
-			put(&head, w->line.p, w->line.len);
-			free(w->line.p);
-			w->line = head;
-		}
+		put_line_head(w, m.pcr, hsize, tname);
 		if (w->data.oom || w->line.oom)
 			return say(w->why, w->whylen, -ENOMEM, "out of memory");
 		m.template = tname;

@@ -17,6 +17,7 @@
 #include "imastream/audit.h"
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
+#include "installed/accepted.h"
 
 /*
  * The path the kernel logs for @path: its directory's real path, through the directory

@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "hashers/private.h"
 #include "bench/bench-csv.h"
 #include "imastream/hash.h"

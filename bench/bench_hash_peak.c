@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hashers/backend.h"
 #include "imastream/hash.h"
 
 /* As many messages a batch as a walk's run of small files (cli/walk.h, CLI_WALK_RUN). */

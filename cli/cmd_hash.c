@@ -11,9 +11,11 @@
 #include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
+#include "hashers/backend.h"
 #include "imastream/hash.h"
 #include "imastream/verity.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 /* Files are hashed by the shared walk's workers (cli/walk.h), one hasher per worker. */
 struct hash_result {

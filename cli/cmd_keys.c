@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "imastream/keys.h"
+#include "keys/keyring.h"
 
 #define DEFAULT_RING "_ima"
 

@@ -228,168 +228,219 @@ static int write_policy(const struct attest_policy *pol, const char *output)
 	return cli_replace_close(&r, "policy", err);
 }
 
-static int policy_keylime(int argc, char **argv)
-{
-	const char *root = "/", *output = NULL, *prefix = NULL, *log_alg = "sha1", *list = NULL;
-	struct attest_mutable *mutable = NULL;
+/* What the command line of policy keylime asks for. */
+struct keylime_opts {
+	const char *root, *output, *prefix, *log_alg, *list, *base_file;
 	const char *trust[MAX_TRUST], *excludes[64];
-	unsigned int ntrust = 0, nexcl = 0;
-	const struct imastream_hash_info *info = imastream_hash_by_algo(IMASTREAM_HASH_SHA256);
-	bool use_record = false, source_given = false; /* --rpmdb or --record: one of them */
-	bool log_alg_given = false;
-	const char *base_file = NULL;
-	char boot_id[IMS_BOOT_ID_LEN + 1];
-	struct attest_policy *pol = NULL;
-	struct attest_source src = { 0 };
-	char root_abs[PATH_MAX];
+	unsigned int ntrust, nexcl;
+	const struct imastream_hash_info *info;
+	bool use_record, source_given; /* --rpmdb or --record: one of them */
+	bool log_alg_given;
+	char **names; /* the PACKAGEs */
+	int nnames;
+};
+
+/* One option: -1 to go on, else the exit status. */
+static int parse_keylime_option(struct keylime_opts *o, const struct cli_parser *p, int c)
+{
+	switch (c) {
+	case CLI_OPT_HELP:
+		return CLI_OK;
+	case CLI_OPT_ERROR:
+		return CLI_USAGE;
+	case CLI_OPT_ROOT:
+		o->root = p->arg;
+		break;
+	case CLI_OPT_RPMDB:
+	case CLI_OPT_RECORD:
+		/* Two sources would make the last one typed win silently. */
+		if (o->source_given && (c == CLI_OPT_RECORD) != o->use_record)
+			return cli_usage_error("policy", "--rpmdb and --record: give one source of "
+							 "reference digests");
+		o->source_given = true;
+		o->use_record = c == CLI_OPT_RECORD;
+		break;
+	case CLI_OPT_HASH_ALGO:
+		o->info = imastream_hash_by_name(p->arg);
+		if (!o->info)
+			return cli_usage_error("policy", "%s %s: not a hash algorithm", p->spelled,
+					       p->arg);
+		break;
+	case CLI_OPT_LOG_HASH_ALGO:
+		if (!attest_log_hash_alg_known(p->arg))
+			return cli_usage_error("policy", "%s %s: keylime takes %s", p->spelled,
+					       p->arg, ATTEST_LOG_HASH_ALGS);
+		o->log_alg = p->arg;
+		o->log_alg_given = true;
+		break;
+	case CLI_OPT_TRUST:
+		if (o->ntrust == MAX_TRUST)
+			return cli_usage_error("policy", "more than %d %s options", MAX_TRUST,
+					       p->spelled);
+		o->trust[o->ntrust++] = p->arg;
+		break;
+	case CLI_OPT_EXCLUDE:
+		if (o->nexcl == sizeof(o->excludes) / sizeof(o->excludes[0]))
+			return cli_usage_error("policy", "too many %s options", p->spelled);
+		o->excludes[o->nexcl++] = p->arg;
+		break;
+	case CLI_OPT_MUTABLE:
+		o->list = p->arg;
+		break;
+	case CLI_OPT_PATH_PREFIX:
+		o->prefix = p->arg;
+		if (o->prefix[0] != '/')
+			return cli_usage_error("policy", "%s %s: not an absolute path", p->spelled,
+					       o->prefix);
+		break;
+	case CLI_OPT_OUTPUT:
+		o->output = p->arg;
+		break;
+	case CLI_OPT_BASE:
+		o->base_file = p->arg;
+		break;
+	case CLI_OPT_VERBOSE:
+		cli_set_verbose(1);
+		break;
+	default:
+		return cli_usage_error("policy", "%s is not an option of policy keylime",
+				       p->spelled);
+	}
+	return -1;
+}
+
+/* Parses @argv into @o: -1 to go on, else the exit status. */
+static int parse_keylime(struct keylime_opts *o, int argc, char **argv)
+{
 	struct cli_parser p;
-	int c, err, ret = CLI_FAILED, first;
+	int c, ret;
 
 	cli_parse_start(&p, &policy_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
-		switch (c) {
-		case CLI_OPT_HELP:
-			return CLI_OK;
-		case CLI_OPT_ERROR:
-			return CLI_USAGE;
-		case CLI_OPT_ROOT:
-			root = p.arg;
-			break;
-		case CLI_OPT_RPMDB:
-		case CLI_OPT_RECORD:
-			/* Two sources would make the last one typed win silently. */
-			if (source_given && (c == CLI_OPT_RECORD) != use_record)
-				return cli_usage_error("policy",
-						       "--rpmdb and --record: give one source of "
-						       "reference digests");
-			source_given = true;
-			use_record = c == CLI_OPT_RECORD;
-			break;
-		case CLI_OPT_HASH_ALGO:
-			info = imastream_hash_by_name(p.arg);
-			if (!info)
-				return cli_usage_error("policy", "%s %s: not a hash algorithm", p.spelled, p.arg);
-			break;
-		case CLI_OPT_LOG_HASH_ALGO:
-			if (!attest_log_hash_alg_known(p.arg))
-				return cli_usage_error("policy", "%s %s: keylime takes %s", p.spelled, p.arg,
-						       ATTEST_LOG_HASH_ALGS);
-			log_alg = p.arg;
-			log_alg_given = true;
-			break;
-		case CLI_OPT_TRUST:
-			if (ntrust == MAX_TRUST)
-				return cli_usage_error("policy", "more than %d %s options", MAX_TRUST, p.spelled);
-			trust[ntrust++] = p.arg;
-			break;
-		case CLI_OPT_EXCLUDE:
-			if (nexcl == sizeof(excludes) / sizeof(excludes[0]))
-				return cli_usage_error("policy", "too many %s options", p.spelled);
-			excludes[nexcl++] = p.arg;
-			break;
-		case CLI_OPT_MUTABLE:
-			list = p.arg;
-			break;
-		case CLI_OPT_PATH_PREFIX:
-			prefix = p.arg;
-			if (prefix[0] != '/')
-				return cli_usage_error("policy", "%s %s: not an absolute path", p.spelled, prefix);
-			break;
-		case CLI_OPT_OUTPUT:
-			output = p.arg;
-			break;
-		case CLI_OPT_BASE:
-			base_file = p.arg;
-			break;
-		case CLI_OPT_VERBOSE:
-			cli_set_verbose(1);
-			break;
-		default:
-			return cli_usage_error("policy", "%s is not an option of policy keylime", p.spelled);
-		}
-	}
-	first = cli_parse_operands(&p);
-	if (!realpath(root, root_abs)) {
-		cli_say("policy", "%s: %s", root, strerror(errno));
-		return CLI_USAGE;
-	}
-	/* Where the policy goes, before the whole database is read, not after. */
-	if (output && cli_replace_check("policy", output))
-		return CLI_FAILED;
-	/* "/" as the prefix would double every slash. */
-	if (prefix && !strcmp(prefix, "/"))
-		prefix = NULL;
-	if (attest_policy_new(log_alg, &pol))
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END)
+		if ((ret = parse_keylime_option(o, &p, c)) >= 0)
+			return ret;
+	o->names = argv + cli_parse_operands(&p);
+	o->nnames = argc - cli_parse_operands(&p);
+	return -1;
+}
+
+/*
+ * The policy before any digest: its excludes, the --trust certificates and the --base
+ * policy merged in.  CLI_OK, or the exit status once said.
+ */
+static int start_policy(const struct keylime_opts *o, struct attest_policy **pol)
+{
+	int err;
+
+	if (attest_policy_new(o->log_alg, pol))
 		goto oom;
-	for (unsigned int i = 0; i < nexcl; i++) {
+	for (unsigned int i = 0; i < o->nexcl; i++) {
 		const char *why;
 
-		err = attest_policy_add_exclude(pol, excludes[i], &why);
-		if (err == -EINVAL) {
-			attest_policy_free(pol);
-			return cli_usage_error("policy", "--exclude %s: %s", excludes[i], why);
-		}
+		err = attest_policy_add_exclude(*pol, o->excludes[i], &why);
+		if (err == -EINVAL)
+			return cli_usage_error("policy", "--exclude %s: %s", o->excludes[i], why);
 		if (err)
 			goto oom;
 	}
-	for (unsigned int i = 0; i < ntrust; i++)
-		if (add_trust(pol, trust[i])) {
-			attest_policy_free(pol);
+	for (unsigned int i = 0; i < o->ntrust; i++)
+		if (add_trust(*pol, o->trust[i]))
 			return CLI_USAGE;
-		}
-	if (base_file && add_base(pol, base_file, log_alg_given, info->algo)) {
-		attest_policy_free(pol);
+	if (o->base_file && add_base(*pol, o->base_file, o->log_alg_given, o->info->algo))
 		return CLI_FAILED;
-	}
-	if (ims_boot_id(boot_id, &cli_log)) {
-		attest_policy_free(pol);
-		return CLI_FAILED;
-	}
-	src.root = root_abs;
-	src.prefix = prefix;
-	src.hash_algo = info->algo;
-	src.policy = pol;
-	src.log = &cli_log;
-	src.rootfd = open(root_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (src.rootfd < 0 || imastream_hasher_new(IMASTREAM_HASH_BIT(info->algo), &cli_log, &src.hasher)) {
+	return CLI_OK;
+oom:
+	cli_say("policy", "out of memory");
+	return CLI_FAILED;
+}
+
+/*
+ * The digests of the packages (from rpm's database or the install record), this boot's
+ * replaced ones and the --mutable list's, into the policy.  CLI_OK, or the exit status
+ * once said.
+ */
+static int add_digests(const struct keylime_opts *o, struct attest_source *src, const char *boot_id,
+		       struct attest_mutable **mutable)
+{
+	const char *root_abs = src->root;
+	int err;
+
+	src->rootfd = open(root_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (src->rootfd < 0 ||
+	    imastream_hasher_new(IMASTREAM_HASH_BIT(o->info->algo), &cli_log, &src->hasher)) {
 		cli_say("policy", "%s: %s", root_abs, strerror(errno));
-		goto out;
+		return CLI_FAILED;
 	}
 	/* A bad list is refused before anything is read for the policy. */
-	if (list && attest_mutable_load(root_abs, list, &cli_log, &mutable)) {
-		ret = CLI_USAGE;
-		goto out;
-	}
-	err = use_record ? attest_source_record(&src, argv + first, argc - first) :
-			   attest_source_rpmdb(&src, argv + first, argc - first);
+	if (o->list && attest_mutable_load(root_abs, o->list, &cli_log, mutable))
+		return CLI_USAGE;
+	err = o->use_record ? attest_source_record(src, o->names, o->nnames) :
+			      attest_source_rpmdb(src, o->names, o->nnames);
 	if (!err)
-		err = attest_source_boot(&src, boot_id);
+		err = attest_source_boot(src, boot_id);
 	if (err)
-		goto out;
-	if (mutable && attest_mutable_apply(mutable, pol, src.rootfd, prefix, src.hasher,
-					    info->algo, &cli_log)) {
-		ret = CLI_USAGE;
-		goto out;
+		return CLI_FAILED;
+	if (*mutable && attest_mutable_apply(*mutable, src->policy, src->rootfd, src->prefix,
+					     src->hasher, o->info->algo, &cli_log))
+		return CLI_USAGE;
+	return CLI_OK;
+}
+
+static int policy_keylime(int argc, char **argv)
+{
+	struct keylime_opts o = { .root = "/",
+				  .log_alg = "sha1",
+				  .info = imastream_hash_by_algo(IMASTREAM_HASH_SHA256) };
+	struct attest_mutable *mutable = NULL;
+	char boot_id[IMS_BOOT_ID_LEN + 1];
+	struct attest_policy *pol = NULL;
+	struct attest_source src = { .rootfd = -1 };
+	char root_abs[PATH_MAX];
+	int ret = parse_keylime(&o, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	if (!realpath(o.root, root_abs)) {
+		cli_say("policy", "%s: %s", o.root, strerror(errno));
+		return CLI_USAGE;
 	}
-	if (write_policy(pol, output))
-		goto out;
-	cli_say("policy",
-		"%s: %lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu left out; "
-		"%lu replaced this boot",
-		root_abs, src.packages, src.packages == 1 ? "" : "s", src.files,
-		attest_policy_paths(pol), info->name, src.hashed, src.unreadable, src.boot_digests);
-	ret = src.unreadable ? CLI_FAILED : CLI_OK;
-out:
+	/* Where the policy goes, before the whole database is read, not after. */
+	if (o.output && cli_replace_check("policy", o.output))
+		return CLI_FAILED;
+	/* "/" as the prefix would double every slash. */
+	if (o.prefix && !strcmp(o.prefix, "/"))
+		o.prefix = NULL;
+
+	ret = start_policy(&o, &pol);
+	if (ret == CLI_OK && ims_boot_id(boot_id, &cli_log))
+		ret = CLI_FAILED;
+	src = (struct attest_source){ .root = root_abs,
+				      .prefix = o.prefix,
+				      .hash_algo = o.info->algo,
+				      .policy = pol,
+				      .log = &cli_log,
+				      .rootfd = -1 };
+	if (ret == CLI_OK)
+		ret = add_digests(&o, &src, boot_id, &mutable);
+	if (ret == CLI_OK && write_policy(pol, o.output))
+		ret = CLI_FAILED;
+	if (ret == CLI_OK) {
+		cli_say("policy",
+			"%s: %lu package%s, %lu files, %zu paths, %s; %lu hashed from disk, %lu "
+			"left "
+			"out; %lu replaced this boot",
+			root_abs, src.packages, src.packages == 1 ? "" : "s", src.files,
+			attest_policy_paths(pol), o.info->name, src.hashed, src.unreadable,
+			src.boot_digests);
+		ret = src.unreadable ? CLI_FAILED : CLI_OK;
+	}
+
 	if (src.rootfd >= 0)
 		close(src.rootfd);
 	imastream_hasher_free(src.hasher);
 	attest_mutable_free(mutable);
 	attest_policy_free(pol);
 	return ret;
-oom:
-	attest_policy_free(pol);
-	cli_say("policy", "out of memory");
-	return CLI_FAILED;
 }
 
 int cmd_policy(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include "imastream/relabel.h"
 #include "imastream/root.h"
 #include "imastream/rpmdb.h"
+#include "installed/accepted.h"
 
 static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },
@@ -261,49 +262,55 @@ static int relabel_one(void *arg, void *rpm_header)
 	return 0;
 }
 
-int cmd_relabel(int argc, char **argv)
-{
-	struct cli_settings settings = { .cmd = "relabel", .say = CLI_SAY_INIT };
-	struct relabel_run run = { .settings = &settings };
-	const struct imastream_log log = { relabel_log_fn, &run };
-	const struct imastream_relabel_counts *c;
-	struct imastream_relabel_opts opts = { 0 };
-	struct imastream_relabel *rl = NULL;
-	struct imastream_chain *chain = NULL;
-	struct imastream_config cfg;
+/* What the command line asks for. */
+struct relabel_opts {
+	struct cli_settings settings;
+	unsigned int flags; /* IMASTREAM_RELABEL_* */
+	bool pending;
+	char *accept[64];
+	int n_accept;
+	char **names; /* the PACKAGEs, or the accepted files' packages */
+	int nnames;
 	const char *root;
-	struct imastream_root_txn *lock = NULL;
-	unsigned int root_flags = IMASTREAM_ROOT_LOCK_ONLY;
-	int rootfd = -1;
-	char *root_abs = NULL;
-	unsigned int flags = 0;
-	bool cfg_ready = false, pending = false;
-	struct cli_json json_out = { 0 };
-	char size[32];
+};
+
+/* The configuration, the chain, the root and its lock: what a run holds until it ends. */
+struct relabel_job {
+	struct imastream_config cfg;
+	bool cfg_ready;
+	char *root_abs;
+	int rootfd;
+	struct imastream_chain *chain;
+	struct imastream_root_txn *lock;
+	struct imastream_relabel *rl;
+	char **owners;
+	int err; /* of the relabel itself, for its end and the lock's */
+};
+
+/* Parses @argv into @o: -1 to go on, else the exit status. */
+static int parse_options(struct relabel_opts *o, int argc, char **argv)
+{
+	const size_t max_accept = sizeof(o->accept) / sizeof(o->accept[0]);
 	struct cli_parser p;
-	char *accept[64], **owners = NULL;
-	char **names;
-	int n_accept = 0, nnames;
-	int ch, err = 0, ret = CLI_FAILED;
+	int ch;
 
 	cli_parse_start(&p, &relabel_spec, argc, argv);
-	while ((ch = cli_settings_parse_next(&settings, &p)) != CLI_OPT_END) {
+	while ((ch = cli_settings_parse_next(&o->settings, &p)) != CLI_OPT_END) {
 		switch (ch) {
 		case CLI_OPT_MODIFIED_CONFIG:
-			flags |= IMASTREAM_RELABEL_MODIFIED_CONFIG;
+			o->flags |= IMASTREAM_RELABEL_MODIFIED_CONFIG;
 			break;
 		case CLI_OPT_DRY_RUN:
-			flags |= IMASTREAM_RELABEL_DRY_RUN;
-			run.dry_run = true;
+			o->flags |= IMASTREAM_RELABEL_DRY_RUN;
 			break;
 		case CLI_OPT_PENDING:
-			pending = true;
+			o->pending = true;
 			break;
 		case CLI_OPT_ACCEPT_CONFIG:
-			if (n_accept == sizeof(accept) / sizeof(accept[0]))
+			if ((size_t)o->n_accept == max_accept)
 				return cli_usage_error("relabel", "more than %zu --accept-config",
-						       sizeof(accept) / sizeof(accept[0]));
-			accept[n_accept++] = p.arg;
+						       max_accept);
+			o->accept[o->n_accept++] = p.arg;
 			break;
 		case CLI_OPT_HELP:
 			return CLI_OK;
@@ -311,134 +318,201 @@ int cmd_relabel(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (n_accept && cli_parse_operands(&p) < argc)
+	if (o->n_accept && cli_parse_operands(&p) < argc)
 		return cli_usage_error("relabel",
 				       "--accept-config relabels the packages of its files: no "
 				       "PACKAGE with it");
-	if (n_accept && (flags & IMASTREAM_RELABEL_DRY_RUN))
+	if (o->n_accept && (o->flags & IMASTREAM_RELABEL_DRY_RUN))
 		return cli_usage_error("relabel", "--accept-config writes: not with --dry-run");
-	if (n_accept && pending)
+	if (o->n_accept && o->pending)
 		return cli_usage_error("relabel", "--accept-config and --pending: one at a time");
-	names = argv + cli_parse_operands(&p);
-	nnames = argc - cli_parse_operands(&p);
-	root = settings.root.dir ? settings.root.dir : "/";
-	if (pending)
-		return cli_relabel_pending(&settings, root, run.dry_run,
-					   cli_parse_operands(&p) < argc);
-	if (settings.root.no_wait)
+	o->names = argv + cli_parse_operands(&p);
+	o->nnames = argc - cli_parse_operands(&p);
+	o->root = o->settings.root.dir ? o->settings.root.dir : "/";
+	return -1;
+}
+
+/*
+ * The configuration, the chain (keys load here, once, before any file is read) and the
+ * root, locked.  0, or -1 once said.
+ */
+static int open_root(struct relabel_opts *o, struct relabel_job *j, const struct imastream_log *log)
+{
+	unsigned int root_flags = IMASTREAM_ROOT_LOCK_ONLY;
+	int ret;
+
+	if (o->settings.root.no_wait)
 		root_flags |= IMASTREAM_ROOT_NO_WAIT;
-	run.verbose = settings.say.verbose;
-	if (settings.say.json)
-		run.json = &json_out;
-	clock_gettime(CLOCK_MONOTONIC, &run.start);
-	cli_set_verbose(run.verbose);
-	ret = cli_settings_config(&settings, &cfg, &log);
+	ret = cli_settings_config(&o->settings, &j->cfg, log);
 	if (ret != CLI_OK)
 		return ret;
-	cfg_ready = true;
-	ret = CLI_FAILED;
+	j->cfg_ready = true;
 	/* rpm's root and the chain's txn.root are absolute paths. */
-	root_abs = realpath(root, NULL);
-	if (!root_abs) {
-		cli_say("relabel", "%s: %s", root, strerror(errno));
-		goto out;
+	j->root_abs = realpath(o->root, NULL);
+	if (!j->root_abs) {
+		cli_say("relabel", "%s: %s", o->root, strerror(errno));
+		return CLI_FAILED;
 	}
-	if (settings.root.dbpath && imastream_rpm_set_dbpath(settings.root.dbpath, &log))
-		goto out;
-	/* Keys load here, once, before any file is read. */
-	if (imastream_chain_new(&cfg, &log, &chain) ||
-	    imastream_chain_add_list(chain, cfg.plugins) || imastream_chain_init(chain))
-		goto out;
+	if (o->settings.root.dbpath && imastream_rpm_set_dbpath(o->settings.root.dbpath, log))
+		return CLI_FAILED;
+	if (imastream_chain_new(&j->cfg, log, &j->chain) ||
+	    imastream_chain_add_list(j->chain, j->cfg.plugins) || imastream_chain_init(j->chain))
+		return CLI_FAILED;
 	/* A writer: rpm's transaction lock for the root, as install takes it, so that no
 	 * rpm or imastream install changes the files while we label them (a dry run
 	 * writes nothing and takes none). */
-	rootfd = open(root_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
-		cli_say("relabel", "%s: %s", root, strerror(errno));
-		goto out;
+	j->rootfd = open(j->root_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j->rootfd < 0) {
+		cli_say("relabel", "%s: %s", o->root, strerror(errno));
+		return CLI_FAILED;
 	}
-	if (!(flags & IMASTREAM_RELABEL_DRY_RUN) &&
-	    imastream_root_txn_begin(rootfd, root_abs, root_flags, &log, NULL, &lock))
-		goto out;
-	/* The edits recorded first (all or nothing), then only their packages relabelled. */
-	if (n_accept) {
-		if (imastream_accept_config(root_abs, rootfd, accept, n_accept, &owners, &log))
-			goto out;
-		/* Each package once, though several of its files were accepted. */
-		nnames = 0;
-		for (int i = 0; owners[i]; i++) {
-			bool seen = false;
+	if (!(o->flags & IMASTREAM_RELABEL_DRY_RUN) &&
+	    imastream_root_txn_begin(j->rootfd, j->root_abs, root_flags, log, NULL, &j->lock))
+		return CLI_FAILED;
+	return CLI_OK;
+}
 
-			for (int j = 0; j < nnames && !seen; j++)
-				seen = !strcmp(owners[j], owners[i]);
-			if (seen)
-				free(owners[i]);
-			else
-				owners[nnames++] = owners[i];
-		}
-		owners[nnames] = NULL;
-		names = owners;
+/*
+ * --accept-config: the edits recorded first (all or nothing), then only their packages
+ * relabelled, each once though several of its files were accepted.
+ */
+static int accept_edits(struct relabel_opts *o, struct relabel_job *j,
+			const struct imastream_log *log)
+{
+	int n = 0;
+
+	if (imastream_accept_config(j->root_abs, j->rootfd, o->accept, o->n_accept, &j->owners,
+				    log))
+		return CLI_FAILED;
+	for (int i = 0; j->owners[i]; i++) {
+		bool seen = false;
+
+		for (int k = 0; k < n && !seen; k++)
+			seen = !strcmp(j->owners[k], j->owners[i]);
+		if (seen)
+			free(j->owners[i]);
+		else
+			j->owners[n++] = j->owners[i];
 	}
-	opts = (struct imastream_relabel_opts){ .size = sizeof(opts), .root = root_abs, .cfg = &cfg, .flags = flags,
-						.report = print_file, .report_arg = &run };
-	err = imastream_relabel_new(chain, &opts, &log, &rl);
-	if (err)
-		goto out;
-	run.counts = imastream_relabel_counts(rl);
-	run.progress = cli_progress_wanted(settings.say.show);
+	j->owners[n] = NULL;
+	o->names = j->owners;
+	o->nnames = n;
+	return CLI_OK;
+}
+
+/* Every package named (or all) through the chain; j->err says how it went. */
+static int relabel_packages(struct relabel_opts *o, struct relabel_job *j, struct relabel_run *run,
+			    const struct imastream_log *log)
+{
+	struct imastream_relabel_opts opts = { .size = sizeof(opts),
+					       .root = j->root_abs,
+					       .cfg = &j->cfg,
+					       .flags = o->flags,
+					       .report = print_file,
+					       .report_arg = run };
+
+	j->err = imastream_relabel_new(j->chain, &opts, log, &j->rl);
+	if (j->err)
+		return CLI_FAILED;
+	run->counts = imastream_relabel_counts(j->rl);
+	run->progress = cli_progress_wanted(o->settings.say.show);
 	/* The total from the headers first, so that the line can say how far and how long. */
-	if (run.progress)
-		err = imastream_rpmdb_foreach(root_abs, names, nnames, count_files, &run, &log);
+	if (run->progress)
+		j->err = imastream_rpmdb_foreach(j->root_abs, o->names, o->nnames, count_files, run,
+						 log);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!err)
-		err = imastream_rpmdb_foreach(root_abs, names, nnames, relabel_one, rl, &log);
-	if (!err)
-		show_progress(&run, NULL, true);
+	if (!j->err)
+		j->err = imastream_rpmdb_foreach(j->root_abs, o->names, o->nnames, relabel_one,
+						 j->rl, log);
+	if (!j->err)
+		show_progress(run, NULL, true);
 	cli_progress_clear();
-	c = run.counts;
-	if (run.json) {
-		cli_json_begin(run.json, "summary");
-		cli_json_str(run.json, "command", "relabel");
-		cli_json_str(run.json, "root", root_abs);
-		cli_json_uint(run.json, "packages", c->packages);
-		cli_json_uint(run.json, run.dry_run ? "to_label" : "labelled", c->labelled);
-		cli_json_uint(run.json, "correct", c->correct);
-		cli_json_uint(run.json, "modified", c->modified);
-		cli_json_uint(run.json, "missing", c->missing);
-		cli_json_uint(run.json, "failed", c->failed);
-		cli_json_uint(run.json, "bytes", c->bytes);
-		cli_json_seconds(run.json, "elapsed_s",
-				 cli_seconds_since(CLOCK_MONOTONIC, &run.start));
-		cli_json_put(run.json, stdout);
-		cli_json_free(run.json);
+	return CLI_OK;
+}
+
+/* The summary (a JSON object, a line on stderr), and the exit status it makes. */
+static int report_summary(const struct relabel_opts *o, const struct relabel_job *j,
+			  struct relabel_run *run)
+{
+	const struct imastream_relabel_counts *c = run->counts;
+	char size[32];
+
+	if (run->json) {
+		cli_json_begin(run->json, "summary");
+		cli_json_str(run->json, "command", "relabel");
+		cli_json_str(run->json, "root", j->root_abs);
+		cli_json_uint(run->json, "packages", c->packages);
+		cli_json_uint(run->json, run->dry_run ? "to_label" : "labelled", c->labelled);
+		cli_json_uint(run->json, "correct", c->correct);
+		cli_json_uint(run->json, "modified", c->modified);
+		cli_json_uint(run->json, "missing", c->missing);
+		cli_json_uint(run->json, "failed", c->failed);
+		cli_json_uint(run->json, "bytes", c->bytes);
+		cli_json_seconds(run->json, "elapsed_s",
+				 cli_seconds_since(CLOCK_MONOTONIC, &run->start));
+		cli_json_put(run->json, stdout);
+		cli_json_free(run->json);
 	}
-	if (!settings.say.quiet)
+	if (!o->settings.say.quiet)
 		cli_say("relabel",
 			"%s: %lu package%s, %lu files %s, %lu already correct, %lu modified, %lu "
 			"missing, %lu failed; %s read, %.2f s",
-			root_abs, c->packages, c->packages == 1 ? "" : "s", c->labelled,
-			run.dry_run ? "to label" : "labelled", c->correct, c->modified, c->missing,
+			j->root_abs, c->packages, c->packages == 1 ? "" : "s", c->labelled,
+			run->dry_run ? "to label" : "labelled", c->correct, c->modified, c->missing,
 			c->failed, cli_human_size(c->bytes, size, sizeof(size)),
-			cli_seconds_since(CLOCK_MONOTONIC, &run.start));
+			cli_seconds_since(CLOCK_MONOTONIC, &run->start));
 	/* Whether the content went to the worker threads or streamed through the chain here. */
-	if (run.verbose)
+	if (run->verbose)
 		cli_say("relabel", "%lu files hashed on worker threads, %.1f MiB read",
 			c->hashed_on_workers, (double)c->bytes / (1024.0 * 1024.0));
-	if (!err && !c->modified && !c->missing && !c->failed)
-		ret = CLI_OK;
-out:
-	for (int i = 0; owners && owners[i]; i++)
-		free(owners[i]);
-	free(owners);
+	return !j->err && !c->modified && !c->missing && !c->failed ? CLI_OK : CLI_FAILED;
+}
+
+static void end_job(struct relabel_job *j)
+{
+	for (int i = 0; j->owners && j->owners[i]; i++)
+		free(j->owners[i]);
+	free(j->owners);
+	imastream_relabel_free(j->rl, j->err);
+	imastream_chain_free(j->chain);
+	imastream_root_txn_end(j->lock, j->err);
+	if (j->rootfd >= 0)
+		close(j->rootfd);
+	if (j->cfg_ready)
+		imastream_config_release(&j->cfg);
+	free(j->root_abs);
+}
+
+int cmd_relabel(int argc, char **argv)
+{
+	struct relabel_opts o = { .settings = { .cmd = "relabel", .say = CLI_SAY_INIT } };
+	struct relabel_run run = { .settings = &o.settings };
+	const struct imastream_log log = { relabel_log_fn, &run };
+	struct relabel_job j = { .rootfd = -1 };
+	struct cli_json json_out = { 0 };
+	int ret = parse_options(&o, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	run.dry_run = o.flags & IMASTREAM_RELABEL_DRY_RUN;
+	if (o.pending)
+		return cli_relabel_pending(&o.settings, o.root, run.dry_run, o.nnames > 0);
+	run.verbose = o.settings.say.verbose;
+	if (o.settings.say.json)
+		run.json = &json_out;
+	clock_gettime(CLOCK_MONOTONIC, &run.start);
+	cli_set_verbose(run.verbose);
+
+	ret = open_root(&o, &j, &log);
+	if (ret == CLI_OK && o.n_accept)
+		ret = accept_edits(&o, &j, &log);
+	if (ret == CLI_OK)
+		ret = relabel_packages(&o, &j, &run, &log);
+	if (ret == CLI_OK)
+		ret = report_summary(&o, &j, &run);
+
 	cli_json_free(&json_out);
-	imastream_relabel_free(rl, err);
-	imastream_chain_free(chain);
-	imastream_root_txn_end(lock, err);
-	if (rootfd >= 0)
-		close(rootfd);
-	if (cfg_ready)
-		imastream_config_release(&cfg);
-	free(root_abs);
+	end_job(&j);
 	cli_progress_clear();
 	return ret;
 }

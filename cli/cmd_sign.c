@@ -15,6 +15,7 @@
 #include "imastream/keys.h"
 #include "imastream/verity.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 /* Room for the largest signature a supported key makes (RSA-4096: 512 bytes), and more. */
 #define SIG_VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + 1024)

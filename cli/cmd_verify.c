@@ -21,6 +21,7 @@
 #include "imastream/record.h"
 #include "imastream/root.h"
 #include "imastream/rpmdb.h"
+#include "xattr/codec.h"
 
 enum evm_mode { EVM_AUTO, EVM_REQUIRE, EVM_NONE };
 
@@ -644,31 +645,29 @@ static bool signed_labels(const struct imastream_verify_report *r)
 		 r->evm.type == IMASTREAM_XATTR_DIGSIG));
 }
 
-static void audit_one(void *arg, const struct imastream_audit_file *f)
+/* rpm -V's marker after the letters: c for %config (' ' prints nothing here). */
+static bool audit_marked(const struct imastream_audit_file *f)
 {
-	struct rpmdb_job *job = arg;
-	const struct imastream_verify_report *r = &f->report;
-	const char *path = f->path; /* as the root's own system names it (imastream(1), PATHS) */
-	char content[160], why[640] = "";
-	const char *refusal;
-	/* rpm -V's marker after the letters: c for %config (' ' prints nothing here). */
-	bool marked = f->marker != ' ' && f->marker;
-	const char mark[2] = { marked ? f->marker : 0, 0 };
-	bool labels_ok, ok, edited;
+	return f->marker != ' ' && f->marker;
+}
 
-	job->checked++;
+/* What the content check found: "ok", "missing (c)", "edited (S.5....T. c)"... */
+static void audit_content(char *buf, size_t size, const struct imastream_audit_file *f)
+{
+	bool marked = audit_marked(f);
+	const char mark[2] = { marked ? f->marker : 0, 0 };
+
 	switch (f->state) {
 	case IMASTREAM_AUDIT_INTACT:
-		snprintf(content, sizeof(content), "ok");
+		snprintf(buf, size, "ok");
 		break;
 	case IMASTREAM_AUDIT_MISSING:
-		snprintf(content, sizeof(content), "missing%s%s%s", marked ? " (" : "", mark,
-			 marked ? ")" : "");
+		snprintf(buf, size, "missing%s%s%s", marked ? " (" : "", mark, marked ? ")" : "");
 		break;
 	case IMASTREAM_AUDIT_MODIFIED:
 	case IMASTREAM_AUDIT_CONFIG_EDITED:
 	case IMASTREAM_AUDIT_CONFIG_ACCEPTED:
-		snprintf(content, sizeof(content), "%s (%s%s%s%s%s)",
+		snprintf(buf, size, "%s (%s%s%s%s%s)",
 			 f->state == IMASTREAM_AUDIT_MODIFIED	   ? "differs from its header" :
 			 f->state == IMASTREAM_AUDIT_CONFIG_EDITED ? "edited" :
 								     "accepted edit",
@@ -676,106 +675,90 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 			 f->why ? f->why : "");
 		break;
 	default:
-		snprintf(content, sizeof(content), "cannot be read (%s)", f->why ? f->why : "?");
+		snprintf(buf, size, "cannot be read (%s)", f->why ? f->why : "?");
 	}
-	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
-	/* A directory or symlink has no security.ima: its metadata is all rpm -V checks. */
-	labels_ok = !f->regular ||
-		    (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
-		     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING);
-	/* An accepted edit passes as an intact file does: by its security.ima and evm. */
-	ok = (f->state == IMASTREAM_AUDIT_INTACT || f->state == IMASTREAM_AUDIT_CONFIG_ACCEPTED) &&
-	     labels_ok;
-	/*
-	 * An administrator's edit: labels that verify the new content (the kernel keeps a
-	 * digest up to date), none a signature, which no edit can make. A signed file that
-	 * differs from its header came from a package version the database does not name
-	 * (a transaction that did not end); labels that no longer verify make the file
-	 * unreadable under appraisal: both are failures.
-	 */
-	edited = f->state == IMASTREAM_AUDIT_CONFIG_EDITED && labels_ok && !signed_labels(r);
-	/*
-	 * Labels pending, content as the header says (the owner may still be the ids the
-	 * build's namespace mapped, which the apply corrects): not a failure yet.
-	 */
-	if (!ok &&
-	    (f->state == IMASTREAM_AUDIT_INTACT ||
-	     (f->state == IMASTREAM_AUDIT_MODIFIED && !f->why &&
-	      !f->letters[strspn(f->letters, ".UG")])) &&
-	    cli_pending_paths_has(&job->pending_paths, f->path)) {
-		job->pending++;
-		if (job->json) {
-			fputs("{\"record\":\"file\",\"package\":", stdout);
-			json_string(stdout, f->package);
-			fputs(",\"path\":", stdout);
-			json_string(stdout, path);
-			fputs(",\"result\":\"pending\"}\n", stdout);
-		} else {
-			print_verdict(path, "PENDING: labels of a rootless build not yet written",
-				      f->package);
-		}
-		return;
-	}
-	/* An edit of a %config file is the administrator's: its own status, not a failure. */
-	if (edited)
-		job->config_edited++;
-	else if (!ok)
-		job->failed++;
-	if (job->json) {
-		char ima[256] = "", evm[256] = "";
+}
 
-		if (f->verified) {
-			verdict_text(ima, sizeof(ima), &r->ima);
-			verdict_text(evm, sizeof(evm), &r->evm);
-		}
+/*
+ * Labels pending, content as the header says (the owner may still be the ids the
+ * build's namespace mapped, which the apply corrects): not a failure yet.  Whether @f is
+ * such a file, counted and printed.
+ */
+static bool audit_pending(struct rpmdb_job *job, const struct imastream_audit_file *f)
+{
+	if (!(f->state == IMASTREAM_AUDIT_INTACT ||
+	      (f->state == IMASTREAM_AUDIT_MODIFIED && !f->why &&
+	       !f->letters[strspn(f->letters, ".UG")])) ||
+	    !cli_pending_paths_has(&job->pending_paths, f->path))
+		return false;
+	job->pending++;
+	if (job->json) {
 		fputs("{\"record\":\"file\",\"package\":", stdout);
 		json_string(stdout, f->package);
 		fputs(",\"path\":", stdout);
-		json_string(stdout, path);
-		printf(",\"config\":%s,\"result\":\"%s\",\"content\":",
-		       f->config ? "true" : "false",
-		       edited ? "config-edited" :
-		       ok     ? "ok" :
-				"fail");
-		json_string(stdout, content);
-		fputs(",\"rpm\":", stdout);
-		json_string(stdout, f->state == IMASTREAM_AUDIT_MISSING ? "missing" : f->letters);
-		printf(",\"marker\":\"%c\"", marked ? f->marker : ' ');
-		fputs(",\"ima\":", stdout);
-		if (f->verified)
-			json_string(stdout, refusal ? refusal : ima);
-		else
-			fputs("null", stdout);
-		fputs(",\"ima_type\":", stdout);
-		if (f->verified && ima_kind(&r->ima))
-			json_string(stdout, ima_kind(&r->ima));
-		else
-			fputs("null", stdout);
-		fputs(",\"evm\":", stdout);
-		if (f->verified)
-			json_string(stdout, evm);
-		else
-			fputs("null", stdout);
-		fputs(",\"evm_type\":", stdout);
-		if (f->verified && evm_kind(&r->evm))
-			json_string(stdout, evm_kind(&r->evm));
-		else
-			fputs("null", stdout);
-		if (f->label != IMASTREAM_VERIFY_SKIPPED)
-			printf(",\"selinux\":\"%s\"",
-			       f->label == IMASTREAM_VERIFY_OK ? "ok" : "missing");
-		fputs("}\n", stdout);
-		return;
+		json_string(stdout, f->path);
+		fputs(",\"result\":\"pending\"}\n", stdout);
+	} else {
+		print_verdict(f->path, "PENDING: labels of a rootless build not yet written",
+			      f->package);
 	}
-	if (ok)
-		return;
-	if (edited) {
-		char verdict[sizeof(content) + 8];
+	return true;
+}
 
-		snprintf(verdict, sizeof(verdict), "CONFIG: %s", content);
-		print_verdict(path, verdict, f->package);
-		return;
+/* --format json: the file's record, whatever its verdict. */
+static void audit_json(const struct imastream_audit_file *f, const char *content,
+		       const char *refusal, const char *result)
+{
+	const struct imastream_verify_report *r = &f->report;
+	char ima[256] = "", evm[256] = "";
+
+	if (f->verified) {
+		verdict_text(ima, sizeof(ima), &r->ima);
+		verdict_text(evm, sizeof(evm), &r->evm);
 	}
+	fputs("{\"record\":\"file\",\"package\":", stdout);
+	json_string(stdout, f->package);
+	fputs(",\"path\":", stdout);
+	json_string(stdout, f->path);
+	printf(",\"config\":%s,\"result\":\"%s\",\"content\":", f->config ? "true" : "false",
+	       result);
+	json_string(stdout, content);
+	fputs(",\"rpm\":", stdout);
+	json_string(stdout, f->state == IMASTREAM_AUDIT_MISSING ? "missing" : f->letters);
+	printf(",\"marker\":\"%c\"", audit_marked(f) ? f->marker : ' ');
+	fputs(",\"ima\":", stdout);
+	if (f->verified)
+		json_string(stdout, refusal ? refusal : ima);
+	else
+		fputs("null", stdout);
+	fputs(",\"ima_type\":", stdout);
+	if (f->verified && ima_kind(&r->ima))
+		json_string(stdout, ima_kind(&r->ima));
+	else
+		fputs("null", stdout);
+	fputs(",\"evm\":", stdout);
+	if (f->verified)
+		json_string(stdout, evm);
+	else
+		fputs("null", stdout);
+	fputs(",\"evm_type\":", stdout);
+	if (f->verified && evm_kind(&r->evm))
+		json_string(stdout, evm_kind(&r->evm));
+	else
+		fputs("null", stdout);
+	if (f->label != IMASTREAM_VERIFY_SKIPPED)
+		printf(",\"selinux\":\"%s\"", f->label == IMASTREAM_VERIFY_OK ? "ok" : "missing");
+	fputs("}\n", stdout);
+}
+
+/* "FAIL: " and every reason a file fails: its content, each label's verdict. */
+static void audit_failure(const struct rpmdb_job *job, const struct imastream_audit_file *f,
+			  const char *content, const char *refusal, bool labels_ok)
+{
+	const struct imastream_verify_report *r = &f->report;
+	char why[640] = "";
+	char verdict[sizeof(why) + 8];
+
 	if (f->state != IMASTREAM_AUDIT_INTACT && f->state != IMASTREAM_AUDIT_CONFIG_ACCEPTED)
 		snprintf(why, sizeof(why), "%s", content);
 	if (f->state == IMASTREAM_AUDIT_CONFIG_EDITED && labels_ok) {
@@ -799,11 +782,52 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 
 		snprintf(why + n, sizeof(why) - n, "%smissing security.selinux", n ? "; " : "");
 	}
-	{
-		char verdict[sizeof(why) + 8];
+	snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
+	print_verdict(f->path, verdict, f->package);
+}
 
-		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
-		print_verdict(path, verdict, f->package);
+static void audit_one(void *arg, const struct imastream_audit_file *f)
+{
+	struct rpmdb_job *job = arg;
+	const struct imastream_verify_report *r = &f->report;
+	char content[160];
+	const char *refusal;
+	bool labels_ok, ok, edited;
+
+	job->checked++;
+	audit_content(content, sizeof(content), f);
+	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
+	/* A directory or symlink has no security.ima: its metadata is all rpm -V checks. */
+	labels_ok = !f->regular ||
+		    (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
+		     !evm_fails(job->evm, r->evm.result) && f->label != IMASTREAM_VERIFY_MISSING);
+	/* An accepted edit passes as an intact file does: by its security.ima and evm. */
+	ok = (f->state == IMASTREAM_AUDIT_INTACT || f->state == IMASTREAM_AUDIT_CONFIG_ACCEPTED) &&
+	     labels_ok;
+	/*
+	 * An administrator's edit: labels that verify the new content (the kernel keeps a
+	 * digest up to date), none a signature, which no edit can make. A signed file that
+	 * differs from its header came from a package version the database does not name
+	 * (a transaction that did not end); labels that no longer verify make the file
+	 * unreadable under appraisal: both are failures.
+	 */
+	edited = f->state == IMASTREAM_AUDIT_CONFIG_EDITED && labels_ok && !signed_labels(r);
+	if (!ok && audit_pending(job, f))
+		return;
+	/* An edit of a %config file is the administrator's: its own status, not a failure. */
+	if (edited)
+		job->config_edited++;
+	else if (!ok)
+		job->failed++;
+	if (job->json) {
+		audit_json(f, content, refusal, edited ? "config-edited" : ok ? "ok" : "fail");
+	} else if (edited) {
+		char verdict[sizeof(content) + 8];
+
+		snprintf(verdict, sizeof(verdict), "CONFIG: %s", content);
+		print_verdict(f->path, verdict, f->package);
+	} else if (!ok) {
+		audit_failure(job, f, content, refusal, labels_ok);
 	}
 }
 
@@ -954,128 +978,168 @@ static bool add_trust(const struct cli_parser *p, const char **paths, unsigned i
 	return true;
 }
 
+/* What the command line asks for, beyond what the walk and the job keep. */
+struct verify_opts {
+	const char *trust_paths[64];
+	unsigned int n_trust;
+	const char *root, *labels, *dbpath;
+	bool evm_given, rpmdb, noconfig;
+	char **paths;
+	int npaths;
+};
+
+/* One option of verify's own: -1 to go on, else the exit status. */
+static int parse_option(struct verify_opts *o, struct verify_job *job, struct cli_parser *p, int c)
+{
+	switch (c) {
+	case CLI_OPT_TRUST:
+		if (!add_trust(p, o->trust_paths, &o->n_trust,
+			       sizeof(o->trust_paths) / sizeof(o->trust_paths[0])))
+			return CLI_USAGE;
+		break;
+	case CLI_OPT_ROOT:
+		o->root = p->arg;
+		break;
+	case CLI_OPT_EVM:
+		o->evm_given = true;
+		if (!strcmp(p->arg, "auto"))
+			job->evm = EVM_AUTO;
+		else if (!strcmp(p->arg, "require"))
+			job->evm = EVM_REQUIRE;
+		else if (!strcmp(p->arg, "none"))
+			job->evm = EVM_NONE;
+		else
+			return cli_usage_error("verify",
+					       "%s takes 'auto', 'require' or 'none', not '%s'",
+					       p->spelled, p->arg);
+		break;
+	case CLI_OPT_XATTR_USER:
+		job->flags |= IMASTREAM_FILESIG_USER;
+		break;
+	case CLI_OPT_APPRAISE_TYPE:
+		if (strcmp(p->arg, "imasig"))
+			return cli_usage_error("verify", "%s takes 'imasig', not '%s'", p->spelled,
+					       p->arg);
+		job->appraise = APPRAISE_IMASIG;
+		break;
+	case CLI_OPT_RPMDB:
+		o->rpmdb = true;
+		break;
+	case CLI_OPT_DBPATH:
+		o->dbpath = p->arg;
+		break;
+	case CLI_OPT_NOCONFIG:
+		o->noconfig = true;
+		break;
+	case CLI_OPT_LABELS:
+		if (strcmp(p->arg, "auto") && strcmp(p->arg, "require") && strcmp(p->arg, "none"))
+			return cli_usage_error("verify",
+					       "%s takes 'auto', 'require' or 'none', not '%s'",
+					       p->spelled, p->arg);
+		o->labels = p->arg;
+		break;
+	case CLI_OPT_HELP:
+		return CLI_OK;
+	default:
+		if (cli_walk_option(&job->walk, p, c) <= 0)
+			return CLI_USAGE;
+	}
+	return -1;
+}
+
+/* Parses @argv into @o and @job, and refuses what does not go together: -1 to go on. */
+static int parse_options(struct verify_opts *o, struct verify_job *job, int argc, char **argv)
+{
+	struct cli_parser p;
+	int c, ret;
+
+	cli_parse_start(&p, &verify_spec, argc, argv);
+	while ((c = cli_parse_next(&p)) != CLI_OPT_END)
+		if ((ret = parse_option(o, job, &p, c)) >= 0)
+			return ret;
+	o->paths = argv + cli_parse_operands(&p);
+	o->npaths = argc - cli_parse_operands(&p);
+	if (o->rpmdb && !o->root)
+		return cli_usage_error("verify", "--rpmdb needs --root");
+	if (o->dbpath && !o->rpmdb)
+		return cli_usage_error("verify", "--dbpath is for --rpmdb");
+	if (o->noconfig && !o->rpmdb)
+		return cli_usage_error("verify", "--noconfig is for --rpmdb");
+	if (o->root && !o->rpmdb && (o->npaths || job->walk.recursive))
+		return cli_usage_error("verify",
+				       "--root checks the install record: no PATH or -r with it");
+	if (!o->n_trust && !o->root)
+		return cli_usage_error("verify", "no --trust given");
+	if (!o->npaths && !o->root)
+		return cli_usage_error("verify", "no PATH given");
+	return -1;
+}
+
+/* The certificates of every --trust: CLI_OK, or CLI_USAGE/CLI_FAILED once said. */
+static int load_trust(const struct verify_opts *o, const struct imastream_log *tlog,
+		      struct imastream_trust **trust)
+{
+	if (imastream_trust_new(tlog, trust)) {
+		cli_error("out of memory");
+		return CLI_FAILED;
+	}
+	for (unsigned int i = 0; i < o->n_trust; i++)
+		if (imastream_trust_add_path(*trust, o->trust_paths[i]))
+			return CLI_USAGE; /* the store said why */
+	return CLI_OK;
+}
+
+/* The files and trees named, on the walk's threads, a verifier each. */
+static int verify_paths(struct verify_job *job, const struct imastream_trust *trust, char **paths,
+			int npaths)
+{
+	for (unsigned int i = 0; i < job->walk.jobs; i++)
+		if (imastream_verifier_new(trust, &cli_log, &job->verifiers[i]))
+			return CLI_FAILED;
+	if (cli_walk_start(&job->walk))
+		return CLI_FAILED;
+	cli_walk_paths(&job->walk, paths, npaths);
+	return job->walk.failed ? CLI_FAILED : CLI_OK;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	bool trust_loading = true;
 	const struct imastream_log tlog = { trust_log, &trust_loading };
 	struct verify_job job = { .evm = EVM_AUTO };
+	struct verify_opts o = { .labels = "auto" };
 	struct imastream_trust *trust = NULL;
-	const char *trust_paths[64], *root = NULL;
-	bool evm_given = false, rpmdb = false, json = false, noconfig = false;
-	const char *labels = "auto", *dbpath = NULL;
-	unsigned int n_trust = 0;
-	struct cli_parser p;
-	int c, ret = CLI_FAILED;
+	bool json;
+	int ret;
 
 	cli_walk_init(&job.walk, "verify", &verify_ops, &job, sizeof(struct verify_result));
-	cli_parse_start(&p, &verify_spec, argc, argv);
-	while ((c = cli_parse_next(&p)) != CLI_OPT_END) {
-		switch (c) {
-		case CLI_OPT_TRUST:
-			if (!add_trust(&p, trust_paths, &n_trust,
-				       sizeof(trust_paths) / sizeof(trust_paths[0])))
-				return CLI_USAGE;
-			break;
-		case CLI_OPT_ROOT:
-			root = p.arg;
-			break;
-		case CLI_OPT_EVM:
-			evm_given = true;
-			if (!strcmp(p.arg, "auto"))
-				job.evm = EVM_AUTO;
-			else if (!strcmp(p.arg, "require"))
-				job.evm = EVM_REQUIRE;
-			else if (!strcmp(p.arg, "none"))
-				job.evm = EVM_NONE;
-			else
-				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
-						       p.spelled, p.arg);
-			break;
-		case CLI_OPT_XATTR_USER:
-			job.flags |= IMASTREAM_FILESIG_USER;
-			break;
-		case CLI_OPT_APPRAISE_TYPE:
-			if (strcmp(p.arg, "imasig"))
-				return cli_usage_error("verify", "%s takes 'imasig', not '%s'",
-						       p.spelled, p.arg);
-			job.appraise = APPRAISE_IMASIG;
-			break;
-		case CLI_OPT_RPMDB:
-			rpmdb = true;
-			break;
-		case CLI_OPT_DBPATH:
-			dbpath = p.arg;
-			break;
-		case CLI_OPT_NOCONFIG:
-			noconfig = true;
-			break;
-		case CLI_OPT_LABELS:
-			if (strcmp(p.arg, "auto") && strcmp(p.arg, "require") && strcmp(p.arg, "none"))
-				return cli_usage_error("verify", "%s takes 'auto', 'require' or 'none', not '%s'",
-						       p.spelled, p.arg);
-			labels = p.arg;
-			break;
-		case CLI_OPT_HELP:
-			return CLI_OK;
-		default:
-			if (cli_walk_option(&job.walk, &p, c) <= 0)
-				return CLI_USAGE;
-		}
-	}
-	if (rpmdb && !root)
-		return cli_usage_error("verify", "--rpmdb needs --root");
-	if (dbpath && !rpmdb)
-		return cli_usage_error("verify", "--dbpath is for --rpmdb");
-	if (noconfig && !rpmdb)
-		return cli_usage_error("verify", "--noconfig is for --rpmdb");
-	if (noconfig)
+	ret = parse_options(&o, &job, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (o.noconfig)
 		job.flags |= IMASTREAM_AUDIT_NOCONFIG;
-	if (dbpath && imastream_rpm_set_dbpath(dbpath, &cli_log))
+	if (o.dbpath && imastream_rpm_set_dbpath(o.dbpath, &cli_log))
 		return CLI_FAILED;
 	json = job.walk.say.json;
 	if (json)
 		verdict_json = &job.walk.out;
 	/* auto: the selinux plugin's own default, labels by this host's policy when enabled. */
-	if (rpmdb && (!strcmp(labels, "require") ||
-		      (!strcmp(labels, "auto") && is_selinux_enabled() > 0)))
+	if (o.rpmdb && (!strcmp(o.labels, "require") ||
+			(!strcmp(o.labels, "auto") && is_selinux_enabled() > 0)))
 		job.flags |= IMASTREAM_AUDIT_LABELS;
-	if (root && !rpmdb && (cli_parse_operands(&p) < argc || job.walk.recursive))
-		return cli_usage_error("verify", "--root checks the install record: no PATH or -r with it");
-	if (!n_trust && !root)
-		return cli_usage_error("verify", "no --trust given");
-	if (cli_parse_operands(&p) >= argc && !root)
-		return cli_usage_error("verify", "no PATH given");
 	cli_set_verbose(job.walk.say.verbose);
 	if (job.evm == EVM_NONE)
 		job.flags |= IMASTREAM_VERIFY_NO_EVM;
-	if (imastream_trust_new(&tlog, &trust)) {
-		cli_error("out of memory");
-		return CLI_FAILED;
-	}
-	for (unsigned int i = 0; i < n_trust; i++) {
-		if (imastream_trust_add_path(trust, trust_paths[i])) {
-			ret = CLI_USAGE; /* the store said why */
-			goto out;
-		}
-	}
+
+	ret = load_trust(&o, &tlog, &trust);
 	trust_loading = false;
-	if (rpmdb) {
-		ret = verify_rpmdb(root, trust, job.flags, &job, json,
-				   argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
-		goto out;
-	}
-	if (root) {
-		ret = verify_root(root, trust, job.flags, job.evm, evm_given, job.appraise);
-		goto out;
-	}
-	for (unsigned int i = 0; i < job.walk.jobs; i++)
-		if (imastream_verifier_new(trust, &cli_log, &job.verifiers[i]))
-			goto out;
-	if (cli_walk_start(&job.walk))
-		goto out;
-	cli_walk_paths(&job.walk, argv + cli_parse_operands(&p), argc - cli_parse_operands(&p));
-	ret = job.walk.failed ? CLI_FAILED : CLI_OK;
-out:
+	if (ret == CLI_OK && o.rpmdb)
+		ret = verify_rpmdb(o.root, trust, job.flags, &job, json, o.paths, o.npaths);
+	else if (ret == CLI_OK && o.root)
+		ret = verify_root(o.root, trust, job.flags, job.evm, o.evm_given, job.appraise);
+	else if (ret == CLI_OK)
+		ret = verify_paths(&job, trust, o.paths, o.npaths);
+
 	cli_walk_finish(&job.walk);
 	cli_json_free(&job.walk.out);
 	verdict_json = NULL;

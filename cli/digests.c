@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/digests.h"
+#include "hashers/backend.h"
 
 /* One more byte than a small file holds, so that a file that grew shows it. */
 #define SLOT (CLI_SMALL_FILE + 1)

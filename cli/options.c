@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "imastream/chain.h"
 #include "imastream/hash.h"
+#include "plugin/core/driver.h"
 
 /*
  * The vocabulary.  Where evmctl has a spelling for the same meaning, it is the letter

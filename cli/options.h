@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "imastream/keys.h"
+#include "plugin/core/driver.h"
 
 /*
  * Each option of the command line, whatever command takes it.  A letter or a long name

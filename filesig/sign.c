@@ -6,6 +6,7 @@
 #include "common/private.h"
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
+#include "xattr/codec.h"
 
 int imastream_ima_sign_digest(struct imastream_signer *s, int algo, const uint8_t *digest,
 			      size_t digest_len, uint8_t *buf, size_t buf_size, size_t *len_ret,

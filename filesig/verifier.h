@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "imastream/filesig.h"
+#include "imastream/hash.h"
 
 /* A verifier with @v's trust store and log, for another thread (verify.c). */
 int ims_verifier_copy(const struct imastream_verifier *v, struct imastream_verifier **ret);
@@ -22,5 +23,19 @@ int ims_verify_file_known(struct imastream_verifier *v, int fd, const char *path
 			  unsigned int flags, const struct imastream_hasher *content,
 			  const uint8_t *ima, size_t ima_len,
 			  struct imastream_verify_report *report);
+
+/**
+ * imastream_verify_file_hashed - imastream_verify_file() with the content already hashed
+ * @content: a hasher that has seen the whole content of @fd, final (or NULL)
+ *
+ * When @content has the digest in security.ima's algorithm, that digest stands for the
+ * content and @fd is not read; otherwise the content is hashed as imastream_verify_file()
+ * does.  For a caller that hashes each file once for several purposes (the audit of an
+ * installed root compares the same read with the rpm header).
+ * Return: as imastream_verify_file().
+ */
+int imastream_verify_file_hashed(struct imastream_verifier *v, int fd, const char *path,
+				 unsigned int flags, const struct imastream_hasher *content,
+				 struct imastream_verify_report *report);
 
 #endif /* IMASTREAM_FILESIG_VERIFIER_H */

@@ -14,6 +14,7 @@
 #include "imastream/hash.h"
 #include "imastream/verity.h"
 #include "keys/trust_cache.h"
+#include "xattr/codec.h"
 
 /* The largest value either xattr can legally hold: a header and a 16-bit sized signature. */
 #define VALUE_MAX (IMASTREAM_SIG_HDR_SIZE + IMASTREAM_SIG_MAX)

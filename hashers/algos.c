@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "hashers/private.h"
 #include "imastream/hash.h"
 

@@ -7,6 +7,7 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "hashers/private.h"
 
 /* The reference: one message at a time through the lane's own OpenSSL context. */

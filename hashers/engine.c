@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "hashers/private.h"
 
 static void lane_release(struct ims_hash_lane *lane)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "hashers/private.h"
 #include "imastream/hash.h"
 #include "imastream/verity.h"

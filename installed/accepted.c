@@ -18,6 +18,7 @@
 #include "imastream/entry.h"
 #include "imastream/hash.h"
 #include "imastream/rpmdb.h"
+#include "installed/accepted.h"
 #include "installed/paths.h"
 
 /*

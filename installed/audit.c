@@ -17,8 +17,10 @@
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
 #include "imastream/rpmdb.h"
+#include "installed/accepted.h"
 #include "installed/ordered_pool.h"
 #include "installed/private.h"
+#include "xattr/codec.h"
 
 /* Enough threads for the cores of most machines; each file in flight holds two descriptors. */
 #define MAX_WORKERS 8

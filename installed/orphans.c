@@ -22,6 +22,7 @@
 #include "imastream/rpmdb.h"
 #include "imastream/xattr.h"
 #include "installed/private.h"
+#include "xattr/codec.h"
 
 struct orphans {
 	int rootfd;

@@ -515,15 +515,152 @@ static int write_values(struct run *r, int fd, const char *lpath, const struct i
 	return 0;
 }
 
-static void apply_one(struct run *r, struct item *it)
+/* Where an entry's file is: its directory, its name in it, what it is. */
+struct entry_file {
+	int dirfd, fd; /* fd: a regular file or a directory, -1 for a symlink */
+	const char *name;
+	struct stat st;
+	bool built_owner; /* it still has the build's owner, not the header's */
+};
+
+/*
+ * Opens the entry's file: its directory as rpm opens it (a merged /usr's links followed,
+ * inside the root only), the file itself never through a symlink, so that nothing outside
+ * the root is reached.  0, or -1 once refused.
+ */
+static int open_entry(struct run *r, struct item *it, struct entry_file *f)
 {
 	const struct ims_pending_entry *e = &it->e;
-	char why[256], lpath[64 + NAME_MAX], *slash;
+	char *slash = strrchr(e->path, '/');
+
+	*slash = '\0';
+	f->dirfd = imastream_open_dir_as_rpm(r->rootfd, slash == e->path ? "/" : e->path, O_PATH,
+					     NULL, 0);
+	*slash = '/';
+	f->name = slash + 1;
+	if (f->dirfd < 0) {
+		refuse(r, it, "its directory cannot be reached below the root: %s",
+		       f->dirfd == -EPERM ? "a symlink rpm would not follow" :
+		       f->dirfd == -ELOOP ? "a symlink that leads nowhere below the root" :
+					    strerror(-f->dirfd));
+		return -1;
+	}
+	if (fstatat(f->dirfd, f->name, &f->st, AT_SYMLINK_NOFOLLOW) < 0) {
+		refuse(r, it, "%s", strerror(errno));
+		return -1;
+	}
+	if ((f->st.st_mode & S_IFMT) != (e->mode & S_IFMT)) {
+		refuse(r, it, "its type changed since the build");
+		return -1;
+	}
+	if (S_ISREG(f->st.st_mode) || S_ISDIR(f->st.st_mode)) {
+		f->fd = openat(f->dirfd, f->name,
+			       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (f->fd < 0 || fstat(f->fd, &f->st) < 0 ||
+		    (f->st.st_mode & S_IFMT) != (e->mode & S_IFMT)) {
+			refuse(r, it, "cannot be opened: %s", strerror(errno));
+			return -1;
+		}
+	} else if (!S_ISLNK(f->st.st_mode)) {
+		refuse(r, it, "neither a file, a directory nor a symlink");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whether the file is still what the build left: the build's or the header's owner and
+ * mode, no link from elsewhere, its content and security.ima.  0, or -1 once refused.
+ */
+static int check_file(struct run *r, struct item *it, struct entry_file *f)
+{
+	const struct ims_pending_entry *e = &it->e;
+	const struct stat *st = &f->st;
+	mode_t have = st->st_mode & 07777, want = e->mode & 07777;
+	int err;
+
+	f->built_owner = st->st_uid == e->built_uid && st->st_gid == e->built_gid &&
+			 (st->st_uid != e->uid || st->st_gid != e->gid);
+	if (!f->built_owner && (st->st_uid != e->uid || st->st_gid != e->gid)) {
+		refuse(r, it, "owner %u:%u, neither the header's %u:%u nor the build's %u:%u",
+		       (unsigned int)st->st_uid, (unsigned int)st->st_gid, (unsigned int)e->uid,
+		       (unsigned int)e->gid, (unsigned int)e->built_uid,
+		       (unsigned int)e->built_gid);
+		return -1;
+	}
+	/*
+	 * A symlink's mode says nothing.  A run killed between chown(2) and chmod(2) left the
+	 * header's owner without the set-id bits: that mode is set again.
+	 */
+	if (!S_ISLNK(st->st_mode) && have != want &&
+	    (f->built_owner || have != (want & ~(mode_t)(S_ISUID | S_ISGID)))) {
+		refuse(r, it, "mode %04o since the build, the header's is %04o", (unsigned int)have,
+		       (unsigned int)want);
+		return -1;
+	}
+	/* A link from elsewhere (maybe outside the root) would be given owner and labels too. */
+	if (S_ISREG(st->st_mode) && it->ref.nlink && st->st_nlink > it->ref.nlink) {
+		refuse(r, it, "%lu hard links, its package gives it %u: a link from elsewhere",
+		       (unsigned long)st->st_nlink, it->ref.nlink);
+		return -1;
+	}
+	if (S_ISREG(st->st_mode)) {
+		err = content_matches(r, f->fd, e);
+		if (err <= 0) {
+			if (err < 0)
+				refuse(r, it, "cannot be read: %s", strerror(-err));
+			else
+				refuse(r, it, "its content changed since the build");
+			return -1;
+		}
+	}
+	if (!ima_consistent(e)) {
+		refuse(r, it, "its security.ima is not a value of its content");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The header's owner and mode, its capabilities and the values the file lacks, then the
+ * entry removed.  A failure here is the run's own (not the entry's): said, the entry kept
+ * for a rerun.
+ */
+static void write_file(struct run *r, struct item *it, const struct entry_file *f)
+{
+	const struct ims_pending_entry *e = &it->e;
+	char lpath[64 + NAME_MAX];
+	int err = 0;
+
+	snprintf(lpath, sizeof(lpath), "/proc/self/fd/%d/%s", f->dirfd, f->name);
+	if (S_ISLNK(f->st.st_mode) && f->built_owner)
+		err = fchownat(f->dirfd, f->name, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) < 0 ?
+			      -errno :
+			      0;
+	else if (f->built_owner || (f->st.st_mode & 07777) != (e->mode & 07777))
+		err = give_owner(f->fd, e);
+	if (!err && f->fd >= 0 && S_ISREG(f->st.st_mode))
+		err = header_caps(r, f->fd, &it->ref);
+	if (!err)
+		err = write_values(r, f->fd, lpath, e);
+	if (err) {
+		refuse(r, it, "cannot write: %s", strerror(-err));
+		return;
+	}
+	if (unlinkat(r->txnfds[it->txn], it->name, 0) < 0)
+		ims_logf(r->log, IMASTREAM_LOG_WARNING,
+			 "%s%s: labels written, but its entry %s/%s "
+			 "cannot be removed: %s",
+			 strcmp(r->root, "/") ? r->root : "", e->path, r->txns[it->txn], it->name,
+			 strerror(errno));
+	r->c.applied++;
+}
+
+static void apply_one(struct run *r, struct item *it)
+{
+	struct entry_file f = { .dirfd = -1, .fd = -1 };
+	char why[256];
 	const char *bad;
-	int dirfd = -1, fd = -1, err;
-	bool built_owner;
-	mode_t have, want;
-	struct stat st;
 
 	if (it->err) {
 		refuse(r, it, "%s", it->why);
@@ -534,110 +671,12 @@ static void apply_one(struct run *r, struct item *it)
 		refuse(r, it, "%s", bad);
 		return;
 	}
-	/*
-	 * Its directory as rpm opens it (a merged /usr's links followed, inside the root
-	 * only), the file itself never through a symlink: nothing outside the root is reached.
-	 */
-	slash = strrchr(e->path, '/');
-	*slash = '\0';
-	dirfd = imastream_open_dir_as_rpm(r->rootfd, slash == e->path ? "/" : e->path, O_PATH, NULL,
-					  0);
-	*slash = '/';
-	if (dirfd < 0) {
-		refuse(r, it, "its directory cannot be reached below the root: %s",
-		       dirfd == -EPERM ? "a symlink rpm would not follow" :
-		       dirfd == -ELOOP ? "a symlink that leads nowhere below the root" :
-					 strerror(-dirfd));
-		return;
-	}
-	if (fstatat(dirfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		refuse(r, it, "%s", strerror(errno));
-		goto out;
-	}
-	if ((st.st_mode & S_IFMT) != (e->mode & S_IFMT)) {
-		refuse(r, it, "its type changed since the build");
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
-		fd = openat(dirfd, slash + 1,
-			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0 || fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) != (e->mode & S_IFMT)) {
-			refuse(r, it, "cannot be opened: %s", strerror(errno));
-			goto out;
-		}
-	} else if (!S_ISLNK(st.st_mode)) {
-		refuse(r, it, "neither a file, a directory nor a symlink");
-		goto out;
-	}
-	snprintf(lpath, sizeof(lpath), "/proc/self/fd/%d/%s", dirfd, slash + 1);
-	built_owner = st.st_uid == e->built_uid && st.st_gid == e->built_gid &&
-		      (st.st_uid != e->uid || st.st_gid != e->gid);
-	if (!built_owner && (st.st_uid != e->uid || st.st_gid != e->gid)) {
-		refuse(r, it, "owner %u:%u, neither the header's %u:%u nor the build's %u:%u",
-		       (unsigned int)st.st_uid, (unsigned int)st.st_gid, (unsigned int)e->uid,
-		       (unsigned int)e->gid, (unsigned int)e->built_uid,
-		       (unsigned int)e->built_gid);
-		goto out;
-	}
-	/*
-	 * A symlink's mode says nothing.  A run killed between chown(2) and chmod(2) left the
-	 * header's owner without the set-id bits: that mode is set again.
-	 */
-	have = st.st_mode & 07777;
-	want = e->mode & 07777;
-	if (!S_ISLNK(st.st_mode) && have != want &&
-	    (built_owner || have != (want & ~(mode_t)(S_ISUID | S_ISGID)))) {
-		refuse(r, it, "mode %04o since the build, the header's is %04o", (unsigned int)have,
-		       (unsigned int)want);
-		goto out;
-	}
-	/* A link from elsewhere (maybe outside the root) would be given owner and labels too. */
-	if (S_ISREG(st.st_mode) && it->ref.nlink && st.st_nlink > it->ref.nlink) {
-		refuse(r, it, "%lu hard links, its package gives it %u: a link from elsewhere",
-		       (unsigned long)st.st_nlink, it->ref.nlink);
-		goto out;
-	}
-	if (S_ISREG(st.st_mode)) {
-		err = content_matches(r, fd, e);
-		if (err <= 0) {
-			if (err < 0)
-				refuse(r, it, "cannot be read: %s", strerror(-err));
-			else
-				refuse(r, it, "its content changed since the build");
-			goto out;
-		}
-	}
-	if (!ima_consistent(e)) {
-		refuse(r, it, "its security.ima is not a value of its content");
-		goto out;
-	}
-	if (S_ISLNK(st.st_mode) && built_owner)
-		err = fchownat(dirfd, slash + 1, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno :
-											    0;
-	else if (built_owner || have != want)
-		err = give_owner(fd, e);
-	else
-		err = 0;
-	if (!err && fd >= 0 && S_ISREG(st.st_mode))
-		err = header_caps(r, fd, &it->ref);
-	if (!err)
-		err = write_values(r, fd, lpath, e);
-	if (err) {
-		/* The run's own failure (not the entry's): said, the entry kept for a rerun. */
-		refuse(r, it, "cannot write: %s", strerror(-err));
-		goto out;
-	}
-	if (unlinkat(r->txnfds[it->txn], it->name, 0) < 0)
-		ims_logf(r->log, IMASTREAM_LOG_WARNING,
-			 "%s%s: labels written, but its entry %s/%s "
-			 "cannot be removed: %s",
-			 strcmp(r->root, "/") ? r->root : "", e->path, r->txns[it->txn], it->name,
-			 strerror(errno));
-	r->c.applied++;
-out:
-	if (fd >= 0)
-		close(fd);
-	close(dirfd);
+	if (!open_entry(r, it, &f) && !check_file(r, it, &f))
+		write_file(r, it, &f);
+	if (f.fd >= 0)
+		close(f.fd);
+	if (f.dirfd >= 0)
+		close(f.dirfd);
 }
 
 static void run_free(struct run *r)

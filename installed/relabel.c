@@ -22,8 +22,10 @@
 #include "imastream/keys.h"
 #include "imastream/relabel.h"
 #include "imastream/xattr.h"
+#include "installed/accepted.h"
 #include "installed/ordered_pool.h"
 #include "installed/private.h"
+#include "xattr/codec.h"
 #include "xattr/stored_name.h"
 #include "plugin/core/driver.h"
 

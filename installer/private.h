@@ -50,4 +50,16 @@ int ims_rpm_check_header(int rootfd, int fd, const char *name, unsigned int flag
 			 const struct imastream_log *log,
 			 int (*judge)(void *arg, const char *name, void *rpm_header), void *arg);
 
+/* Whether @name is a temp name (IMASTREAM_TEMP_PREFIX) whose writer is gone. */
+bool imastream_temp_name_is_leftover(const char *name);
+
+/*
+ * imastream_root_exists - whether @rootfd is an installed root: it has an rpm database at
+ * rpm's %_dbpath, or imastream's state (var/lib/imastream).  Nothing is created.
+ */
+bool imastream_root_exists(int rootfd);
+
+/* The absolute lock path rpm uses below a root: %{_rpmlock_path}. Return: 0, -errno. */
+int imastream_root_lock_path(char *buf, size_t size);
+
 #endif /* IMASTREAM_INSTALLER_PRIVATE_H */

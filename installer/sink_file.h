@@ -9,6 +9,7 @@
 
 #include "imastream/entry.h"
 #include "imastream/hooks.h"
+#include "plugin/core/driver.h"
 
 /**
  * ims_sink_file_opened - the chain's file for entry @e of @pkg as file_opened sees it

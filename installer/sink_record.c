@@ -10,6 +10,7 @@
 #include "imastream/hooks.h"
 #include "installer/sink_boot_record.h"
 #include "installer/sink_record.h"
+#include "plugin/core/driver.h"
 
 int ims_sink_record_open(struct ims_sink_record *r, int rootfd, const char *root, bool rpmdb,
 			 const struct imastream_log *log)

@@ -8,6 +8,7 @@
 #include <keyutils.h>
 
 #include "imastream/hash.h"
+#include "keys/keyring.h"
 #include "keys/keys-private.h"
 
 /* "SERIAL" or "RING:DESCRIPTION" (see imastream/keys.h). */

@@ -9,6 +9,7 @@
 #include <openssl/ec.h>
 #include <openssl/objects.h>
 
+#include "keys/keyring.h"
 #include "keys/keys-private.h"
 
 bool ims_parse_serial(const char *s, int32_t *serial_ret)

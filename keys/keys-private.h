@@ -124,4 +124,15 @@ bool ims_keyid_of_description(const char *desc, uint32_t *keyid_ret);
 /* Is @s a URI with a scheme (two or more characters before the first colon)? */
 bool ims_is_uri(const char *s);
 
+/* How many certificates the store holds. */
+size_t imastream_trust_count(const struct imastream_trust *t);
+
+/**
+ * imastream_keyid_from_pubkey - evmctl 1.4's key id of a bare key (rule 3 above)
+ * @buf: a PEM or DER public key (SubjectPublicKeyInfo) or unencrypted private key
+ * Return: 0, -EINVAL when @buf holds no key, -ENOMEM.
+ */
+int imastream_keyid_from_pubkey(const void *buf, size_t len, const struct imastream_log *log,
+				uint32_t *keyid_ret);
+
 #endif /* IMASTREAM_KEYS_PRIVATE_H */

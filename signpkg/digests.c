@@ -13,6 +13,7 @@
 #include "imastream/signpkg.h"
 #include "imastream/xattr.h"
 #include "signpkg/manifest.h"
+#include "xattr/codec.h"
 
 /* Room for one raw signature, as sign-package has: RSA-16384 or any ECDSA signature fits. */
 #define RAW_SIG_MAX (SIGNATURES_MAX_VALUE - IMASTREAM_SIG_HDR_SIZE)

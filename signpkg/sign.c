@@ -20,6 +20,7 @@
 #include "imastream/signpkg.h"
 #include "imastream/xattr.h"
 #include "signpkg/rpmpkg.h"
+#include "xattr/codec.h"
 
 /* rpm's default when a package does not say (RPMTAG_FILEDIGESTALGO absent): MD5. */
 #define RPM_DEFAULT_FILEDIGESTALGO 1

@@ -7,6 +7,7 @@
 #include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 /* Type 1 carries no algorithm: the kernel (ima_get_hash_algo) infers it from the length. */
 /* Decoding accepts every size the kernel knows, not only the algorithms we compute. */

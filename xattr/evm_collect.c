@@ -12,6 +12,7 @@
 
 #include "common/private.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 /* Linux 6.5+ has FS_IOC_GETFSUUID; Debian 12's headers (6.1) do not define it yet. */
 #ifndef FS_IOC_GETFSUUID

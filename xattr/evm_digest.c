@@ -10,6 +10,7 @@
 #include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 static const char *const evm_names[IMASTREAM_EVM_NR_XATTRS] = {
 	[IMASTREAM_EVM_SELINUX] = "security.selinux",

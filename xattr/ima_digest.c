@@ -7,6 +7,7 @@
 #include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 int imastream_ima_digest_encode(int algo, const uint8_t *digest, size_t digest_len,
 				uint8_t *buf, size_t buf_size, size_t *len_ret,

@@ -9,6 +9,7 @@
 #include "hashers/algos.h"
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 /* The header version the kernel demands for each signature type, or 0. */
 static int sig_version(int type)

@@ -7,6 +7,7 @@
 
 #include "common/private.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 #include "xattr/stored_name.h"
 
 void imastream_xattr_writer_init(struct imastream_xattr_writer *w, unsigned int flags,

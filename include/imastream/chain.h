@@ -96,7 +96,7 @@ enum imastream_userns_xattrs {
  *   package_sig_algos digests computed to check package signatures with, at
  *                     most 3, comma-separated; hash_algo always counts too   (sha256)
  *   xattr_namespace   security | user: where IMA/EVM/labels go               (security)
- *   weak_algos        refuse | allow: md5 (imastream_hash_algo_weak()) as
+ *   weak_algos        refuse | allow: md5 as
  *                     hash_algo or in package_sig_algos                      (refuse)
  *   verity            off | on: (sign mode) security.ima is a version-3 signature over
  *                     the fs-verity digest, and the driver enables fs-verity on
@@ -194,14 +194,6 @@ IMASTREAM_API int imastream_config_load(struct imastream_config *cfg, const char
 					const struct imastream_log *log);
 
 /**
- * imastream_hash_algo_weak - whether @algo (a kernel hash id) is too weak to rely on
- *
- * md5 today.  One rule for every command and driver: a weak algorithm is refused unless
- * the caller opted in (weak_algos = allow, or a command's --allow-weak).
- */
-IMASTREAM_API bool imastream_hash_algo_weak(int algo);
-
-/**
  * imastream_config_check - the cross-key checks, once every key is set
  * Return: 0, -EINVAL (sign mode or evm without a key, a weak hash_algo or
  * package_sig_algos without weak_algos = allow, ...).
@@ -268,36 +260,6 @@ IMASTREAM_API int imastream_chain_from_config(const struct imastream_config *cfg
 
 struct imastream_signer;
 struct imastream_trust;
-
-/**
- * imastream_chain_keep_signatures - let signing plugins keep signatures already right
- * @chain: the chain, before its first file
- * @trust: the store a signature a file already holds must verify with; must outlive the
- *         chain (NULL: always sign)
- *
- * For a driver that records values to compare (IMASTREAM_FILE_RECORD_ONLY: imastream
- * relabel): imastream_file_keep_signature() then keeps such a signature instead of
- * signing anew.
- */
-IMASTREAM_API void imastream_chain_keep_signatures(struct imastream_chain *chain,
-						   const struct imastream_trust *trust);
-
-/**
- * imastream_chain_signer - the chain's signing key, shared by every plugin that signs
- * @chain: the chain; call from a plugin's init
- * @ret: the signer, owned by the chain (freed after every cleanup has run)
- *
- * The first call loads the configured key (key, cert, key_pass_file/key_pass_env), and,
- * when "trust" is set, checks a test signature against those certificates; later calls
- * return the same signer, so the private key is read once.
- * Return: 0, -EINVAL without a key, or the error of imastream_signer_new() or of the
- * trust check (-EKEYREJECTED), each reported in one line.
- */
-IMASTREAM_API int imastream_chain_signer(struct imastream_chain *chain,
-					 struct imastream_signer **ret);
-
-/* The union of IMASTREAM_HASH_BIT()s the plugins asked for at init. */
-IMASTREAM_API uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain);
 
 /*
  * Dispatch.  The *_pre/file_opened calls return 0 or the first plugin error; the chain

@@ -51,7 +51,7 @@ IMASTREAM_API int imastream_ima_sign_digest(struct imastream_signer *s, int algo
  * @digest_len: its size, which must match @algo
  * @buf, @buf_size, @len_ret, @log: as for imastream_ima_sign_digest()
  *
- * Signs H_algo(06 ‖ algo ‖ verity_digest) (imastream_sigv3_file_id_digest()): the value
+ * Signs H_algo(06 ‖ algo ‖ verity_digest), the file id of a version-3 signature: the value
  * `evmctl sign_hash --veritysig` (ima-evm-utils 1.5) prints, byte for byte with RSA, and
  * what the kernel checks under `appraise ... digest_type=verity appraise_type=sigv3`
  * (the file must also have fs-verity enabled there).
@@ -70,8 +70,9 @@ IMASTREAM_API int imastream_ima_sign_verity(struct imastream_signer *s, int algo
  * @algo: kernel hash_algo id for the EVM digest and the header
  * @buf, @buf_size, @len_ret, @log: as for imastream_ima_sign_digest()
  *
- * Return: 0; -ENODATA when @in has no security.ima; otherwise as
- * imastream_ima_sign_digest() and imastream_evm_digest_portable().
+ * Return: 0; -ENODATA when @in has no security.ima; -EINVAL for an unknown algorithm or
+ * misc_layout, or a size of @in below its first version; -EOPNOTSUPP for an algorithm
+ * OpenSSL lacks; otherwise as imastream_ima_sign_digest().
  */
 IMASTREAM_API int imastream_evm_sign_portable(struct imastream_signer *s,
 					      const struct imastream_evm_input *in, int algo,
@@ -99,7 +100,8 @@ enum {
  * Write every label (and security.ima, unless @ima is given) before calling this: the
  * value covers them, and security.evm must be written last.
  * Return: 0; -ENODATA (one line naming the file) when there is no security.ima;
- * the errors of imastream_evm_collect() and imastream_evm_sign_portable().
+ * -errno when the file's metadata or xattrs cannot be read; the errors of
+ * imastream_evm_sign_portable().
  */
 IMASTREAM_API int imastream_evm_sign_file(struct imastream_signer *s, int fd, const char *path,
 					  unsigned int flags, const void *ima, size_t ima_len,
@@ -225,23 +227,6 @@ IMASTREAM_API void imastream_verifier_free(struct imastream_verifier *v);
 IMASTREAM_API int imastream_verify_file(struct imastream_verifier *v, int fd, const char *path,
 					unsigned int flags,
 					struct imastream_verify_report *report);
-
-struct imastream_hasher;
-
-/**
- * imastream_verify_file_hashed - imastream_verify_file() with the content already hashed
- * @content: a hasher that has seen the whole content of @fd, final (or NULL)
- *
- * When @content has the digest in security.ima's algorithm, that digest stands for the
- * content and @fd is not read; otherwise the content is hashed as imastream_verify_file()
- * does.  For a caller that hashes each file once for several purposes (the audit of an
- * installed root compares the same read with the rpm header).
- * Return: as imastream_verify_file().
- */
-IMASTREAM_API int imastream_verify_file_hashed(struct imastream_verifier *v, int fd,
-					       const char *path, unsigned int flags,
-					       const struct imastream_hasher *content,
-					       struct imastream_verify_report *report);
 
 #ifdef __cplusplus
 }

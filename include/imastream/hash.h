@@ -44,8 +44,6 @@ struct imastream_hash_info {
 IMASTREAM_API const struct imastream_hash_info *imastream_hash_by_algo(int algo);
 IMASTREAM_API const struct imastream_hash_info *imastream_hash_by_name(const char *name);
 IMASTREAM_API const struct imastream_hash_info *imastream_hash_by_rpm_id(int rpm_id);
-/* Iterates the table: returns row @i, or NULL past the end. */
-IMASTREAM_API const struct imastream_hash_info *imastream_hash_info_at(unsigned int i);
 
 /**
  * struct imastream_hasher - computes several digests of one stream in one pass
@@ -131,16 +129,7 @@ struct imastream_hash_msg {
  * refusal is said in one line.
  */
 IMASTREAM_API int imastream_hash_batch(struct imastream_hasher *h, int algo,
-				       struct imastream_hash_msg *msgs, size_t n,
-				       size_t msg_size);
-/* Name of the batch backend this context uses for @algo ("openssl", "shani-2x", ...),
- * or NULL when @algo is not in the context's mask.  The string is static. */
-IMASTREAM_API const char *imastream_hash_batch_backend(const struct imastream_hasher *h, int algo);
-/* Name of the backend that hashed the last imastream_hash_batch() of @algo: a batch smaller
- * than the wide lanes take goes to the next backend.  NULL before the first batch, or when
- * @algo is not in the context's mask.  The string is static. */
-IMASTREAM_API const char *imastream_hash_batch_last_backend(const struct imastream_hasher *h,
-							    int algo);
+				       struct imastream_hash_msg *msgs, size_t n, size_t msg_size);
 
 #ifdef __cplusplus
 }

@@ -54,9 +54,6 @@ enum imastream_hook {
 	IMASTREAM_HOOK_COUNT
 };
 
-/* Name of a hook ("file_closed"), or NULL. */
-IMASTREAM_API const char *imastream_hook_name(int hook);
-
 struct imastream_config;
 
 /*
@@ -333,7 +330,7 @@ IMASTREAM_API int imastream_file_set_xattr(struct imastream_file *f, const char 
 /**
  * imastream_file_keep_signature - keep the signature the file already holds, when right
  * @f: the file, in file_closed: with IMASTREAM_FILE_RECORD_ONLY, of a chain given a store
- *     by imastream_chain_keep_signatures() (imastream relabel); otherwise (an install)
+ *     to keep signatures by (imastream relabel); otherwise (an install)
  *     the store is the chain's own certificate (cert), so that a file rpm leaves in
  *     place keeps what it holds: with EVM on, the kernel refuses to replace a valid
  *     portable signature by a different value. Without either store, or on a file
@@ -376,7 +373,7 @@ enum imastream_plugin_rank {
 
 /**
  * struct imastream_init_args - what init receives
- * @chain: the chain, for imastream_chain_signer()
+ * @chain: the chain (the built-in plugins that sign share its key through it)
  * @name: the plugin's name in this chain
  * @cfg: the configuration (valid until cleanup)
  * @log: where to report (valid until cleanup)
@@ -462,8 +459,6 @@ struct imastream_plugin_ops {
 
 /* A built-in plugin by name ("selinux", "ima", "evm", "trace"), or NULL. */
 IMASTREAM_API const struct imastream_plugin_ops *imastream_plugin_lookup(const char *name);
-/* Iterates the built-in plugins: returns entry @i, or NULL past the end. */
-IMASTREAM_API const struct imastream_plugin_ops *imastream_plugin_at(unsigned int i);
 
 #ifdef __cplusplus
 }

@@ -54,8 +54,8 @@ struct imastream_key_opts {
 	 *    the PIN comes from the passphrase source;
 	 *  - "kernel:SERIAL" or "kernel:RING:DESCRIPTION": an asymmetric key held by the
 	 *    kernel, used through keyctl_pkey_sign(2) so that the private key never enters
-	 *    this process.  SERIAL is decimal or 0x-hex; RING is any keyring name accepted
-	 *    by imastream_keyring_resolve() and DESCRIPTION is the key's description or
+	 *    this process.  SERIAL is decimal or 0x-hex; RING is a keyring as written
+	 *    below (kernel keyrings) and DESCRIPTION is the key's description or
 	 *    "id:XXXXXXXX" (the kernel's partial key id match);
 	 *  - any other "scheme:..." URI (two or more characters before the colon): opened
 	 *    with OSSL_STORE_open_ex(), i.e. by whatever OpenSSL provider registered that
@@ -142,16 +142,8 @@ IMASTREAM_API const char *imastream_signer_key_type(const struct imastream_signe
  * Return: 0, -EINVAL when @buf holds no certificate, -ENOMEM.
  */
 IMASTREAM_API int imastream_keyid_from_cert(const void *buf, size_t len,
-					    const struct imastream_log *log,
-					    uint32_t *keyid_ret, bool *from_skid_ret);
-/**
- * imastream_keyid_from_pubkey - evmctl 1.4's key id of a bare key (rule 3 above)
- * @buf: a PEM or DER public key (SubjectPublicKeyInfo) or unencrypted private key
- * Return: 0, -EINVAL when @buf holds no key, -ENOMEM.
- */
-IMASTREAM_API int imastream_keyid_from_pubkey(const void *buf, size_t len,
-					      const struct imastream_log *log,
-					      uint32_t *keyid_ret);
+					    const struct imastream_log *log, uint32_t *keyid_ret,
+					    bool *from_skid_ret);
 
 /*
  * Trust store: certificates that verify IMA and EVM signatures, looked up by key id
@@ -183,10 +175,8 @@ IMASTREAM_API int imastream_trust_add_mem(struct imastream_trust *t, const void 
  * @keyid: the key id signatures name it by, or NULL for evmctl's rule (rule 3 above)
  * Return: 0; -EINVAL when @der is not exactly one public key; -ENOMEM.
  */
-IMASTREAM_API int imastream_trust_add_pubkey(struct imastream_trust *t, const void *der,
-					     size_t len, const uint32_t *keyid);
-/* How many certificates the store holds. */
-IMASTREAM_API size_t imastream_trust_count(const struct imastream_trust *t);
+IMASTREAM_API int imastream_trust_add_pubkey(struct imastream_trust *t, const void *der, size_t len,
+					     const uint32_t *keyid);
 /**
  * imastream_trust_verify - check a raw signature over a digest
  * @keyid: the key id from the signature header (host order)
@@ -202,37 +192,6 @@ IMASTREAM_API int imastream_trust_verify(const struct imastream_trust *t, int ha
 					 const uint8_t *digest, size_t digest_len,
 					 const uint8_t *sig, size_t sig_len, uint32_t keyid);
 
-/**
- * imastream_trust_rejection - why a certificate with @keyid cannot verify IMA signatures
- *
- * For the -EKEYREJECTED of imastream_trust_verify(): a phrase naming the key type and
- * the kernel's rule, e.g. "an EC key on curve secp256k1 (the kernel: ECDSA
- * P-256/P-384 only)".  Valid while @t lives.
- * Return: the phrase, or NULL when no certificate with @keyid is unusable.
- */
-IMASTREAM_API const char *imastream_trust_rejection(const struct imastream_trust *t,
-						    uint32_t keyid);
-
-/**
- * imastream_trust_signed_digest - open an RSA signature and return the digest it signs
- * @keyid: the key id from the signature header (host order)
- * @sig: the raw signature (PKCS#1 v1.5 with a DigestInfo of @hash_algo)
- * @out: receives the signed digest; IMASTREAM_HASH_MAX_DIGEST bytes suffice
- * @out_size: size of @out
- * @len_ret: the digest's length
- *
- * Lets a verifier tell "the file changed" (a genuine signature over another digest)
- * from "the signature is bad" after imastream_trust_verify() said -EBADMSG. ECDSA
- * signatures cannot be opened this way.  Logs nothing.
- * Return: 0; -ENOKEY when no certificate has @keyid; -EOPNOTSUPP when no certificate
- * with @keyid holds an RSA key; -EBADMSG when none of them opens @sig into a DigestInfo
- * of @hash_algo; -EINVAL for an unknown algorithm.
- */
-IMASTREAM_API int imastream_trust_signed_digest(const struct imastream_trust *t, int hash_algo,
-						const uint8_t *sig, size_t sig_len,
-						uint32_t keyid, uint8_t *out, size_t out_size,
-						size_t *len_ret);
-
 /*
  * Kernel keyrings.  A RING is written as:
  *  - "_ima", "_evm" or any other name starting with '_': a keyring of that name linked
@@ -244,65 +203,6 @@ IMASTREAM_API int imastream_trust_signed_digest(const struct imastream_trust *t,
  *    process keyring;
  *  - a serial number, decimal or 0x-hex.
  */
-
-/**
- * imastream_keyring_resolve - find (or create, for '_' names) a keyring
- * @create: create a missing '_' keyring under @u
- * Return: 0; -ENOKEY when it does not exist (and may not or could not be created);
- * -ENOTDIR when a serial names a key that is not a keyring; -EINVAL for a malformed
- * name; -errno of keyctl(2).
- */
-IMASTREAM_API int imastream_keyring_resolve(const char *ring, bool create,
-					    const struct imastream_log *log,
-					    int32_t *serial_ret);
-/**
- * imastream_keyring_import - add a certificate to a keyring as an asymmetric key
- * @cert: a PEM or DER X.509 certificate; it is handed to the kernel as DER
- * @key_serial_ret: the new key's serial (may be NULL)
- *
- * The effect of "keyctl padd asymmetric '' RING < cert.der" or "evmctl import".
- * Return: 0; -EINVAL when @cert holds no certificate; -EKEYREJECTED when the kernel
- * refuses it (a restricted trusted keyring wants a key signed by a built-in key);
- * -EOPNOTSUPP when the kernel has no asymmetric key type; -EACCES/-EPERM when not
- * allowed; other -errno of add_key(2).
- */
-IMASTREAM_API int imastream_keyring_import(const char *ring, const void *cert, size_t len,
-					   const struct imastream_log *log,
-					   int32_t *key_serial_ret);
-/**
- * imastream_keyring_import_file - imastream_keyring_import() of the certificate in @path
- *
- * Its messages name @path; where the kernel lacks the certificate's key algorithm they
- * name the algorithm and what to do instead.  Return: as imastream_keyring_import(), and
- * -errno when @path cannot be read.
- */
-IMASTREAM_API int imastream_keyring_import_file(const char *ring, const char *path,
-						const struct imastream_log *log,
-						int32_t *key_serial_ret);
-
-/* One key of a keyring, as imastream_keyring_list() reports it. */
-struct imastream_keyring_entry {
-	int32_t serial;
-	char type[32];         /* "asymmetric", "keyring", "user", ... */
-	char description[256];
-	/*
-	 * For an asymmetric key from an X.509 certificate, the kernel writes the
-	 * certificate's subjectKeyIdentifier (or its serial number when it has none) as
-	 * hex at the end of the description; has_keyid says whether the last four bytes
-	 * of it are an id the kernel also matches for "id:%08x" (checked with a search).
-	 */
-	uint32_t keyid;
-	bool has_keyid;
-};
-
-/**
- * imastream_keyring_list - what a keyring holds, in the kernel's order
- * @entries_ret: an array freed with free(); NULL when @n_ret is 0
- * Return: 0, -ENOKEY when the ring does not exist, -ENOMEM, -errno of keyctl(2).
- */
-IMASTREAM_API int imastream_keyring_list(const char *ring, const struct imastream_log *log,
-					 struct imastream_keyring_entry **entries_ret,
-					 size_t *n_ret);
 
 #ifdef __cplusplus
 }

@@ -85,7 +85,7 @@ IMASTREAM_API void imastream_root_txn_end(struct imastream_root_txn *t, int stat
 /**
  * imastream_root_recover - under the lock, remove what interrupted transactions left
  * Walks the whole root (not /proc, /sys and such of a live one).  A directory that is
- * not a root (imastream_root_exists()) is refused, -ENOENT, before anything is created
+ * not a root (no rpm database at rpm's %_dbpath, no var/lib/imastream) is refused, -ENOENT, before anything is created
  * in it.  Return: as imastream_root_txn_begin().
  */
 IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned int flags,
@@ -102,18 +102,6 @@ IMASTREAM_API int imastream_root_recover(int rootfd, const char *root, unsigned 
  * so that it could block or follow a link), -errno.
  */
 IMASTREAM_API int imastream_root_interrupted(int rootfd);
-
-/*
- * imastream_root_exists - whether @rootfd is an installed root: it has an rpm database at
- * rpm's %_dbpath, or imastream's state (var/lib/imastream).  Nothing is created.
- */
-IMASTREAM_API bool imastream_root_exists(int rootfd);
-
-/* The absolute lock path rpm uses below a root: %{_rpmlock_path}. Return: 0, -errno. */
-IMASTREAM_API int imastream_root_lock_path(char *buf, size_t size);
-
-/* Whether @name is a temp name (IMASTREAM_TEMP_PREFIX) whose writer is gone. */
-IMASTREAM_API bool imastream_temp_name_is_leftover(const char *name);
 
 #ifdef __cplusplus
 }

@@ -80,10 +80,9 @@ IMASTREAM_API int imastream_verity_fd(struct imastream_verity *v, int fd,
  * with @n > 0 or a message with NULL data (and len > 0) or a NULL digest (no digest is
  * written then), -E2BIG as imastream_hash_batch(), -ENOMEM, -EIO.
  */
-IMASTREAM_API int imastream_verity_batch(struct imastream_verity *v, struct imastream_hash_msg *msgs,
-					 size_t n, size_t msg_size);
-/* The batch backend that hashes the data blocks ("avx512-16x", "openssl", ...); static. */
-IMASTREAM_API const char *imastream_verity_backend(const struct imastream_verity *v);
+IMASTREAM_API int imastream_verity_batch(struct imastream_verity *v,
+					 struct imastream_hash_msg *msgs, size_t n,
+					 size_t msg_size);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
 #include "plugin/builtin/plugins.h"
+#include "xattr/codec.h"
 
 struct evm_state {
 	const struct imastream_config *cfg;

@@ -18,6 +18,7 @@
 #include "imastream/keys.h"
 #include "imastream/verity.h"
 #include "imastream/xattr.h"
+#include "keys/trust_cache.h"
 #include "plugin/builtin/plugins.h"
 #include "plugin/core/driver.h"
 

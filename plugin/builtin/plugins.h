@@ -8,6 +8,7 @@
 #include "imastream/hooks.h"
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
+#include "plugin/core/driver.h"
 
 extern const struct imastream_plugin_ops ims_trace_plugin;
 extern const struct imastream_plugin_ops ims_selinux_plugin;

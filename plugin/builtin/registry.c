@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "plugin/builtin/plugins.h"
+#include "plugin/core/driver.h"
 
 static const struct imastream_plugin_ops *const builtins[] = {
 	&ims_selinux_plugin,

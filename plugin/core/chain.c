@@ -6,6 +6,7 @@
 
 #include "imastream/keys.h"
 #include "keys/sign_ahead.h"
+#include "plugin/core/driver.h"
 #include "plugin/core/private.h"
 #include "plugin/core/resource.h"
 

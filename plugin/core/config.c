@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hashers/backend.h"
+#include "plugin/core/driver.h"
 #include "plugin/core/private.h"
 
 #define DEFAULT_PLUGINS "selinux,ima,evm"

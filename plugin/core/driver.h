@@ -66,4 +66,47 @@ int ims_chain_sign_ahead(struct imastream_chain *chain, bool on);
  */
 const char *ims_config_nearest_key(const char *key, const char *const *extra);
 
+/**
+ * imastream_chain_keep_signatures - let signing plugins keep signatures already right
+ * @chain: the chain, before its first file
+ * @trust: the store a signature a file already holds must verify with; must outlive the
+ *         chain (NULL: always sign)
+ *
+ * For a driver that records values to compare (IMASTREAM_FILE_RECORD_ONLY: imastream
+ * relabel): imastream_file_keep_signature() then keeps such a signature instead of
+ * signing anew.
+ */
+void imastream_chain_keep_signatures(struct imastream_chain *chain,
+				     const struct imastream_trust *trust);
+
+/**
+ * imastream_chain_signer - the chain's signing key, shared by every plugin that signs
+ * @chain: the chain; call from a plugin's init
+ * @ret: the signer, owned by the chain (freed after every cleanup has run)
+ *
+ * The first call loads the configured key (key, cert, key_pass_file/key_pass_env), and,
+ * when "trust" is set, checks a test signature against those certificates; later calls
+ * return the same signer, so the private key is read once.
+ * Return: 0, -EINVAL without a key, or the error of imastream_signer_new() or of the
+ * trust check (-EKEYREJECTED), each reported in one line.
+ */
+int imastream_chain_signer(struct imastream_chain *chain, struct imastream_signer **ret);
+
+/* The union of IMASTREAM_HASH_BIT()s the plugins asked for at init. */
+uint32_t imastream_chain_hash_algos(const struct imastream_chain *chain);
+
+/**
+ * imastream_hash_algo_weak - whether @algo (a kernel hash id) is too weak to rely on
+ *
+ * md5 today.  One rule for every command and driver: a weak algorithm is refused unless
+ * the caller opted in (weak_algos = allow, or a command's --allow-weak).
+ */
+bool imastream_hash_algo_weak(int algo);
+
+/* Name of a hook ("file_closed"), or NULL. */
+const char *imastream_hook_name(int hook);
+
+/* Iterates the built-in plugins: returns entry @i, or NULL past the end. */
+const struct imastream_plugin_ops *imastream_plugin_at(unsigned int i);
+
 #endif /* IMASTREAM_PLUGIN_CORE_DRIVER_H */

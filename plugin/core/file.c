@@ -11,6 +11,7 @@
 #include "imastream/keys.h"
 #include "imastream/xattr.h"
 #include "plugin/core/private.h"
+#include "xattr/codec.h"
 #include "xattr/stored_name.h"
 
 static struct ims_file_state *state_of(const struct imastream_file *f)

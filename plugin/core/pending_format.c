@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "plugin/core/pending_format.h"
 
 void ims_pending_entry_release(struct ims_pending_entry *e)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/core/driver.h"
 #include "plugin/core/private.h"
 
 /* One key of some plugin and the text set for it (NULL: its default holds). */

@@ -5,6 +5,7 @@
 
 #include "imastream/xattr.h"
 #include "plugin/core/private.h"
+#include "xattr/codec.h"
 
 int ims_probe_root_xattrs(const struct imastream_config *cfg, const char *root, const char *hint,
 			  const struct imastream_log *log)

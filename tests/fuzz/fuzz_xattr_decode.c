@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

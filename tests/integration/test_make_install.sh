@@ -68,7 +68,7 @@ LD_LIBRARY_PATH=$dest$libdir ldd "$tmp/example" | grep "$dest$libdir/libimastrea
 	fail "the example is not linked with the installed library"
 
 # The umbrella header alone still declares what it did before the split into subsystems.
-printf '#include <imastream/installer.h>\nint main(void) { return imastream_root_exists(-1) + !IMASTREAM_RECORD_MAX_DIGEST; }\n' \
+printf '#include <imastream/installer.h>\nint main(void) { return imastream_root_interrupted(-1) + !IMASTREAM_RECORD_MAX_DIGEST; }\n' \
 	>"$tmp/umbrella.c"
 # shellcheck disable=SC2086
 cc -Wall -Werror -o "$tmp/umbrella" "$tmp/umbrella.c" $flags 2>"$tmp/cc.log" ||

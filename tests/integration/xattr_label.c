@@ -20,6 +20,7 @@
 
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
+#include "xattr/codec.h"
 
 static void print_log(void *arg, int level, const char *msg)
 {

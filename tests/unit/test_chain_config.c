@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "imastream/chain.h"
+#include "plugin/core/driver.h"
 #include "tests/unit/test.h"
 #include "tests/unit/test_log.h"
 

@@ -7,8 +7,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "filesig/verifier.h"
 #include "imastream/filesig.h"
 #include "imastream/hash.h"
+#include "keys/trust_cache.h"
 #include "test.h"
 
 /* Key ids of the committed test keys (tests/unit/test_keys.c checks them against evmctl). */

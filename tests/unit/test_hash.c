@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "hashers/private.h"
 #include "imastream/hash.h"
 #include "tests/unit/test.h"

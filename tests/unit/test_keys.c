@@ -15,6 +15,7 @@
 #include "imastream/hash.h"
 #include "imastream/keys.h"
 #include "keys/keys-private.h"
+#include "keys/trust_cache.h"
 #include "tests/unit/test.h"
 
 /* Key ids of the committed test keys, checked against evmctl 1.4 when they were made. */

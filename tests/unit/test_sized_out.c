@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filesig/verifier.h"
 #include "imastream/entry.h"
 #include "imastream/filesig.h"
 #include "imastream/keys.h"
 #include "imastream/root.h"
 #include "imastream/xattr.h"
+#include "installer/private.h"
 #include "tests/unit/test.h"
 #include "tests/unit/test_log.h"
 

@@ -18,6 +18,7 @@
 #include "imastream/xattr.h"
 #include "tests/unit/test.h"
 #include "tests/unit/test_log.h"
+#include "xattr/codec.h"
 
 /* The hooks of a plugin that only counts: a refused struct must never reach it. */
 static int calls;

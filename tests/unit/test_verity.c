@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include "common/private.h"
+#include "hashers/backend.h"
 #include "hashers/private.h"
 #include "imastream/verity.h"
 #include "tests/unit/test.h"

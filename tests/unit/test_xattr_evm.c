@@ -11,6 +11,7 @@
 #include "imastream/hash.h"
 #include "imastream/xattr.h"
 #include "tests/unit/test_xattr_util.h"
+#include "xattr/codec.h"
 
 static struct captured cap;
 static const struct imastream_log log_ = { capture_fn, &cap };

@@ -7,6 +7,7 @@
 
 #include "imastream/xattr.h"
 #include "tests/unit/test_xattr_util.h"
+#include "xattr/codec.h"
 #include "xattr/stored_name.h"
 
 static struct captured cap;
