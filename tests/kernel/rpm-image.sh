@@ -9,7 +9,10 @@
 #   rsa        the signing key is RSA-2048 (the default; Debian 12's 6.1 has no ECDSA)
 #   p384       ECDSA P-384 (Debian 13's 6.12)
 #   lifecycle  the variant of test_kernel_lifecycle.sh: rpm-image-lifecycle-packages.txt
-#              too (dnf, for upgrades in the guest), cached apart as
+#              too (dnf, for upgrades in the guest), %config files without EVM
+#              signatures (config_evm none: editable, and an accepted edit can be
+#              labelled again) and the image's own rpm labelling them as the build did
+#              (etc/rpm/macros.imastream-config), cached apart as
 #              CACHE/rpm-image-lifecycle-KEYTYPE-KEY
 # Prints the image's folder, CACHE/rpm-image-KEYTYPE-KEY, and exits 0; or prints the reason and
 # exits 77 (not root, a tool missing, archive unreachable and nothing cached) or 99 (a
@@ -51,9 +54,10 @@ p384) keyopt=(-newkey ec -pkeyopt ec_paramgen_curve:P-384) ;;
 *) die "rpm-image.sh: key type $keytype: unknown (rsa or p384)" ;;
 esac
 lists=("$here/rpm-image-packages.txt")
+config_evm=portable
 case ${3:-} in
 '') prefix=rpm-image ;;
-lifecycle) prefix=rpm-image-lifecycle lists+=("$here/rpm-image-lifecycle-packages.txt") ;;
+lifecycle) prefix=rpm-image-lifecycle lists+=("$here/rpm-image-lifecycle-packages.txt") config_evm=none ;;
 *) die "rpm-image.sh: variant $3: unknown (lifecycle)" ;;
 esac
 [ "$(id -u)" = 0 ] || skip "needs root (mmdebstrap, chroot, root-owned files)"
@@ -145,6 +149,11 @@ chroot "$deb" sh /tmp/setup/ima-rollout setup --key /tmp/setup/ima.pem --cert /t
 printf '/dev/vda / ext4 rw 0 1\n' >"$deb/etc/fstab"
 echo rpm-image >"$deb/etc/hostname"
 echo '%_dbpath /var/lib/rpm' >"$deb/etc/rpm/macros.dbpath"
+# The lifecycle variant's rpm labels %config files as its build does (ima-rollout's
+# macros leave config_files at hash: a kept %config file's signature then had to become a
+# digest, which its EVM portable signature forbids).
+[ "$config_evm" = portable ] ||
+	printf '%%_imastream_config_files yes\n%%_imastream_config_evm %s\n' "$config_evm" >"$deb/etc/rpm/macros.imastream-config"
 install -D -m 0755 "$here/rpm-image-job.sh" "$deb/usr/libexec/imastream-image/run-job" &&
 	install -D -m 0644 "$here/rpm-image-job.service" "$deb/usr/lib/systemd/system/imastream-image-job.service" &&
 	mkdir -p "$deb/etc/systemd/system/multi-user.target.wants" &&
@@ -202,6 +211,7 @@ mkdir -p "$new/home" && cat >"$new/home/.rpmmacros" <<EOF
 %_imastream_cert $new/keys/ima.crt
 %_imastream_evm portable
 %_imastream_config_files yes
+%_imastream_config_evm $config_evm
 EOF
 names=$(cd "$new/repo" && rpm -qp --qf '%{NAME}\n' ./*.rpm 2>/dev/null | sort -u)
 HOME=$new/home dnf -y -q --installroot="$new/root" --releasever=13 --setopt=reposdir=/dev/null \
@@ -221,10 +231,10 @@ step dnf-install-s
 # database), image-accounts first so that the owners of the others have names.
 mkdir -p "$new/root-install" "$new/home-install" && echo "%_dbpath /var/lib/rpm" >"$new/home-install/.rpmmacros" &&
 	HOME=$new/home-install "$imastream" install --root "$new/root-install" --mode sign --evm portable -k "$new/keys/ima.pem" \
-	-c "$new/keys/ima.crt" -o config_files=yes --allow-unsigned "$new"/repo/image-accounts-[0-9]*.rpm >"$new/install.log" 2>&1 &&
+	-c "$new/keys/ima.crt" -o config_files=yes -o config_evm=$config_evm --allow-unsigned "$new"/repo/image-accounts-[0-9]*.rpm >"$new/install.log" 2>&1 &&
 	HOME=$new/home-install find "$new/repo" -name '*.rpm' ! -name 'image-accounts-[0-9]*' -exec "$imastream" install \
 		--root "$new/root-install" --mode sign --evm portable -k "$new/keys/ima.pem" -c "$new/keys/ima.crt" \
-		-o config_files=yes --allow-unsigned {} + >>"$new/install.log" 2>&1 || die "imastream install failed; see $new/install.log"
+		-o config_files=yes -o config_evm=$config_evm --allow-unsigned {} + >>"$new/install.log" 2>&1 || die "imastream install failed; see $new/install.log"
 step imastream-install-s
 
 kib=$(du -sk --apparent-size "$new/root" | cut -f1)
