@@ -115,14 +115,14 @@ judge() {
 				>"$dir/$name.attest" 2>"$dir/$name.attest.err"
 			rc=$?
 			got=$(grep ': FAIL: ' "$dir/$name.attest" | sed 's/: FAIL: .*//' | LC_ALL=C sort -u)
-			new=$(LC_ALL=C comm -23 <(echo "$got") <(printf '%s\n' $named | LC_ALL=C sort -u) | sed '/^$/d')
+			new=$(LC_ALL=C comm -23 <(echo "$got") <(echo "$named" | LC_ALL=C sort -u) | sed '/^$/d')
 			if [ "$want" = pass ]; then
 				[ $rc = 0 ] && [ -z "$got" ] ||
 					why="attest check exit $rc, failed: $(grep ': FAIL: ' "$dir/$name.attest" | head -n 3 | tr '\n' ' ')"
 			elif [ $rc != 1 ] || [ "$new" != "$want" ]; then
 				why="wanted attest check to fail naming $want, got exit $rc, newly failed: $(echo "$new" | tr '\n' ' ')"
 			fi
-			[ "$want" = pass ] || named="$named $want"
+			[ "$want" = pass ] || named=$(printf '%s\n%s' "$named" "$want")
 		fi
 		[ -z "$why" ] && why=$(grep "^CHECK $name:[^ ]* FAIL" "$results" | head -n 1 | sed 's/^CHECK //')
 		if [ -n "$why" ]; then
