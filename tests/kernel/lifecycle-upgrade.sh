@@ -11,14 +11,17 @@
 # The packages: udev (udevadm, the running udevd's program), libblkid1 (libblkid.so.1.1.0,
 # which udevd maps) and imastream (imastream.so, the rpm plugin doing the upgrade), each
 # at release RELEASE.lc1 (newer to rpm), its file with a line appended past its end (the
-# loader ignores it; the digest changes). Exits 0, or 1 with one line naming the step.
+# loader ignores it; the digest changes). Exits 0, or 1 with one line naming the step,
+# OUT removed.
 set -uo pipefail
 
 [ $# = 2 ] || { echo "usage: lifecycle-upgrade.sh IMAGE OUT" >&2; exit 2; }
 img=$1 out=$2
-die() { echo "lifecycle-upgrade: $*" >&2; exit 1; }
+made=""
+die() { echo "lifecycle-upgrade: $*" >&2; [ -z "$made" ] || rm -rf "$out"; exit 1; }
 [ -f "$img/image.spec" ] && [ -d "$img/root/var/lib/rpm" ] || die "$img is not a lifecycle image (no image.spec or root/var/lib/rpm)"
 mkdir "$out" || die "cannot create $out"
+made=1
 changed=(/usr/bin/udevadm /usr/lib/x86_64-linux-gnu/libblkid.so.1.1.0 /usr/lib/x86_64-linux-gnu/rpm-plugins/imastream.so)
 pkgs=(udev libblkid1 imastream)
 
