@@ -4,10 +4,16 @@
 # every file comes from an rpm package, installed by dnf --installroot with this
 # build's imastream.so signing (IMA signatures, EVM portable signatures).
 #
-# Usage: rpm-image.sh PLUGIN [rsa|p384]
-#   PLUGIN  this build's imastream.so (for the host's librpm, which the host's dnf uses)
-#   rsa     the signing key is RSA-2048 (the default; Debian 12's 6.1 has no ECDSA)
-#   p384    ECDSA P-384 (Debian 13's 6.12)
+# Usage: rpm-image.sh PLUGIN [rsa|p384] [lifecycle]
+#   PLUGIN     this build's imastream.so (for the host's librpm, which the host's dnf uses)
+#   rsa        the signing key is RSA-2048 (the default; Debian 12's 6.1 has no ECDSA)
+#   p384       ECDSA P-384 (Debian 13's 6.12)
+#   lifecycle  the variant of test_kernel_lifecycle.sh: rpm-image-lifecycle-packages.txt
+#              too (dnf, for upgrades in the guest), %config files without EVM
+#              signatures (config_evm none: editable, and an accepted edit can be
+#              labelled again) and the image's own rpm labelling them as the build did
+#              (etc/rpm/macros.imastream-config), cached apart as
+#              CACHE/rpm-image-lifecycle-KEYTYPE-KEY
 # Prints the image's folder, CACHE/rpm-image-KEYTYPE-KEY, and exits 0; or prints the reason and
 # exits 77 (not root, a tool missing, archive unreachable and nothing cached) or 99 (a
 # step failed; its log is named). The folder holds:
@@ -37,7 +43,7 @@ cache=${IMASTREAM_CACHE:-/var/cache/imastream}
 skip() { echo "rpm-image: SKIP: $*"; exit 77; }
 die() { echo "rpm-image: $*" >&2; exit 99; }
 
-[ $# -ge 1 ] && [ $# -le 2 ] && [ -f "$1" ] || die "usage: rpm-image.sh PLUGIN [rsa|p384]"
+[ $# -ge 1 ] && [ $# -le 3 ] && [ -f "$1" ] || die "usage: rpm-image.sh PLUGIN [rsa|p384] [lifecycle]"
 plugin=$(realpath "$1")
 imastream=${IMASTREAM:-$(dirname "$(dirname "$plugin")")/imastream}
 [ -x "$imastream" ] || die "no imastream program at $imastream (set IMASTREAM)"
@@ -47,12 +53,19 @@ rsa) keyopt=(-newkey rsa:2048) ;;
 p384) keyopt=(-newkey ec -pkeyopt ec_paramgen_curve:P-384) ;;
 *) die "rpm-image.sh: key type $keytype: unknown (rsa or p384)" ;;
 esac
+lists=("$here/rpm-image-packages.txt")
+config_evm=portable
+case ${3:-} in
+'') prefix=rpm-image ;;
+lifecycle) prefix=rpm-image-lifecycle lists+=("$here/rpm-image-lifecycle-packages.txt") config_evm=none ;;
+*) die "rpm-image.sh: variant $3: unknown (lifecycle)" ;;
+esac
 [ "$(id -u)" = 0 ] || skip "needs root (mmdebstrap, chroot, root-owned files)"
 for t in mmdebstrap mke2fs rpmbuild createrepo_c dnf getcap dpkg-query; do
 	command -v $t >/dev/null || skip "$t not found"
 done
 
-packages=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/rpm-image-packages.txt" | paste -sd, -)
+packages=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${lists[@]}" | paste -sd, -)
 srcfiles() {
 	if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 		git -C "$top" ls-files -z -co --exclude-standard
@@ -65,7 +78,7 @@ key=$(printf '%s\n%s\n%s\n%s\n' "$keytype" "$packages" "$srchash" \
 	"$(cat "$0" "$here/repackage-deb.sh" "$here/rpm-image-job.sh" "$here/rpm-image-job.service" \
 		"$top/docs/ima-policy-measured" "$top/scripts/ima-rollout" "$plugin" | sha256sum)" |
 	sha256sum | cut -c1-12)
-dir=$cache/rpm-image-$keytype-$key
+dir=$cache/$prefix-$keytype-$key
 
 mkdir -p "$cache" || skip "cannot create $cache"
 exec 9>"$cache/rpm-image.lock"
@@ -136,6 +149,11 @@ chroot "$deb" sh /tmp/setup/ima-rollout setup --key /tmp/setup/ima.pem --cert /t
 printf '/dev/vda / ext4 rw 0 1\n' >"$deb/etc/fstab"
 echo rpm-image >"$deb/etc/hostname"
 echo '%_dbpath /var/lib/rpm' >"$deb/etc/rpm/macros.dbpath"
+# The lifecycle variant's rpm labels %config files as its build does (ima-rollout's
+# macros leave config_files at hash: a kept %config file's signature then had to become a
+# digest, which its EVM portable signature forbids).
+[ "$config_evm" = portable ] ||
+	printf '%%_imastream_config_files yes\n%%_imastream_config_evm %s\n' "$config_evm" >"$deb/etc/rpm/macros.imastream-config"
 install -D -m 0755 "$here/rpm-image-job.sh" "$deb/usr/libexec/imastream-image/run-job" &&
 	install -D -m 0644 "$here/rpm-image-job.service" "$deb/usr/lib/systemd/system/imastream-image-job.service" &&
 	mkdir -p "$deb/etc/systemd/system/multi-user.target.wants" &&
@@ -193,6 +211,7 @@ mkdir -p "$new/home" && cat >"$new/home/.rpmmacros" <<EOF
 %_imastream_cert $new/keys/ima.crt
 %_imastream_evm portable
 %_imastream_config_files yes
+%_imastream_config_evm $config_evm
 EOF
 names=$(cd "$new/repo" && rpm -qp --qf '%{NAME}\n' ./*.rpm 2>/dev/null | sort -u)
 HOME=$new/home dnf -y -q --installroot="$new/root" --releasever=13 --setopt=reposdir=/dev/null \
@@ -200,9 +219,11 @@ HOME=$new/home dnf -y -q --installroot="$new/root" --releasever=13 --setopt=repo
 	--nogpgcheck --setopt=install_weak_deps=False install $names >"$new/dnf.log" 2>&1 ||
 	die "dnf --installroot failed; see $new/dnf.log"
 # dnf's own bookkeeping (history, logs, configuration, its cache, which it keeps below
-# the root too) is the builder's, not the system's.
-rm -rf "$new/root/var/lib/dnf" "$new/root"/var/log/dnf* "$new/root"/var/log/hawkey.log "$new/root/etc/dnf" \
+# the root too) is the builder's, not the system's; where dnf is one of the packages,
+# its configuration is its package's.
+rm -rf "$new/root/var/lib/dnf" "$new/root"/var/log/dnf* "$new/root"/var/log/hawkey.log \
 	"$new/root/var/cache/dnf" "$new/dnfcache" "$new/root$cache"
+rpm --root "$new/root" --dbpath /var/lib/rpm -qf /etc/dnf >/dev/null 2>&1 || rm -rf "$new/root/etc/dnf"
 printf '%%_dbpath /var/lib/rpm\n%%_imastream_config %%{nil}\n' >"$new/rpmmacros"
 step dnf-install-s
 
@@ -210,10 +231,10 @@ step dnf-install-s
 # database), image-accounts first so that the owners of the others have names.
 mkdir -p "$new/root-install" "$new/home-install" && echo "%_dbpath /var/lib/rpm" >"$new/home-install/.rpmmacros" &&
 	HOME=$new/home-install "$imastream" install --root "$new/root-install" --mode sign --evm portable -k "$new/keys/ima.pem" \
-	-c "$new/keys/ima.crt" -o config_files=yes --allow-unsigned "$new"/repo/image-accounts-[0-9]*.rpm >"$new/install.log" 2>&1 &&
+	-c "$new/keys/ima.crt" -o config_files=yes -o config_evm=$config_evm --allow-unsigned "$new"/repo/image-accounts-[0-9]*.rpm >"$new/install.log" 2>&1 &&
 	HOME=$new/home-install find "$new/repo" -name '*.rpm' ! -name 'image-accounts-[0-9]*' -exec "$imastream" install \
 		--root "$new/root-install" --mode sign --evm portable -k "$new/keys/ima.pem" -c "$new/keys/ima.crt" \
-		-o config_files=yes --allow-unsigned {} + >>"$new/install.log" 2>&1 || die "imastream install failed; see $new/install.log"
+		-o config_files=yes -o config_evm=$config_evm --allow-unsigned {} + >>"$new/install.log" 2>&1 || die "imastream install failed; see $new/install.log"
 step imastream-install-s
 
 kib=$(du -sk --apparent-size "$new/root" | cut -f1)
@@ -228,6 +249,6 @@ step mke2fs-s
 	echo "root-files $(find "$new/root" -xdev -type f | wc -l)"
 } >>"$new/FIGURES"
 rm -rf "$work" "$deb" "$new/buildroot" "$new/rpmbuild"
-find "$cache" -mindepth 1 -maxdepth 1 -name "rpm-image-$keytype-*" ! -name "$(basename "$new")" \
+find "$cache" -mindepth 1 -maxdepth 1 -name "$prefix-$keytype-*" ! -name "$(basename "$new")" \
 	-exec rm -rf {} + && mv "$new" "$dir" && touch "$dir/.complete" || die "cannot finish $dir"
 echo "$dir"

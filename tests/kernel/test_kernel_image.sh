@@ -152,28 +152,6 @@ gcc -static -O2 -o "$tmp/mapexec" "$kdir/mapexec.c" || error "cannot build mapex
 # A program no boot runs, changed on the disk (tampered-file-named): a regular file,
 # not a link, so that its first block is its own.
 tampered=/usr/bin/rpmkeys
-# make_initramfs KERNEL OUT: busybox, live-init.sh as /init, the modules of the disk.
-make_initramfs() {
-	local kernel=$1 out=$2 kver modbase ird=$tmp/initramfs verb path base o
-	kver=${kernel##*/vmlinuz-}
-	modbase=$(cd "$(dirname "$kernel")/.." && pwd)
-	[ -d "$modbase/lib/modules/$kver" ] || modbase=/
-	rm -rf "$ird" && mkdir -p "$ird/bin" "$ird/lib/modules" || return 1
-	cp "$busybox" "$ird/bin/busybox" && install -m 0755 "$kdir/live-init.sh" "$ird/init" || return 1
-	modprobe -d "$modbase" -S "$kver" --show-depends -a virtio_pci virtio_blk ext4 >"$tmp/deps" || return 1
-	: >"$ird/modules.order"
-	while read -r verb path _; do
-		[ "$verb" = insmod ] || continue
-		base=$(basename "$path")
-		case "$base" in
-		*.ko.xz) o=${base%.xz}; xz -dc "$path" >"$ird/lib/modules/$o" ;;
-		*.ko.zst) o=${base%.zst}; zstd -qdc "$path" >"$ird/lib/modules/$o" ;;
-		*) o=$base; cp "$path" "$ird/lib/modules/$o" ;;
-		esac || return 1
-		grep -qx "$o" "$ird/modules.order" || echo "$o" >>"$ird/modules.order"
-	done <"$tmp/deps"
-	(cd "$ird" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$out"
-}
 # tamper_disk DISK PATH: one byte of PATH's first block changed on the stopped disk,
 # content only, labels and inode untouched (byte 10 of an ELF file: e_ident padding).
 tamper_disk() {
@@ -249,7 +227,7 @@ boot_kernel() {
 	: >"$results"
 	# Keys: RSA where the kernel has no ECDSA (Debian's 6.1), else ECDSA P-384.
 	if kernel_has "$kernel" CONFIG_CRYPTO_ECDSA; then image p384; else image rsa; fi
-	make_initramfs "$kernel" "$tmp/initrd.img" || error "cannot make the initramfs for $kver"
+	"$kdir/rpm-image-initramfs.sh" "$kernel" "$busybox" "$tmp/initrd.img" || error "cannot make the initramfs for $kver"
 	cp --sparse=always "$img/root.img" "$disk" && tamper_disk "$disk" "$tampered" || error "cannot prepare the disk"
 	# A fresh nonce and a fresh TPM for every boot.
 	nonce=$(od -An -tx1 -N20 /dev/urandom | tr -d ' \n')

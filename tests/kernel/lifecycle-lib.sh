@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Guest helpers of test_kernel_lifecycle.sh's boot jobs (sourced after guest-lib.sh):
+# the verifier's view after a stage, the policy and the measurement list, left on the
+# results disk (/dev/vdc, a tar archive written again after each stage) for the host.
+mkdir -p /run/out
+export PATH=/usr/sbin:/usr/bin
+
+# view STAGE [OPTIONS...]: the policy as docs/SETUP.md has it written on the running
+# system after each transaction, digests only (no signing key: a signed old version is
+# then caught, imastream-policy(1), ROLLBACKS), with the shipped mutable-files list and
+# the temp files of systemd-update-done (random names no list can hold), and OPTIONS;
+# then the measurement list, read after the policy so that its own reads are in it.
+view() {
+	st=$1
+	shift
+	imastream policy keylime --root / --rpmdb --mutable /usr/share/imastream/mutable-files.conf \
+		--exclude '^/(etc|var)/\.#\.updated' "$@" --output "/run/out/$st.policy.json" 2>"/run/out/$st.policy.err"
+	rc=$?
+	report "$st:policy" "$( [ $rc = 0 ] && echo PASS || echo FAIL)" "exit $rc: $(tail -n 2 "/run/out/$st.policy.err")"
+	cat /sys/kernel/security/ima/ascii_runtime_measurements >"/run/out/$st.list"
+	save
+}
+
+# copy_labelled SRC DST: a copy of SRC with its mode, security.ima and then security.evm
+# (cp -a leaves security.evm out: libattr's /etc/xattr.conf says skip).
+copy_labelled() {
+	python3 -c 'import os, shutil, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+shutil.copymode(sys.argv[1], sys.argv[2])
+for x in ("security.ima", "security.evm"):
+	os.setxattr(sys.argv[2], x, os.getxattr(sys.argv[1], x))' "$1" "$2"
+}
+
+# save: every file of /run/out to the results disk, whole.
+save() {
+	tar -cf /run/out.tar -C /run/out . && dd if=/run/out.tar of=/dev/vdc bs=1M conv=fsync status=none
+}

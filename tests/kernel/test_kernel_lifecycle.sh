@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The lifecycle of an attested rpm-only system, with the verifier's verdict after every
+# step: the lifecycle variant of the rpm-only Debian 13 image (rpm-image.sh ... lifecycle:
+# dnf too) boots twice on each kernel, systemd as PID 1, under ima_appraise=enforce and
+# docs/ima-policy-measured (6.1 with the RSA image, 6.12 with the ECDSA P-384 one).
+# Each stage changes the system in the guest (lifecycle-boot1.sh, then lifecycle-boot2.sh
+# on the same disk), then the guest writes the policy as docs/SETUP.md has it done on the
+# running system (imastream policy keylime --rpmdb --mutable, lifecycle-lib.sh) and
+# copies its measurement list; on the host, imastream attest check judges the list by
+# that policy. The stages the verifier must pass, in order:
+#   first-boot, services-running, dnf-upgrade-same-boot, dnf-erase, generated-files,
+#   config-edited-reported, config-accepted, (second boot) reboot
+# and those it must fail, each naming exactly its file beyond the earlier ones of its boot:
+#   config-edit-not-accepted, program-modified, unsigned-program-run,
+#   file-changed-outside-rpm, (second boot) rollback-after-reboot
+# tests/kernel/README.md has what each step does. The upgrade's packages come from
+# lifecycle-upgrade.sh. IMASTREAM_LIFECYCLE_BREAK=trust-rollback writes the policy of
+# rollback-after-reboot with the signing key trusted: that stage then passes, and fails.
+# Opt-in (make check-lifecycle). Output: CHECK lines, then "STAGE NAME (kernel VERSION):
+# ok|FAIL: why", the seconds per kernel. Exit 0, 1, 77 or 99.
+set -uo pipefail
+
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir/build/default}
+kdir=$srcdir/tests/kernel
+imastream=$(cd "$builddir" && pwd)/imastream
+so=$builddir/.libs/imastream.so
+
+skip() { echo "SKIP: $*"; exit 77; }
+error() { echo "ERROR: $*"; exit 99; }
+
+case ${IMASTREAM_LIFECYCLE_BREAK:-} in
+'' | trust-rollback) ;;
+*) error "IMASTREAM_LIFECYCLE_BREAK=$IMASTREAM_LIFECYCLE_BREAK: unknown (trust-rollback)" ;;
+esac
+"$kdir/vm-check.sh" --probe >/dev/null || { "$kdir/vm-check.sh" --probe; exit $?; }
+[ -x "$imastream" ] || error "$imastream not built"
+[ -f "$so" ] || skip "this build has no imastream.so (no librpm)"
+# The host's dnf cannot load a sanitizer build's plugin (see tests/integration/rpm-lib.sh).
+if ldd "$so" 2>/dev/null | grep libasan >/dev/null; then
+	skip "dnf cannot load a sanitizer build of imastream.so"
+fi
+for t in rpm rpmbuild createrepo_c; do
+	command -v $t >/dev/null || skip "$t not found"
+done
+# shellcheck source=tests/kernel/kernels.sh
+. "$kdir/kernels.sh"
+busybox=$(static_busybox) || skip "no static busybox (package busybox-static)"
+
+t0=$(date +%s)
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/kernel-lifecycle.XXXXXX") || exit 99
+trap '[ -n "${KEEP:-}" ] && echo "test_kernel_lifecycle: kept $tmp" || rm -rf "$tmp"' EXIT
+fails=0
+results=$tmp/results
+
+# report NAME PASS|FAIL DETAIL: a host check, in the guest's format.
+report() {
+	echo "CHECK $1 $2 $(printf '%s' "$3" | tr '\n' ' ' | cut -c1-300)" | tee -a "$results"
+}
+
+# The stages of each boot, in the jobs' order: NAME:pass, or NAME:PATH for a stage the
+# verifier must fail naming PATH.
+boot1=(first-boot:pass services-running:pass dnf-upgrade-same-boot:pass dnf-erase:pass generated-files:pass
+	config-edited-reported:pass config-accepted:pass config-edit-not-accepted:/etc/issue.net
+	program-modified:/usr/bin/rpmkeys unsigned-program-run:/usr/local/bin/lifecycle-unsigned
+	file-changed-outside-rpm:/usr/share/common-licenses/GPL-3)
+boot2=(reboot:pass rollback-after-reboot:/usr/bin/udevadm)
+
+# boot KERNEL TAG JOB: one boot of $disk with the job of lifecycle-JOB.sh; the results
+# disk is unpacked into $tmp/TAG-JOB/, the guest's checks added to $results.
+boot() {
+	local kernel=$1 tag=$2 job=$3 jd=$tmp/job-$3 out=$tmp/$2-$3 start rc
+	rm -rf "$jd" "$out" && mkdir -p "$jd" "$out" || exit 99
+	cp "$kdir/guest-lib.sh" "$kdir/lifecycle-lib.sh" "$jd/" && cp "$kdir/lifecycle-$job.sh" "$jd/job.sh" &&
+		cp -r "$upgrade/repo" "$jd/repo" &&
+		printf 'bump=lc1\nbrk=%s\n' "${IMASTREAM_LIFECYCLE_BREAK:-}" >"$jd/params.sh" &&
+		tar -C "$jd" -cf "$tmp/job.tar" . && truncate -s 64M "$tmp/out.img" || exit 99
+	dd if=/dev/zero of="$tmp/out.img" bs=64k count=1 conv=notrunc status=none
+	start=$(date +%s)
+	timeout --kill-after=10 2400 qemu-system-x86_64 -accel tcg -cpu max -m 1536 -smp 1 \
+		-nographic -nodefaults -no-reboot -monitor none \
+		-serial "file:$tmp/$tag-$job.console" -serial "file:$tmp/$tag-$job.raw" \
+		-kernel "$kernel" -initrd "$tmp/initrd.img" \
+		-append "console=ttyS0 panic=-1 loglevel=4 ima_appraise=enforce ima_template=ima-sig ima_hash=sha256" \
+		-drive "file=$disk,format=raw,if=virtio,cache=writeback" \
+		-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" \
+		-drive "file=$tmp/out.img,format=raw,if=virtio" </dev/null >"$tmp/$tag-$job.qemu" 2>&1
+	rc=$?
+	tr -d '\r' <"$tmp/$tag-$job.raw" >"$tmp/$tag-$job.results"
+	grep '^CHECK ' "$tmp/$tag-$job.results" | sed "s/^CHECK /CHECK $tag:/"
+	grep '^CHECK ' "$tmp/$tag-$job.results" >>"$results"
+	tar -xf "$tmp/out.img" -C "$out" 2>/dev/null
+	echo "test_kernel_lifecycle: $tag $job: $(($(date +%s) - start)) s, multi-user.target at $(sed -n 's/^BOOTED //p' "$tmp/$tag-$job.results") s"
+	if [ $rc != 0 ] || ! grep -q '^DONE' "$tmp/$tag-$job.results"; then
+		echo "test_kernel_lifecycle: $tag $job: the job did not finish (qemu exit $rc); console tail:"
+		sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$tmp/$tag-$job.console" | tail -n 30
+		cp "$tmp/$tag-$job.console" "./test_kernel_lifecycle-$tag-$job.console.log" 2>/dev/null
+	fi
+}
+
+# judge TAG KVER JOB STAGE...: each stage's verdict, in order. A pass stage needs attest
+# check to pass its list; a fail stage needs it to fail exactly its file beyond the
+# files earlier stages of the boot failed. Either also needs the stage's checks.
+judge() {
+	local tag=$1 kver=$2 job=$3 s name want dir=$tmp/$1-$3 rc got new named="" why
+	shift 3
+	for s; do
+		name=${s%%:*} want=${s#*:}
+		why=""
+		if [ ! -f "$dir/$name.list" ] || [ ! -f "$dir/$name.policy.json" ]; then
+			why="no list and policy from the guest (the job stopped before)"
+		else
+			"$imastream" attest check --policy "$dir/$name.policy.json" --log "$dir/$name.list" \
+				>"$dir/$name.attest" 2>"$dir/$name.attest.err"
+			rc=$?
+			got=$(grep ': FAIL: ' "$dir/$name.attest" | sed 's/: FAIL: .*//' | LC_ALL=C sort -u)
+			new=$(LC_ALL=C comm -23 <(echo "$got") <(echo "$named" | LC_ALL=C sort -u) | sed '/^$/d')
+			if [ "$want" = pass ]; then
+				[ $rc = 0 ] && [ -z "$got" ] ||
+					why="attest check exit $rc, failed: $(grep ': FAIL: ' "$dir/$name.attest" | head -n 3 | tr '\n' ' ')"
+			elif [ $rc != 1 ] || [ "$new" != "$want" ]; then
+				why="wanted attest check to fail naming $want, got exit $rc, newly failed: $(echo "$new" | tr '\n' ' ')"
+			fi
+			[ "$want" = pass ] || named=$(printf '%s\n%s' "$named" "$want")
+		fi
+		[ -z "$why" ] && why=$(grep "^CHECK $name:[^ ]* FAIL" "$results" | head -n 1 | sed 's/^CHECK //')
+		if [ -n "$why" ]; then
+			echo "STAGE $name (kernel $kver): FAIL: $why"
+			fails=$((fails + 1))
+		elif [ "$want" = pass ]; then
+			echo "STAGE $name (kernel $kver): ok: attest PASS, $(wc -l <"$dir/$name.list") entries; $(tail -n 1 "$dir/$name.attest.err")"
+		else
+			echo "STAGE $name (kernel $kver): ok: attest FAIL naming $(grep "^$want: FAIL: " "$dir/$name.attest" | head -n 1)"
+		fi
+	done
+}
+
+# measured TAG JOB STAGE PATH DIGEST CHECK: the stage's list holds PATH at DIGEST.
+measured() {
+	if grep -q " $5 $4\( \|$\)" "$tmp/$1-$2/$3.list" 2>/dev/null; then
+		report "$3:$6" PASS "$4 measured at $5"
+	else
+		report "$3:$6" FAIL "$4 not measured at $5 (the new version)"
+	fi
+}
+
+# lifecycle KERNEL TAG: both boots of one disk and their stages.
+lifecycle() {
+	local kernel=$1 tag=$2 kver start img n
+	kver=${kernel##*/vmlinuz-}
+	start=$(date +%s)
+	: >"$results"
+	# Keys: RSA where the kernel has no ECDSA (Debian's 6.1), else ECDSA P-384.
+	local keytype=p384
+	kernel_has "$kernel" CONFIG_CRYPTO_ECDSA || keytype=rsa
+	img=$(IMASTREAM=$imastream "$kdir/rpm-image.sh" "$so" "$keytype" lifecycle)
+	case $? in
+	0) ;;
+	77) skip "no rpm-only image: $img" ;;
+	*) error "rpm-image.sh failed: $img" ;;
+	esac
+	echo "test_kernel_lifecycle: image $img ready after $(($(date +%s) - start)) s"
+	upgrade=$tmp/upgrade-$keytype
+	[ -d "$upgrade" ] || "$kdir/lifecycle-upgrade.sh" "$img" "$upgrade" || error "cannot build the upgrade of $img"
+	"$kdir/rpm-image-initramfs.sh" "$kernel" "$busybox" "$tmp/initrd.img" || error "cannot make the initramfs for $kver"
+	disk=$tmp/disk.img
+	cp --sparse=always "$img/root.img" "$disk" || error "cannot copy the disk"
+
+	boot "$kernel" "$tag" boot1
+	# The new versions ran: udevadm and libblkid (udevd restarted), the plugin (mapped by
+	# the erase's transaction).
+	while read -r d p; do
+		case $p in
+		*/imastream.so) measured "$tag" boot1 dnf-erase "$p" "$d" new-plugin-mapped ;;
+		*) measured "$tag" boot1 dnf-upgrade-same-boot "$p" "$d" new-version-ran ;;
+		esac
+	done <"$upgrade/DIGESTS"
+	n=$(grep -c ' /etc/ld\.so\.cache\( \|$\)' "$tmp/$tag-boot1/generated-files.list" 2>/dev/null)
+	report generated-files:two-digests "$( [ "${n:-0}" -ge 2 ] && echo PASS || echo FAIL)" "/etc/ld.so.cache measured $n times"
+	judge "$tag" "$kver" boot1 "${boot1[@]}"
+
+	boot "$kernel" "$tag" boot2
+	judge "$tag" "$kver" boot2 "${boot2[@]}"
+	rm -f "$disk"
+	echo "test_kernel_lifecycle: $tag: $(($(date +%s) - start)) s"
+}
+
+mapfile -t kernels < <(kernel_list)
+[ ${#kernels[@]} -gt 0 ] || skip "no kernel to boot"
+for k in "${kernels[@]}"; do
+	lifecycle "$k" "$(kernel_tag "$k")"
+done
+echo "test_kernel_lifecycle: $(($(date +%s) - t0)) s in all"
+[ $fails = 0 ] || exit 1
+exit 0
