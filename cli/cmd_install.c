@@ -65,6 +65,7 @@ static const struct cli_use install_options[] = {
 			"directory instead; none: leave it to the kernel (a power\n"
 			"loss may then undo renames and leave files whose\n"
 			"security.ima names content never written)" },
+	{ CLI_OPT_SIGN_THREADS },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
@@ -256,6 +257,18 @@ static int parse_sync(struct install_opts *o, const struct cli_parser *p)
 	return CLI_OK;
 }
 
+/* --sign-threads N, as the rpm plugin's %_imastream_sign_threads; CLI_USAGE but for 0 or 1. */
+static int parse_sign_threads(struct install_opts *o, const struct cli_parser *p)
+{
+	if (!strcmp(p->arg, "0"))
+		o->sink_flags |= IMASTREAM_SINK_NO_SIGN_AHEAD;
+	else if (!strcmp(p->arg, "1"))
+		o->sink_flags &= ~(unsigned int)IMASTREAM_SINK_NO_SIGN_AHEAD;
+	else
+		return cli_usage_error("install", "%s takes 0 or 1, not '%s'", p->spelled, p->arg);
+	return CLI_OK;
+}
+
 /* The command line into @o: -1 to go on, or the exit status (--help, a usage error). */
 static int parse_options(struct install_opts *o, int argc, char **argv)
 {
@@ -285,6 +298,9 @@ static int parse_options(struct install_opts *o, int argc, char **argv)
 			break;
 		case CLI_OPT_SYNC:
 			ret = parse_sync(o, &p);
+			break;
+		case CLI_OPT_SIGN_THREADS:
+			ret = parse_sign_threads(o, &p);
 			break;
 		case CLI_OPT_NODIGEST:
 			o->install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;

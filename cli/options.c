@@ -136,6 +136,9 @@ static const struct cli_option vocabulary[] = {
 	  "waiting" },
 	{ CLI_OPT_SYNC, 0, "sync", required_argument, "MODE",
 	  "how written data is made durable: fs, file or none" },
+	{ CLI_OPT_SIGN_THREADS, 0, "sign-threads", required_argument, "N",
+	  "1: a second thread prepares the ECDSA signatures'\nnonces; 0: none (default: 1 on "
+	  "two CPUs or more)" },
 	{ CLI_OPT_DBPATH, 0, "dbpath", required_argument, "DB",
 	  "rpm's database below the root is DB (as rpm --dbpath;\ndefault rpm's %_dbpath): read "
 	  "there, and locked with\nDB/.rpm.lock as rpm does" },
