@@ -166,9 +166,9 @@ for key in $keys; do
 		done
 		csv_row "$size" "rpm -i --noplugins (vs sign + EVM ${key_name[$key]}; worker)" "${ratio[worker]}"
 		csv_row "$size" "rpm -i --noplugins (vs sign + EVM ${key_name[$key]}; no worker)" "${ratio[inline]}"
-		csv_row "$size" "rpm -i --noplugins (vs imastream install, sign + EVM ${key_name[$key]}; worker)" \
+		csv_row "$size" "rpm -i --noplugins (vs imastream install: sign + EVM ${key_name[$key]}; worker)" \
 			"${ratio[install_worker]}"
-		csv_row "$size" "rpm -i --noplugins (vs imastream install, sign + EVM ${key_name[$key]}; no worker)" \
+		csv_row "$size" "rpm -i --noplugins (vs imastream install: sign + EVM ${key_name[$key]}; no worker)" \
 			"${ratio[install_inline]}"
 		[ "$key" = p256 ] || continue
 		for v in worker install_worker; do

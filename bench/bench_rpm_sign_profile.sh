@@ -34,31 +34,25 @@ bench_corpus $((files / 64 + 2))
 pkg=$(bench_build_pkg small "$files" 16384 w3.zstdio)
 rm -f "$corpus"
 
-rpm_i() {
-	rpm -i --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb' \
-		--define "__plugindir $top_builddir/.libs" --define "__transaction_imastream $so" "$@"
-}
-sign() {
-	rpm_i --define '_imastream_mode sign' --define "_imastream_key $work/p256.key" \
-		--define "_imastream_cert $work/p256.pem" "$@"
-}
-run_noplugins() { rpm_i --noplugins "$@"; }
-run_hash() { rpm_i --define '_imastream_mode hash' --define '_imastream_sync none' "$@"; }
-run_ima() {
-	sign --define '_imastream_evm none' --define '_imastream_sync none' \
-		--define '_imastream_sign_threads 0' "$@"
-}
-run_sign() {
-	sign --define '_imastream_evm portable' --define '_imastream_sync none' \
-		--define '_imastream_sign_threads 0' "$@"
-}
-run_worker() {
-	sign --define '_imastream_evm portable' --define '_imastream_sync none' \
-		--define '_imastream_sign_threads 1' "$@"
-}
-run_worker_sync() {
-	sign --define '_imastream_evm portable' --define '_imastream_sync file' \
-		--define '_imastream_sign_threads 1' "$@"
+# cmd_of VARIANT: the rpm command line of VARIANT into cmd (perf runs programs, not
+# shell functions); the package is appended by the caller.
+cmd_of() {
+	cmd=(rpm -i --nodeps --noscripts --notriggers --root "$fresh" --define '_dbpath /rpmdb'
+		--define "__plugindir $top_builddir/.libs" --define "__transaction_imastream $so")
+	local sign=(--define '_imastream_mode sign' --define "_imastream_key $work/p256.key"
+		--define "_imastream_cert $work/p256.pem")
+	case $1 in
+	noplugins) cmd+=(--noplugins) ;;
+	hash) cmd+=(--define '_imastream_mode hash' --define '_imastream_sync none') ;;
+	ima) cmd+=("${sign[@]}" --define '_imastream_evm none' --define '_imastream_sync none'
+		--define '_imastream_sign_threads 0') ;;
+	sign) cmd+=("${sign[@]}" --define '_imastream_evm portable' --define '_imastream_sync none'
+		--define '_imastream_sign_threads 0') ;;
+	worker) cmd+=("${sign[@]}" --define '_imastream_evm portable' --define '_imastream_sync none'
+		--define '_imastream_sign_threads 1') ;;
+	worker_sync) cmd+=("${sign[@]}" --define '_imastream_evm portable'
+		--define '_imastream_sync file' --define '_imastream_sign_threads 1') ;;
+	esac
 }
 declare -A label=([noplugins]="rpm -i --noplugins" [hash]="hash mode"
 	[ima]="IMA signature alone, no worker" [sign]="sign + EVM, no worker"
@@ -71,7 +65,8 @@ task_clock() {
 	rm -rf "$fresh"
 	mkdir -p "$fresh"
 	sync
-	perf stat -x, -e task-clock -o "$work/stat" -- "run_$1" "$pkg" >/dev/null 2>"$work/stderr" ||
+	cmd_of "$1"
+	perf stat -x, -e task-clock -o "$work/stat" -- "${cmd[@]}" "$pkg" >/dev/null 2>"$work/stderr" ||
 		{ tail -5 "$work/stderr" >&2; echo "bench-rpm-sign-profile: $1 failed" >&2; exit 1; }
 	awk -F, '/task-clock/ { printf "%.1f\n", $1 }' "$work/stat"
 }
@@ -98,14 +93,15 @@ profile() {
 	fresh=$work/root
 	rm -rf "$fresh"
 	mkdir -p "$fresh"
-	perf record -q -F 4000 -o "$work/perf.data" -- "run_$1" "$pkg" >/dev/null 2>"$work/stderr" ||
+	cmd_of "$1"
+	perf record -q -F 4000 -o "$work/perf.data" -- "${cmd[@]}" "$pkg" >/dev/null 2>"$work/stderr" ||
 		{ tail -5 "$work/stderr" >&2; echo "bench-rpm-sign-profile: perf record $1 failed" >&2; exit 1; }
-	perf script -i "$work/perf.data" -F comm,pid,tid,dso 2>/dev/null | awk -v hz=4000 -v what="${label[$1]}" '
+	perf script -i "$work/perf.data" -F comm,pid,tid,ip,dso 2>/dev/null | awk -v hz=4000 -v what="${label[$1]}" '
 		$1 != "rpm" { next }
 		{
 			split($2, id, "/")
 			t = (id[1] == id[2]) ? "rpm" : "other"
-			d = $3; gsub(/[()]/, "", d); sub(/.*\//, "", d)
+			d = $NF; gsub(/[()]/, "", d); sub(/.*\//, "", d)
 			if (d ~ /^libcrypto/) g = "libcrypto"
 			else if (d ~ /^libc\.so/) g = "libc"
 			else if (d ~ /kernel/) g = "kernel"
@@ -117,7 +113,7 @@ profile() {
 			split("rpm+libs libcrypto libc kernel imastream.so", gs, " ")
 			printf "    %-32s rpm thread %6.1f ms (", what, tot["rpm"] * 1000 / hz
 			for (i = 1; i <= 5; i++)
-				printf "%s%s %.1f", i > 1 ? ", " : "", gs[i], n["rpm", gs[i]] * 1000 / hz
+				printf "%s%s %.1f", (i > 1 ? ", " : ""), gs[i], n["rpm", gs[i]] * 1000 / hz
 			printf "); other threads %.1f ms\n", tot["other"] * 1000 / hz
 		}'
 }
@@ -129,5 +125,6 @@ done
 fresh=$work/root
 rm -rf "$fresh"
 mkdir -p "$fresh"
-run_worker -vv "$pkg" 2>&1 >/dev/null | sed -n 's/^D: imastream: signer: /  nonces, one run with the worker: /p'
+cmd_of worker
+"${cmd[@]}" -vv "$pkg" 2>&1 >/dev/null | sed -n 's/^D: imastream: signer: /  nonces, one run with the worker: /p'
 echo "bench-rpm-sign-profile: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
