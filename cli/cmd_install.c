@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -257,18 +256,6 @@ static int parse_sync(struct install_opts *o, const struct cli_parser *p)
 	return CLI_OK;
 }
 
-/* --sign-threads N, as the rpm plugin's %_imastream_sign_threads; CLI_USAGE but for 0 or 1. */
-static int parse_sign_threads(struct install_opts *o, const struct cli_parser *p)
-{
-	if (!strcmp(p->arg, "0"))
-		o->sink_flags |= IMASTREAM_SINK_NO_SIGN_AHEAD;
-	else if (!strcmp(p->arg, "1"))
-		o->sink_flags &= ~(unsigned int)IMASTREAM_SINK_NO_SIGN_AHEAD;
-	else
-		return cli_usage_error("install", "%s takes 0 or 1, not '%s'", p->spelled, p->arg);
-	return CLI_OK;
-}
-
 /* The command line into @o: -1 to go on, or the exit status (--help, a usage error). */
 static int parse_options(struct install_opts *o, int argc, char **argv)
 {
@@ -300,7 +287,7 @@ static int parse_options(struct install_opts *o, int argc, char **argv)
 			ret = parse_sync(o, &p);
 			break;
 		case CLI_OPT_SIGN_THREADS:
-			ret = parse_sign_threads(o, &p);
+			ret = cli_parse_switch(&p, &o->sink_flags, IMASTREAM_SINK_NO_SIGN_AHEAD);
 			break;
 		case CLI_OPT_NODIGEST:
 			o->install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;

@@ -493,6 +493,15 @@ bool cli_parse_jobs(const struct cli_parser *p, unsigned int *jobs_ret)
 	return true;
 }
 
+int cli_parse_switch(const struct cli_parser *p, unsigned int *flags, unsigned int off)
+{
+	if (strcmp(p->arg, "0") && strcmp(p->arg, "1"))
+		return cli_usage_error(p->spec->cmd, "%s takes 0 or 1, not '%s'", p->spelled,
+				       p->arg);
+	*flags = p->arg[0] == '0' ? *flags | off : *flags & ~off;
+	return CLI_OK;
+}
+
 bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)
 {
 	unsigned long v;
