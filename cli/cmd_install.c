@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -65,6 +64,7 @@ static const struct cli_use install_options[] = {
 			"directory instead; none: leave it to the kernel (a power\n"
 			"loss may then undo renames and leave files whose\n"
 			"security.ima names content never written)" },
+	{ CLI_OPT_SIGN_THREADS },
 	{ CLI_OPT_NODIGEST },
 	{ CLI_OPT_NOFILEDIGEST },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per package on\n"
@@ -285,6 +285,9 @@ static int parse_options(struct install_opts *o, int argc, char **argv)
 			break;
 		case CLI_OPT_SYNC:
 			ret = parse_sync(o, &p);
+			break;
+		case CLI_OPT_SIGN_THREADS:
+			ret = cli_parse_switch(&p, &o->sink_flags, IMASTREAM_SINK_NO_SIGN_AHEAD);
 			break;
 		case CLI_OPT_NODIGEST:
 			o->install_flags |= IMASTREAM_INSTALL_NO_HEADER_DIGEST;

@@ -136,6 +136,9 @@ static const struct cli_option vocabulary[] = {
 	  "waiting" },
 	{ CLI_OPT_SYNC, 0, "sync", required_argument, "MODE",
 	  "how written data is made durable: fs, file or none" },
+	{ CLI_OPT_SIGN_THREADS, 0, "sign-threads", required_argument, "N",
+	  "1: a second thread prepares the ECDSA signatures'\nnonces; 0: none (default: 1 on "
+	  "two CPUs or more)" },
 	{ CLI_OPT_DBPATH, 0, "dbpath", required_argument, "DB",
 	  "rpm's database below the root is DB (as rpm --dbpath;\ndefault rpm's %_dbpath): read "
 	  "there, and locked with\nDB/.rpm.lock as rpm does" },
@@ -488,6 +491,15 @@ bool cli_parse_jobs(const struct cli_parser *p, unsigned int *jobs_ret)
 	}
 	*jobs_ret = (unsigned int)n;
 	return true;
+}
+
+int cli_parse_switch(const struct cli_parser *p, unsigned int *flags, unsigned int off)
+{
+	if (strcmp(p->arg, "0") && strcmp(p->arg, "1"))
+		return cli_usage_error(p->spec->cmd, "%s takes 0 or 1, not '%s'", p->spelled,
+				       p->arg);
+	*flags = p->arg[0] == '0' ? *flags | off : *flags & ~off;
+	return CLI_OK;
 }
 
 bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret)

@@ -69,6 +69,7 @@ enum cli_opt {
 	CLI_OPT_FORMAT,
 	CLI_OPT_NO_WAIT,
 	CLI_OPT_SYNC,
+	CLI_OPT_SIGN_THREADS,
 	CLI_OPT_LABELS,
 	CLI_OPT_DBPATH,
 	CLI_OPT_TAKE_OVER,
@@ -237,5 +238,8 @@ unsigned int cli_default_jobs(void);
 /* Shared option arguments; each prints its own usage error and returns false. */
 bool cli_parse_jobs(const struct cli_parser *p, unsigned int *jobs_ret);
 bool cli_parse_keyid(const struct cli_parser *p, uint32_t *keyid_ret);
+/* A 0|1 option whose 0 sets @off in @flags and 1 clears it (--sign-threads).  Return:
+ * CLI_OK, or CLI_USAGE (said). */
+int cli_parse_switch(const struct cli_parser *p, unsigned int *flags, unsigned int off);
 
 #endif /* IMASTREAM_CLI_OPTIONS_H */

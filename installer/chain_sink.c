@@ -58,6 +58,8 @@ struct imastream_chain_sink {
 	 * commit_package, before any rename. */
 	struct ims_worker worker;
 	bool verity;     /* verity = on: signed files get fs-verity before their rename */
+	/* The signer's nonce worker runs (keys/sign_ahead.c), from tsm_pre to tsm_post. */
+	bool sign_ahead;
 };
 
 /* Before any chain call of the caller's own: the chain thread is idle. */
@@ -450,6 +452,15 @@ int imastream_chain_sink_new(struct imastream_chain *chain, int rootfd,
 			goto fail;
 		}
 	}
+	/* As the rpm plugin's %_imastream_sign_threads: no scriptlet forks here, so the
+	 * worker runs for the whole transaction. */
+	if (!(opts->flags & (IMASTREAM_SINK_ONE_THREAD | IMASTREAM_SINK_NO_SIGN_AHEAD)) &&
+	    ims_more_than_one_cpu()) {
+		err = ims_chain_sign_ahead(chain, true);
+		if (err)
+			goto fail;
+		cs->sign_ahead = true;
+	}
 	cs->sink = (struct imastream_entry_sink){
 		.size = sizeof(cs->sink),
 		.arg = cs,
@@ -484,6 +495,8 @@ void imastream_chain_sink_free(struct imastream_chain_sink *cs, int res)
 	if (cs->in_psm)
 		cs_end_package(cs, -ECANCELED);
 	ims_worker_stop(&cs->worker);
+	if (cs->sign_ahead)
+		ims_chain_sign_ahead(cs->chain, false);
 	if (cs->tsm)
 		imastream_chain_tsm_post(cs->chain, &cs->txn, res);
 	if (cs->tsm)

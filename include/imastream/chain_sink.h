@@ -57,7 +57,9 @@ extern "C" {
  * (a file that streams, the conflict hook, commit, end of package).  A failure there
  * fails the package at commit_package, before any rename.  The chain's plugins and log
  * may thus be called from that thread.  IMASTREAM_SINK_ONE_THREAD keeps everything on
- * the caller's thread.
+ * the caller's thread.  In sign mode with an ECDSA key held in this process, a third
+ * thread prepares the signatures' nonces from the sink's creation to its free (as the rpm
+ * plugin's %_imastream_sign_threads), unless IMASTREAM_SINK_NO_SIGN_AHEAD.
  *
  * The record lives in ROOT/var/lib/imastream/packages/, one file per package name (see
  * imastream-install(1) for the format); installing a package of the same name again
@@ -97,6 +99,9 @@ enum imastream_chain_sink_flag {
 	/* Install a package whose name the root's rpm database has (refused otherwise), and
 	 * once it is installed and recorded remove rpm's entry (as rpm -e --justdb). */
 	IMASTREAM_SINK_TAKE_OVER = 1u << 7,
+	/* No thread preparing ECDSA nonces ahead of the signatures (by default one runs
+	 * where more than one CPU is ours; IMASTREAM_SINK_ONE_THREAD runs none either). */
+	IMASTREAM_SINK_NO_SIGN_AHEAD = 1u << 8,
 };
 
 /**

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The chain: plugins in a checked order, hooks dispatched with paired pre/post semantics. */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,6 +312,14 @@ int ims_chain_sign_ahead(struct imastream_chain *chain, bool on)
 	}
 	err = ims_signer_ahead_start(chain->signer, SIGN_AHEAD_DEPTH);
 	return err == -EOPNOTSUPP ? 0 : err;
+}
+
+/* A worker on the only CPU would just queue behind the thread it should relieve. */
+bool ims_more_than_one_cpu(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
 }
 
 int ims_chain_resource(struct imastream_chain *chain, const struct ims_chain_resource_ops *ops,

@@ -58,6 +58,8 @@ int ims_verity_enable(int fd, const char *what, const struct imastream_log *log)
  * (hash mode, an RSA key, a kernel or token key); -errno with one line.
  */
 int ims_chain_sign_ahead(struct imastream_chain *chain, bool on);
+/* Whether this thread may run on more than one CPU: the nonce worker's default (on only then). */
+bool ims_more_than_one_cpu(void);
 
 /*
  * The key of imastream_config_keys(), or of @extra (NULL-terminated, may be NULL), nearest

@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,14 +260,6 @@ flush_io:
 	return err;
 }
 
-/* Whether rpm may run on more than one CPU: a worker on the only one would just queue. */
-static bool more_than_one_cpu(void)
-{
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
-}
-
 /*
  * %_imastream_sign_threads: 1 lets a worker thread prepare the ECDSA nonces of the
  * signatures while rpm writes files; 0 signs on rpm's thread alone. Unset: 1 where rpm
@@ -281,7 +272,7 @@ static int read_sign_threads(struct adapter *a)
 
 	a->sign_ahead = true;
 	if (!macro_defined("_imastream_sign_threads")) {
-		a->sign_ahead = more_than_one_cpu();
+		a->sign_ahead = ims_more_than_one_cpu();
 		return 0;
 	}
 	v = rpmExpand("%{_imastream_sign_threads}", NULL);
