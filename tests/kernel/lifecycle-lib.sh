@@ -10,7 +10,9 @@ export PATH=/usr/sbin:/usr/bin
 # system after each transaction, digests only (no signing key: a signed old version is
 # then caught, imastream-policy(1), ROLLBACKS), with the shipped mutable-files list and
 # the temp files of systemd-update-done (random names no list can hold), and OPTIONS;
-# then the measurement list, read after the policy so that its own reads are in it.
+# then the measurement list, read after the policy so that its own reads are in it, and
+# the TPM's quote of it with the host's nonce for the stage (./nonces: "STAGE HEX" lines;
+# guest-lib.sh's tpm_quote): the list sent is the one the quote covers.
 view() {
 	st=$1
 	shift
@@ -18,7 +20,13 @@ view() {
 		--exclude '^/(etc|var)/\.#\.updated' "$@" --output "/run/out/$st.policy.json" 2>"/run/out/$st.policy.err"
 	rc=$?
 	report "$st:policy" "$( [ $rc = 0 ] && echo PASS || echo FAIL)" "exit $rc: $(tail -n 2 "/run/out/$st.policy.err")"
-	cat /sys/kernel/security/ima/ascii_runtime_measurements >"/run/out/$st.list"
+	nonce=$(sed -n "s/^$st //p" ./nonces)
+	if [ -n "$nonce" ] && tpm_quote "$nonce" "/run/q-$st"; then
+		mkdir -p "/run/out/$st.quote" && cp "/run/q-$st/q.msg" "/run/q-$st/q.sig" "/run/q-$st/q.pcrs" \
+			"/run/q-$st/ak.pem" "/run/out/$st.quote/" && cp "/run/q-$st/ascii" "/run/out/$st.list"
+	else
+		cat /sys/kernel/security/ima/ascii_runtime_measurements >"/run/out/$st.list"
+	fi
 	save
 }
 

@@ -47,6 +47,10 @@ done
 # shellcheck source=tests/kernel/kernels.sh
 . "$kdir/kernels.sh"
 busybox=$(static_busybox) || skip "no static busybox (package busybox-static)"
+# shellcheck source=tests/kernel/tpm-quote-lib.sh
+. "$kdir/tpm-quote-lib.sh"
+missing=$(tpmq_missing)
+[ -z "$missing" ] || skip "$missing not installed (swtpm, tpm2-tools, xxd)"
 
 t0=$(date +%s)
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/kernel-lifecycle.XXXXXX") || exit 99
@@ -67,16 +71,23 @@ boot1=(first-boot:pass services-running:pass dnf-upgrade-same-boot:pass dnf-eras
 	file-changed-outside-rpm:/usr/share/common-licenses/GPL-3)
 boot2=(reboot:pass rollback-after-reboot:/usr/bin/udevadm)
 
-# boot KERNEL TAG JOB: one boot of $disk with the job of lifecycle-JOB.sh; the results
-# disk is unpacked into $tmp/TAG-JOB/, the guest's checks added to $results.
+# boot KERNEL TAG JOB STAGE...: one boot of $disk with the job of lifecycle-JOB.sh, a
+# fresh TPM and a fresh nonce for each STAGE's quote; the results disk is unpacked into
+# $tmp/TAG-JOB/, the guest's checks added to $results.
 boot() {
-	local kernel=$1 tag=$2 job=$3 jd=$tmp/job-$3 out=$tmp/$2-$3 start rc
+	local kernel=$1 tag=$2 job=$3 jd=$tmp/job-$3 out=$tmp/$2-$3 start rc s
+	shift 3
+	local stages=("$@")
 	rm -rf "$jd" "$out" && mkdir -p "$jd" "$out" || exit 99
 	cp "$kdir/guest-lib.sh" "$kdir/lifecycle-lib.sh" "$jd/" && cp "$kdir/lifecycle-$job.sh" "$jd/job.sh" &&
 		cp -r "$upgrade/repo" "$jd/repo" &&
+		for s in "${stages[@]}"; do echo "${s%%:*} $(openssl rand -hex 20)"; done >"$jd/nonces" &&
+		cp "$jd/nonces" "$tmp/$tag-$job.nonces" &&
 		printf 'bump=lc1\nbrk=%s\n' "${IMASTREAM_LIFECYCLE_BREAK:-}" >"$jd/params.sh" &&
 		tar -C "$jd" -cf "$tmp/job.tar" . && truncate -s 64M "$tmp/out.img" || exit 99
 	dd if=/dev/zero of="$tmp/out.img" bs=64k count=1 conv=notrunc status=none
+	tpmq_start "$tmp/tpm" || error "swtpm did not start (see $tmp/tpm/swtpm.log)"
+	tpmq_qemu_args "$tmp/tpm"
 	start=$(date +%s)
 	timeout --kill-after=10 2400 qemu-system-x86_64 -accel tcg -cpu max -m 1536 -smp 1 \
 		-nographic -nodefaults -no-reboot -monitor none \
@@ -85,8 +96,9 @@ boot() {
 		-append "console=ttyS0 panic=-1 loglevel=4 ima_appraise=enforce ima_template=ima-sig ima_hash=sha256" \
 		-drive "file=$disk,format=raw,if=virtio,cache=writeback" \
 		-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" \
-		-drive "file=$tmp/out.img,format=raw,if=virtio" </dev/null >"$tmp/$tag-$job.qemu" 2>&1
+		-drive "file=$tmp/out.img,format=raw,if=virtio" "${tpmq_args[@]}" </dev/null >"$tmp/$tag-$job.qemu" 2>&1
 	rc=$?
+	tpmq_stop "$tmp/tpm"
 	tr -d '\r' <"$tmp/$tag-$job.raw" >"$tmp/$tag-$job.results"
 	grep '^CHECK ' "$tmp/$tag-$job.results" | sed "s/^CHECK /CHECK $tag:/"
 	grep '^CHECK ' "$tmp/$tag-$job.results" >>"$results"
@@ -100,23 +112,40 @@ boot() {
 }
 
 # judge TAG KVER JOB STAGE...: each stage's verdict, in order. A pass stage needs attest
-# check to pass its list; a fail stage needs it to fail exactly its file beyond the
-# files earlier stages of the boot failed. Either also needs the stage's checks.
+# check to pass its list, proven by the stage's TPM quote (signature, nonce, PCR 10
+# replayed, boot_aggregate); a fail stage needs the quote to hold and the policy to fail
+# exactly its file beyond the files earlier stages of the boot failed. Either also needs
+# the stage's checks.
 judge() {
-	local tag=$1 kver=$2 job=$3 s name want dir=$tmp/$1-$3 rc got new named="" why
+	local tag=$1 kver=$2 job=$3 s name want dir=$tmp/$1-$3 rc got new named="" why nonce q
 	shift 3
 	for s; do
 		name=${s%%:*} want=${s#*:}
 		why=""
+		q=$dir/$name.quote
+		nonce=$(sed -n "s/^$name //p" "$tmp/$tag-$job.nonces")
 		if [ ! -f "$dir/$name.list" ] || [ ! -f "$dir/$name.policy.json" ]; then
 			why="no list and policy from the guest (the job stopped before)"
+		elif [ ! -s "$q/q.msg" ]; then
+			why="no TPM quote of the list from the guest"
 		else
 			"$imastream" attest check --policy "$dir/$name.policy.json" --log "$dir/$name.list" \
-				>"$dir/$name.attest" 2>"$dir/$name.attest.err"
+				--quote "$q/q.msg" --quote-sig "$q/q.sig" --quote-pcrs "$q/q.pcrs" --ak "$q/ak.pem" \
+				--nonce "$nonce" >"$dir/$name.attest" 2>"$dir/$name.attest.err"
 			rc=$?
+			# The quote must prove the list (attest check says so before it judges any
+			# file), and tpm2_checkquote must agree.
+			if ! grep -q "quote verified: .*boot_aggregate to its PCRs 0-9" "$dir/$name.attest.err"; then
+				why="the quote does not prove the list: $(head -n 1 "$dir/$name.attest.err")"
+			elif ! tpm2_checkquote -u "$q/ak.pem" -m "$q/q.msg" -s "$q/q.sig" -f "$q/q.pcrs" \
+				-g sha256 -q "$nonce" >/dev/null 2>&1; then
+				why="tpm2_checkquote refused the quote"
+			fi
 			got=$(grep ': FAIL: ' "$dir/$name.attest" | sed 's/: FAIL: .*//' | LC_ALL=C sort -u)
 			new=$(LC_ALL=C comm -23 <(echo "$got") <(echo "$named" | LC_ALL=C sort -u) | sed '/^$/d')
-			if [ "$want" = pass ]; then
+			if [ -n "$why" ]; then
+				:
+			elif [ "$want" = pass ]; then
 				[ $rc = 0 ] && [ -z "$got" ] ||
 					why="attest check exit $rc, failed: $(grep ': FAIL: ' "$dir/$name.attest" | head -n 3 | tr '\n' ' ')"
 			elif [ $rc != 1 ] || [ "$new" != "$want" ]; then
@@ -129,7 +158,7 @@ judge() {
 			echo "STAGE $name (kernel $kver): FAIL: $why"
 			fails=$((fails + 1))
 		elif [ "$want" = pass ]; then
-			echo "STAGE $name (kernel $kver): ok: attest PASS, $(wc -l <"$dir/$name.list") entries; $(tail -n 1 "$dir/$name.attest.err")"
+			echo "STAGE $name (kernel $kver): ok: attest PASS, $(wc -l <"$dir/$name.list") entries, quoted; $(tail -n 1 "$dir/$name.attest.err")"
 		else
 			echo "STAGE $name (kernel $kver): ok: attest FAIL naming $(grep "^$want: FAIL: " "$dir/$name.attest" | head -n 1)"
 		fi
@@ -167,7 +196,7 @@ lifecycle() {
 	disk=$tmp/disk.img
 	cp --sparse=always "$img/root.img" "$disk" || error "cannot copy the disk"
 
-	boot "$kernel" "$tag" boot1
+	boot "$kernel" "$tag" boot1 "${boot1[@]}"
 	# The new versions ran: udevadm and libblkid (udevd restarted), the plugin (mapped by
 	# the erase's transaction).
 	while read -r d p; do
@@ -180,7 +209,7 @@ lifecycle() {
 	report generated-files:two-digests "$( [ "${n:-0}" -ge 2 ] && echo PASS || echo FAIL)" "/etc/ld.so.cache measured $n times"
 	judge "$tag" "$kver" boot1 "${boot1[@]}"
 
-	boot "$kernel" "$tag" boot2
+	boot "$kernel" "$tag" boot2 "${boot2[@]}"
 	judge "$tag" "$kver" boot2 "${boot2[@]}"
 	rm -f "$disk"
 	echo "test_kernel_lifecycle: $tag: $(($(date +%s) - start)) s"
