@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,27 +12,10 @@
 #include "common/private.h"
 #include "imastream/hash.h"
 #include "installed/boot_record.h"
+#include "installed/paths.h"
 
 #define HEADER "imastream boot record 1 "
 
-/*
- * Said on @log, an error unless @err is 0; returns @err.  Its own, not common's: the
- * imastream command compiles this file too (the library exports none of it).
- */
-__attribute__((format(printf, 3, 4))) static int say(const struct imastream_log *log, int err,
-						     const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (log && log->fn) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
-		log->fn(log->arg, err ? IMASTREAM_LOG_ERR : IMASTREAM_LOG_WARNING, msg);
-	}
-	return err;
-}
 #define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
 
 /* The shape the kernel prints: 8-4-4-4-12 lowercase hex digits. */
@@ -67,15 +49,15 @@ int ims_boot_id(char out[IMS_BOOT_ID_LEN + 1], const struct imastream_log *log)
 
 			if (f)
 				fclose(f);
-			return say(log, err, "%s: cannot read the boot id: %s", BOOT_ID_FILE,
-				   strerror(-err));
+			return ims_err(log, err, "%s: cannot read the boot id: %s", BOOT_ID_FILE,
+				       strerror(-err));
 		}
 		fclose(f);
 	}
 	len = strcspn(buf, "\n");
 	if (!boot_id_valid(buf, len))
-		return say(log, -EINVAL, "%s: '%.*s' is not a boot id (8-4-4-4-12 hex digits)",
-			   env && *env ? "IMASTREAM_BOOT_ID" : BOOT_ID_FILE, (int)len, buf);
+		return ims_err(log, -EINVAL, "%s: '%.*s' is not a boot id (8-4-4-4-12 hex digits)",
+			       env && *env ? "IMASTREAM_BOOT_ID" : BOOT_ID_FILE, (int)len, buf);
 	memcpy(out, buf, IMS_BOOT_ID_LEN);
 	out[IMS_BOOT_ID_LEN] = '\0';
 	return 0;
@@ -136,28 +118,11 @@ void ims_boot_batch_free(struct ims_boot_batch *b)
 	*b = (struct ims_boot_batch){ 0 };
 }
 
-/* Opens (creating when @create) ROOT/IMS_BOOT_RECORD_DIR, never through a symlink. */
+/* Opens (creating when @create) ROOT/IMS_BOOT_RECORD_DIR, never through a symlink;
+ * negative, errno set, when it cannot. */
 static int open_dir(int rootfd, bool create)
 {
-	char buf[] = IMS_BOOT_RECORD_DIR;
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c && fd >= 0;
-	     c = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (next < 0 && errno == ENOENT && create &&
-		    (!mkdirat(fd, c, 0755) || errno == EEXIST))
-			next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		{
-			int err = errno;
-
-			close(fd);
-			errno = err;
-		}
-		fd = next;
-	}
-	return fd;
+	return ims_open_dir_below(rootfd, IMS_BOOT_RECORD_DIR, create, NULL);
 }
 
 /* Other boots' records and temp files: their measurements left with their boot. */
@@ -220,8 +185,9 @@ static int drop_cut_line(int fd, off_t size, const char *id, const struct imastr
 				if (keep == size)
 					return 0;
 				/* A transaction killed while it appended: its line is lost. */
-				say(log, 0, "%s/%s: its last line was cut short: dropped",
-				    IMS_BOOT_RECORD_DIR, id);
+				ims_logf(log, IMASTREAM_LOG_WARNING,
+					 "%s/%s: its last line was cut short: dropped",
+					 IMS_BOOT_RECORD_DIR, id);
 				return ftruncate(fd, keep) ? -errno : 0;
 			}
 		end -= (off_t)n;
@@ -243,8 +209,8 @@ int ims_boot_record_append(int rootfd, const struct ims_boot_batch *b,
 		return err;
 	dfd = open_dir(rootfd, true);
 	if (dfd < 0)
-		return say(log, -errno, "%s: cannot open below the root: %s", IMS_BOOT_RECORD_DIR,
-			   strerror(errno));
+		return ims_err(log, -errno, "%s: cannot open below the root: %s",
+			       IMS_BOOT_RECORD_DIR, strerror(errno));
 	fd = openat(dfd, id, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		prune(dfd, id);
@@ -254,15 +220,15 @@ int ims_boot_record_append(int rootfd, const struct ims_boot_batch *b,
 	if (fd < 0) {
 		err = err ?: -errno;
 		close(dfd);
-		return say(log, err, "%s/%s: cannot open: %s", IMS_BOOT_RECORD_DIR, id,
-			   strerror(-err));
+		return ims_err(log, err, "%s/%s: cannot open: %s", IMS_BOOT_RECORD_DIR, id,
+			       strerror(-err));
 	}
 	close(dfd);
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		err = say(log, -EINVAL, "%s/%s: not a regular file", IMS_BOOT_RECORD_DIR, id);
+		err = ims_err(log, -EINVAL, "%s/%s: not a regular file", IMS_BOOT_RECORD_DIR, id);
 	if (!err && st.st_size && (err = drop_cut_line(fd, st.st_size, id, log)))
-		err = say(log, err, "%s/%s: not a boot record (%s)", IMS_BOOT_RECORD_DIR, id,
-			  strerror(-err));
+		err = ims_err(log, err, "%s/%s: not a boot record (%s)", IMS_BOOT_RECORD_DIR, id,
+			      strerror(-err));
 	/*
 	 * One write per transaction.  No fsync: after a power cut the kernel starts a new
 	 * boot, whose measurements this record no longer describes.
@@ -271,8 +237,9 @@ int ims_boot_record_append(int rootfd, const struct ims_boot_batch *b,
 		ssize_t w = write(fd, b->buf, b->len);
 
 		if (w != (ssize_t)b->len)
-			err = say(log, w < 0 ? -errno : -EIO, "%s/%s: cannot append: %s",
-				  IMS_BOOT_RECORD_DIR, id, w < 0 ? strerror(errno) : "short write");
+			err = ims_err(log, w < 0 ? -errno : -EIO, "%s/%s: cannot append: %s",
+				      IMS_BOOT_RECORD_DIR, id,
+				      w < 0 ? strerror(errno) : "short write");
 	}
 	close(fd);
 	return err;
@@ -360,31 +327,33 @@ int ims_boot_record_foreach(int rootfd, const char *boot_id,
 
 	if (dfd < 0)
 		return errno == ENOENT ? 0 :
-					 say(log, -errno, "%s: cannot open below the root: %s",
-					     IMS_BOOT_RECORD_DIR, strerror(errno));
+					 ims_err(log, -errno, "%s: cannot open below the root: %s",
+						 IMS_BOOT_RECORD_DIR, strerror(errno));
 	fd = openat(dfd, boot_id, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	close(dfd);
 	if (fd < 0)
 		return errno == ENOENT ? 0 :
-					 say(log, -errno, "%s/%s: cannot open: %s",
-					     IMS_BOOT_RECORD_DIR, boot_id, strerror(errno));
+					 ims_err(log, -errno, "%s/%s: cannot open: %s",
+						 IMS_BOOT_RECORD_DIR, boot_id, strerror(errno));
 	err = read_all(fd, &buf, &len);
 	close(fd);
 	if (err)
-		return say(log, err, "%s/%s: cannot read: %s", IMS_BOOT_RECORD_DIR, boot_id,
-			   err == -EINVAL ? "not a regular file" : strerror(-err));
+		return ims_err(log, err, "%s/%s: cannot read: %s", IMS_BOOT_RECORD_DIR, boot_id,
+			       err == -EINVAL ? "not a regular file" : strerror(-err));
 	/* The first line says whose boot it describes: a record copied from another boot is refused. */
 	end = memchr(buf, '\n', len);
 	if (!end || (size_t)(end - buf) != strlen(HEADER) + IMS_BOOT_ID_LEN ||
 	    memcmp(buf, HEADER, strlen(HEADER))) {
-		err = say(log, -EINVAL,
-			  "%s/%s:1: not a boot record (its first line is not '" HEADER "BOOTID')",
-			  IMS_BOOT_RECORD_DIR, boot_id);
+		err = ims_err(log, -EINVAL,
+			      "%s/%s:1: not a boot record (its first line is not '" HEADER
+			      "BOOTID')",
+			      IMS_BOOT_RECORD_DIR, boot_id);
 		goto out;
 	}
 	if (memcmp(buf + strlen(HEADER), boot_id, IMS_BOOT_ID_LEN)) {
-		err = say(log, -EINVAL, "%s/%s: a record of boot %.*s, not of this boot: refused",
-			  IMS_BOOT_RECORD_DIR, boot_id, IMS_BOOT_ID_LEN, buf + strlen(HEADER));
+		err = ims_err(log, -EINVAL,
+			      "%s/%s: a record of boot %.*s, not of this boot: refused",
+			      IMS_BOOT_RECORD_DIR, boot_id, IMS_BOOT_ID_LEN, buf + strlen(HEADER));
 		goto out;
 	}
 	for (line = end + 1; !err && line < buf + len; line = end + 1) {
@@ -394,16 +363,17 @@ int ims_boot_record_foreach(int rootfd, const char *boot_id,
 		end = memchr(line, '\n', (size_t)(buf + len - line));
 		if (!end) {
 			/* A transaction killed mid-append: its files' old digests are lost, never wrong ones added. */
-			say(log, 0,
-			    "%s/%s:%zu: the last line is cut short (a transaction killed while "
-			    "writing it): skipped",
-			    IMS_BOOT_RECORD_DIR, boot_id, lineno);
+			ims_logf(
+				log, IMASTREAM_LOG_WARNING,
+				"%s/%s:%zu: the last line is cut short (a transaction killed while "
+				"writing it): skipped",
+				IMS_BOOT_RECORD_DIR, boot_id, lineno);
 			break;
 		}
 		*end = '\0';
 		if (memchr(line, '\0', (size_t)(end - line)) || !parse_entry(line, &e, digest)) {
-			err = say(log, -EINVAL, "%s/%s:%zu: not 'ALGO:HEX PATH': refused",
-				  IMS_BOOT_RECORD_DIR, boot_id, lineno);
+			err = ims_err(log, -EINVAL, "%s/%s:%zu: not 'ALGO:HEX PATH': refused",
+				      IMS_BOOT_RECORD_DIR, boot_id, lineno);
 			break;
 		}
 		err = fn(arg, &e);
