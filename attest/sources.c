@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <rpm/header.h>
-#include <rpm/rpmfi.h>
 
 #include "attest/policy-private.h"
 #include "attest/sources.h"
@@ -18,6 +17,7 @@
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
 #include "installed/accepted.h"
+#include "installed/header_digests.h"
 
 /*
  * The path the kernel logs for @path: its directory's real path, through the directory
@@ -121,42 +121,28 @@ static int add_from_disk(struct attest_source *src, const char *path)
 	return attest_source_add(src, path, digest, len);
 }
 
+static int add_file(void *arg, const struct ims_header_file *f)
+{
+	struct attest_source *src = arg;
+	const struct imastream_accepted_file *acc = NULL;
+
+	/* An accepted %config edit: its accepted digest instead of the package's. */
+	if (f->flags & RPMFILE_CONFIG)
+		acc = imastream_accepted_find(src->accepted, f->path);
+
+	if (acc && acc->algo == src->hash_algo)
+		return attest_source_add(src, f->path, acc->digest, acc->digest_len);
+	if (!acc && f->info && f->info->algo == src->hash_algo)
+		return attest_source_add(src, f->path, f->digest, f->info->digest_size);
+	return add_from_disk(src, f->path);
+}
+
 static int add_header(void *arg, void *rpm_header)
 {
 	struct attest_source *src = arg;
-	Header h = rpm_header;
-	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
-	int err = 0;
 
-	if (!fi)
-		return 0;
-	while (!err && rpmfiNext(fi) >= 0) {
-		const struct imastream_hash_info *info;
-		const struct imastream_accepted_file *acc;
-		const unsigned char *digest;
-		int algo = 0;
-		size_t len = 0;
-
-		if (!S_ISREG(rpmfiFMode(fi)) || (rpmfiFFlags(fi) & RPMFILE_GHOST))
-			continue;
-		digest = rpmfiFDigest(fi, &algo, &len);
-		info = imastream_hash_by_rpm_id(algo);
-		/* An accepted %config edit: its accepted digest instead of the package's. */
-		acc = rpmfiFFlags(fi) & RPMFILE_CONFIG ?
-			      imastream_accepted_find(src->accepted, rpmfiFN(fi)) :
-			      NULL;
-		if (acc && acc->algo == src->hash_algo)
-			err = attest_source_add(src, rpmfiFN(fi), acc->digest, acc->digest_len);
-		else if (acc)
-			err = add_from_disk(src, rpmfiFN(fi));
-		else if (digest && info && info->algo == src->hash_algo)
-			err = attest_source_add(src, rpmfiFN(fi), digest, len);
-		else
-			err = add_from_disk(src, rpmfiFN(fi));
-	}
-	rpmfiFree(fi);
 	src->packages++;
-	return err;
+	return ims_header_each_file(rpm_header, add_file, src);
 }
 
 int attest_source_rpmdb(struct attest_source *src, char *const *names, int nnames)

@@ -2,17 +2,16 @@
 /* Before rpm replaces or erases files: their old digests, from the database, into this boot's record. */
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmdb.h>
-#include <rpm/rpmfi.h>
 #include <rpm/rpmte.h>
 #include <rpm/rpmts.h>
 
 #include "common/private.h"
 #include "imastream/hash.h"
 #include "installed/boot_record.h"
+#include "installed/header_digests.h"
 #include "plugin/rpm/replaced_digests.h"
 
 /* The installed header of @te: an erase element's files carry no digests, its header does. */
@@ -31,29 +30,13 @@ static Header installed_header(rpmts ts, rpmte te)
 	return h;
 }
 
-static int add_header(struct ims_boot_batch *b, Header h)
+static int add_file(void *arg, const struct ims_header_file *f)
 {
-	rpmfi fi = rpmfiNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
-	int err = 0;
+	struct ims_boot_batch *b = arg;
 
-	if (!fi)
-		return 0;
-	while (!err && rpmfiNext(fi) >= 0) {
-		const struct imastream_hash_info *info;
-		const unsigned char *digest;
-		int algo = 0;
-		size_t len = 0;
-
-		if (!S_ISREG(rpmfiFMode(fi)) || (rpmfiFFlags(fi) & RPMFILE_GHOST))
-			continue;
-		digest = rpmfiFDigest(fi, &algo, &len);
-		info = imastream_hash_by_rpm_id(algo);
-		/* A package built without digests (or in an algorithm IMA lacks) gives none. */
-		if (digest && info && len == info->digest_size)
-			err = ims_boot_batch_add(b, info->algo, digest, len, rpmfiFN(fi));
-	}
-	rpmfiFree(fi);
-	return err;
+	return f->info ? ims_boot_batch_add(b, f->info->algo, f->digest, f->info->digest_size,
+					    f->path) :
+			 0;
 }
 
 int ims_rpm_boot_record(rpmts ts, int rootfd, const struct imastream_log *log)
@@ -67,7 +50,7 @@ int ims_rpm_boot_record(rpmts ts, int rootfd, const struct imastream_log *log)
 		Header h = installed_header(ts, te);
 
 		if (h)
-			err = add_header(&b, h);
+			err = ims_header_each_file(h, add_file, &b);
 		headerFree(h);
 		if (err)
 			err = ims_err(log, err,

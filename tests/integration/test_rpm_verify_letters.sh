@@ -135,6 +135,9 @@ echo "setting = 4" >>"$R2/etc/imsverify.conf"
 kernel_digest "$R2/etc/imsverify.conf"
 "$IMS" verify --root "$R2" --rpmdb >"$T/out" 2>"$T/err"
 [ $? = 4 ] || { cat "$T/out" "$T/err"; fail "an edit after the acceptance passed"; }
+"$IMS" policy keylime --root "$R2" --rpmdb --output "$T/again.json" 2>"$T/err" || { cat "$T/err"; fail "policy keylime"; }
+grep -q "$digest" "$T/again.json" && ! grep -q "$(sha256sum "$R2/etc/imsverify.conf" | cut -c1-64)" "$T/again.json" ||
+	fail "policy keylime --rpmdb took the edit made after the acceptance, not the accepted one"
 "$IMS" relabel --root "$R2" >"$T/out" 2>&1 && fail "relabel labelled an edit nobody accepted"
 # A record from another root, or cut short: one line, not used; verify and policy refuse.
 R3=$T/root3
