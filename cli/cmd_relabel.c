@@ -67,6 +67,7 @@ static const struct cli_use relabel_options[] = {
 			   "line, the others applied)" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
+	{ CLI_OPT_SIGN_THREADS },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
 			  "standard output, labelled or not, then a summary object" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr, with the percentage and time\n"
@@ -310,6 +311,10 @@ static int parse_options(struct relabel_opts *o, int argc, char **argv)
 			break;
 		case CLI_OPT_PENDING:
 			o->pending = true;
+			break;
+		case CLI_OPT_SIGN_THREADS:
+			if (cli_parse_switch(&p, &o->flags, IMASTREAM_RELABEL_NO_SIGN_AHEAD))
+				return CLI_USAGE;
 			break;
 		case CLI_OPT_ACCEPT_CONFIG:
 			if ((size_t)o->n_accept == max_accept)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# imastream relabel reads the rpm plugin's configuration file: it signs without an option where the file says sign, options override the file, --config '' reads none, a file that does not parse is one line and nothing relabelled.
+# imastream relabel reads the rpm plugin's configuration file: it signs without an option where the file says sign, options override the file, --config '' reads none, a file that does not parse is one line and nothing relabelled; --sign-threads 0|1, a failing nonce worker.
 set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 
@@ -140,3 +140,41 @@ grep -q "cannot open config file $T/nonexistent.conf" "$T/err" ||
 	{ cat "$T/err"; fail "a missing --config FILE is not named"; }
 unlabelled "a missing --config FILE"
 echo "ok: a missing --config FILE is refused, nothing relabelled"
+
+# --- --sign-threads: the nonce worker on two CPUs with 1 (the default), never with 0 ----------
+for threads in 1 0; do
+	stock_root
+	with_conf "$T/sign.conf" -vv --sign-threads $threads ||
+		{ cat "$T/err"; fail "relabel --sign-threads $threads failed"; }
+	signed "--sign-threads $threads"
+	if [ $threads = 1 ] && [ "$(nproc)" -gt 1 ]; then
+		grep -q 'signer: [0-9]* signatures from nonces prepared ahead' "$T/err" ||
+			{ cat "$T/err"; fail "the nonce worker did not run"; }
+	elif [ $threads = 0 ]; then
+		! grep -q 'prepared ahead' "$T/err" || fail "the nonce worker ran with --sign-threads 0"
+	fi
+	echo "ok: --sign-threads $threads signs, evmctl verifies"
+done
+if [ "$(nproc)" -gt 1 ]; then
+	# A failing worker: each signature from then on fails, and so does its file (named);
+	# a rerun without the worker completes the root.
+	stock_root
+	if IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER=2 with_conf "$T/sign.conf"; then
+		fail "relabel succeeded with a failing nonce worker"
+	fi
+	grep -q '^failed .*/opt/imstest/bin/tool (Input/output error)$' "$T/out" ||
+		{ cat "$T/out" "$T/err"; fail "a file whose signature failed is not named"; }
+	grep -q 'signing with ECDSA-P256 failed (injected by IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER)' \
+		"$T/err" || { cat "$T/err"; fail "no line naming the failed signature"; }
+	with_conf "$T/sign.conf" --sign-threads 0 || { cat "$T/err"; fail "the rerun failed"; }
+	signed "the rerun after a failing worker"
+	echo "ok: a failing worker fails the files it could not sign; a rerun completes them"
+fi
+stock_root
+if with_conf "$T/sign.conf" --sign-threads 2; then
+	fail "--sign-threads 2 accepted"
+fi
+grep -qx "imastream relabel: --sign-threads takes 0 or 1, not '2' (see imastream relabel --help)" \
+	"$T/err" || { cat "$T/err"; fail "--sign-threads 2: no line naming the option"; }
+unlabelled "--sign-threads 2"
+echo "ok: $(cat "$T/err")"
