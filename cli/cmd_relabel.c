@@ -22,6 +22,9 @@
 #include "imastream/rpmdb.h"
 #include "installed/accepted.h"
 
+/* The file the rpm plugin reads without %_imastream_config: relabel writes what it would. */
+#define DEFAULT_CONFIG IMASTREAM_SYSCONFDIR "/imastream.conf"
+
 static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_ROOT, "the installed root, whose rpm database is read\n(default /)" },
 	{ CLI_OPT_MODE },
@@ -45,7 +48,9 @@ static const struct cli_use relabel_options[] = {
 	{ CLI_OPT_XATTR_USER, "write user.ima and user.evm instead (as -o\n"
 			      "xattr_namespace=user)" },
 	{ CLI_OPT_SET },
-	{ CLI_OPT_CONFIG },
+	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above\n"
+			  "(default: " DEFAULT_CONFIG ", the rpm\n"
+			  "plugin's, when it exists; '' reads none)" },
 	{ CLI_OPT_MODIFIED_CONFIG },
 	{ CLI_OPT_ACCEPT_CONFIG, "accept the administrator's edit of the %config file\n"
 				 "PATH (as the packages name it: /etc/foo.conf; may be\n"
@@ -62,6 +67,7 @@ static const struct cli_use relabel_options[] = {
 			   "line, the others applied)" },
 	{ CLI_OPT_NO_WAIT },
 	{ CLI_OPT_DBPATH },
+	{ CLI_OPT_SIGN_THREADS },
 	{ CLI_OPT_FORMAT, "text (default) or json: a JSON object per file on\n"
 			  "standard output, labelled or not, then a summary object" },
 	{ CLI_OPT_PROGRESS, "a progress line on stderr, with the percentage and time\n"
@@ -306,6 +312,10 @@ static int parse_options(struct relabel_opts *o, int argc, char **argv)
 		case CLI_OPT_PENDING:
 			o->pending = true;
 			break;
+		case CLI_OPT_SIGN_THREADS:
+			if (cli_parse_switch(&p, &o->flags, IMASTREAM_RELABEL_NO_SIGN_AHEAD))
+				return CLI_USAGE;
+			break;
 		case CLI_OPT_ACCEPT_CONFIG:
 			if ((size_t)o->n_accept == max_accept)
 				return cli_usage_error("relabel", "more than %zu --accept-config",
@@ -485,7 +495,9 @@ static void end_job(struct relabel_job *j)
 
 int cmd_relabel(int argc, char **argv)
 {
-	struct relabel_opts o = { .settings = { .cmd = "relabel", .say = CLI_SAY_INIT } };
+	struct relabel_opts o = { .settings = { .cmd = "relabel",
+						.default_config = DEFAULT_CONFIG,
+						.say = CLI_SAY_INIT } };
 	struct relabel_run run = { .settings = &o.settings };
 	const struct imastream_log log = { relabel_log_fn, &run };
 	struct relabel_job j = { .rootfd = -1 };

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The chain's configuration from the command line, shared by install and relabel. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/settings.h"
@@ -99,6 +101,22 @@ void cli_settings_say(struct cli_settings *cs, const char *msg)
 	free(named);
 }
 
+/*
+ * As the rpm plugin reads its file: one named must exist ("" names none); the default is
+ * read when it exists, and any other reason it cannot be opened is said.
+ */
+static int config_load(const struct cli_settings *cs, struct imastream_config *cfg,
+		       const struct imastream_log *log)
+{
+	const char *path = cs->config_file ? cs->config_file : cs->default_config;
+
+	if (!path || !path[0])
+		return 0;
+	if (!cs->config_file && access(path, F_OK) && errno == ENOENT)
+		return 0;
+	return imastream_config_load(cfg, path, log);
+}
+
 int cli_settings_config(struct cli_settings *cs, struct imastream_config *cfg,
 			const struct imastream_log *log)
 {
@@ -120,7 +138,7 @@ int cli_settings_config(struct cli_settings *cs, struct imastream_config *cfg,
 		cli_error("out of memory");
 		return CLI_FAILED;
 	}
-	if (cs->config_file && imastream_config_load(cfg, cs->config_file, log))
+	if (config_load(cs, cfg, log))
 		goto usage;
 	for (unsigned int i = 0; i < cs->n; i++)
 		if (imastream_config_set(cfg, cs->s[i].key, cs->s[i].value, cs->s[i].where, log))

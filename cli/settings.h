@@ -25,7 +25,8 @@ struct cli_settings {
 	const char *cmd;
 	struct cli_setting s[CLI_MAX_SETTINGS];
 	unsigned int n;
-	const char *config_file;
+	const char *config_file;    /* --config FILE; "" reads none */
+	const char *default_config; /* read when it exists and no --config is given, or NULL */
 	bool prompt;     /* -p: ask for the passphrase */
 	struct cli_root root; /* --root, --dbpath, --no-wait */
 	struct cli_say say;   /* --progress, --quiet, -v, --format; CLI_SAY_INIT */

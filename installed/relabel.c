@@ -51,6 +51,7 @@ struct imastream_relabel {
 	rpmts ts;
 	struct imastream_txn txn;
 	bool tsm;
+	bool sign_ahead; /* the signer's nonce worker runs, from tsm_pre to tsm_post */
 	struct ims_ids ids;
 	struct imastream_trust *trust; /* tells an existing signature that is right; or NULL */
 	struct imastream_xattr_writer writer;
@@ -805,6 +806,14 @@ int imastream_relabel_new(struct imastream_chain *chain, const struct imastream_
 			strerror(-err));
 		goto fail;
 	}
+	/* As the installer's sink: every signature is made on this thread, in file order. */
+	if (!(opts->flags & (IMASTREAM_RELABEL_NO_SIGN_AHEAD | IMASTREAM_RELABEL_DRY_RUN)) &&
+	    ims_more_than_one_cpu()) {
+		err = ims_chain_sign_ahead(chain, true);
+		if (err)
+			goto fail;
+		r->sign_ahead = true;
+	}
 	start_workers(r);
 	*ret = r;
 	return 0;
@@ -824,6 +833,8 @@ void imastream_relabel_free(struct imastream_relabel *r, int res)
 		return;
 	/* Every file is done before the transaction's post hook. */
 	stop_workers(r);
+	if (r->sign_ahead)
+		ims_chain_sign_ahead(r->chain, false);
 	if (r->tsm)
 		imastream_chain_tsm_post(r->chain, &r->txn, res);
 	ims_ids_clear(&r->ids);

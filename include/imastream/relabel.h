@@ -28,6 +28,9 @@ enum imastream_relabel_flag {
 	/* A %config file whose content (size, digest) changed since install is labelled
 	 * with its current digest instead of being refused. */
 	IMASTREAM_RELABEL_MODIFIED_CONFIG = 1u << 1,
+	/* No thread prepares ECDSA nonces ahead (by default one does, on two CPUs or more,
+	 * for a key held in this process), as the installer's IMASTREAM_SINK_NO_SIGN_AHEAD. */
+	IMASTREAM_RELABEL_NO_SIGN_AHEAD = 1u << 2,
 };
 
 /* What became of one file (struct imastream_relabel_file.status). */

@@ -225,6 +225,8 @@ int imastream_chain_init(struct imastream_chain *chain)
 	/* Here, outside rpm's chroot: whether this process is in a user namespace. */
 	if (!err)
 		err = ims_pending_init(&chain->svc);
+	if (!err)
+		ims_touch_init(&chain->svc);
 out:
 	return err;
 }
@@ -246,6 +248,7 @@ void imastream_chain_free(struct imastream_chain *chain)
 		if (chain->resources[i].state)
 			chain->resources[i].ops->free(chain->resources[i].state);
 	imastream_trust_free(chain->svc.own_trust);
+	ims_touch_free(&chain->svc);
 	free(chain);
 }
 
@@ -600,6 +603,8 @@ int imastream_chain_file_closed(struct imastream_chain *chain, struct imastream_
 		st->have_digests = true;
 		st->digest_source = "stream";
 	}
+	/* A file left in place keeps labels that verify: the kernel may refuse new ones. */
+	ims_touch_check(&chain->svc, f, st);
 	/* Sequential, not paired: a later plugin (evm) must not run when an earlier failed. */
 	for (unsigned int i = 0; i < chain->n; i++) {
 		struct slot *s = &chain->slots[i];

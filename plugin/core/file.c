@@ -186,6 +186,19 @@ static int record(struct ims_file_state *st, const char *name, const void *value
 	return 0;
 }
 
+/* A file whose labels are kept (touch.c): what it holds is remembered, nothing written. */
+static int keep_current(struct ims_file_state *st, const struct imastream_file *f, const char *name,
+			const char *real)
+{
+	uint8_t value[IMASTREAM_FILE_MAX_XATTR_VALUE];
+	ssize_t n = lgetxattr(f->path, real, value, sizeof(value));
+	int err = n > 0 ? record(st, name, value, (size_t)n, false) : 0;
+
+	if (err)
+		return ims_err(st->svc->log, err, "%s: cannot remember %s", file_name(f), name);
+	return 0;
+}
+
 int imastream_file_set_xattr(struct imastream_file *f, const char *name, const void *value,
 			     size_t len)
 {
@@ -208,6 +221,8 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 	/* The driver writes (or not) once it has compared with the file's own values. */
 	if (f->flags & IMASTREAM_FILE_RECORD_ONLY)
 		goto remember;
+	if (st->kept && strncmp(real, "security.", 9) == 0)
+		return keep_current(st, f, name, real);
 	if (f->fd < 0 && !f->path)
 		return ims_err(log, -EINVAL, "%s: neither a descriptor nor a path", file_name(f));
 	/* fsetxattr on the fd, or lsetxattr by path (never following a symlink). */
@@ -227,6 +242,13 @@ int imastream_file_set_xattr(struct imastream_file *f, const char *name, const v
 		skipped = !pending;
 		goto remember;
 	}
+	/* The kernel keeps an EVM portable signature's labels: say why ours were not kept. */
+	if (err == -EPERM && st->frozen_why[0])
+		return ims_err(log, err,
+			       "%s: cannot set %s: %s (left in place by the package manager under "
+			       "an EVM portable signature, whose labels cert and trust do not "
+			       "verify: %s)",
+			       file_name(f), real, strerror(-err), st->frozen_why);
 	if (err)
 		return ims_err(log, err, "%s: cannot set %s: %s", file_name(f), real, strerror(-err));
 	if (skipped && !st->svc->no_xattr_told) {
@@ -274,6 +296,14 @@ int imastream_file_keep_signature(struct imastream_file *f, const char *name, in
 
 	if (!st || !name || !digest || (f->fd < 0 && !f->path))
 		return 0;
+	/* Its labels are kept whole (touch.c): no signature is made for it. */
+	if (st->kept) {
+		char real_name[256];
+
+		effective_name(st->svc->cfg, name, real_name, sizeof(real_name));
+		err = keep_current(st, f, name, real_name);
+		return err ? err : 1;
+	}
 	/* A file created for this install holds nothing to keep: no read of it. */
 	if (f->flags & IMASTREAM_FILE_CREATED)
 		return 0;

@@ -35,6 +35,9 @@ struct ims_file_services {
 	const struct imastream_trust *keep_trust; /* imastream_chain_keep_signatures() */
 	struct imastream_trust *own_trust;	  /* cfg->cert, loaded with the signer */
 	struct ims_pending *pending;		  /* pending labels (pending.c) */
+	/* cert and trust, for the labels of files left in place (touch.c) */
+	struct imastream_trust *touch_trust;
+	struct imastream_verifier *touch_verifier;
 };
 
 /* Loads cfg->cert as @svc->own_trust (left NULL when it cannot be read). */
@@ -55,7 +58,23 @@ struct ims_file_state {
 	unsigned int n_xattrs;
 	struct imastream_file_xattr xattrs[IMASTREAM_FILE_MAX_XATTRS];
 	uint32_t pending_mask; /* xattrs[] bits kept as pending labels (pending.c) */
+	bool kept;	       /* left in place, labels that verify: none written (touch.c) */
+	char frozen_why[160];  /* left in place under an EVM portable signature that does
+				* not verify: why, for the line if the kernel refuses a write */
 };
+
+/*
+ * Files left in place (touch.c): before the plugins' file_closed, a regular file the
+ * driver did not create and that holds an EVM portable signature is verified with cert
+ * and trust; when security.ima and security.evm both verify, st->kept is set and no
+ * security xattr of it is written (imastream_file_set_xattr() and
+ * imastream_file_keep_signature() record what it holds instead).
+ */
+void ims_touch_check(struct ims_file_services *svc, struct imastream_file *f,
+		     struct ims_file_state *st);
+/* At init, outside rpm's chroot: cert and trust loaded (if they cannot be, none is kept). */
+void ims_touch_init(struct ims_file_services *svc);
+void ims_touch_free(struct ims_file_services *svc);
 
 /*
  * Pending labels (pending.c): what a user namespace cannot write, kept inside the root.
