@@ -12,6 +12,7 @@
 #include <selinux/selinux.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_verify.h"
 #include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
@@ -22,27 +23,6 @@
 #include "imastream/root.h"
 #include "imastream/rpmdb.h"
 #include "xattr/codec.h"
-
-enum evm_mode { EVM_AUTO, EVM_REQUIRE, EVM_NONE };
-
-/* --appraise-type: what the IMA policy rule demands of security.ima (none: its value). */
-enum appraise {
-	APPRAISE_ANY,
-	APPRAISE_IMASIG
-};
-
-struct verify_result {
-	bool error; /* the file could not be read: the library said why */
-	struct imastream_verify_report report;
-};
-
-struct verify_job {
-	unsigned int flags;
-	enum evm_mode evm;
-	enum appraise appraise;
-	struct cli_walk walk;
-	struct imastream_verifier *verifiers[CLI_WALK_MAX_JOBS];
-};
 
 static const struct cli_use verify_options[] = {
 	{ CLI_OPT_TRUST, "trusted certificates: a PEM or DER file, or a directory\n"
@@ -323,7 +303,7 @@ int cmd_verify(int argc, char **argv)
 		return CLI_FAILED;
 	json = job.walk.say.json;
 	if (json)
-		verdict_json = &job.walk.out;
+		verify_verdict_json = &job.walk.out;
 	/* auto: the selinux plugin's own default, labels by this host's policy when enabled. */
 	if (o.rpmdb && (!strcmp(o.labels, "require") ||
 			(!strcmp(o.labels, "auto") && is_selinux_enabled() > 0)))
@@ -343,7 +323,7 @@ int cmd_verify(int argc, char **argv)
 
 	cli_walk_finish(&job.walk);
 	cli_json_free(&job.walk.out);
-	verdict_json = NULL;
+	verify_verdict_json = NULL;
 	for (unsigned int i = 0; i < CLI_WALK_MAX_JOBS; i++)
 		imastream_verifier_free(job.verifiers[i]);
 	imastream_trust_free(trust);

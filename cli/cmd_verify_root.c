@@ -12,6 +12,7 @@
 #include <selinux/selinux.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_verify.h"
 #include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
@@ -52,7 +53,7 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 		if (rc < 0 && !why[0])
 			snprintf(why, sizeof(why), "cannot be read (%s)", strerror(-rc));
 		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
-		print_verdict(path, verdict, f->package);
+		verify_print_verdict(path, verdict, f->package);
 		job->failed++;
 		return 0;
 	}
@@ -60,7 +61,7 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	if (fd < 0 || !(f->xattrs & IMASTREAM_RECORD_IMA)) {
 		if (fd >= 0)
 			close(fd);
-		print_verdict(path, "OK", NULL);
+		verify_print_verdict(path, "OK", NULL);
 		return 0;
 	}
 	if (!job->evm_given)
@@ -68,15 +69,15 @@ static int verify_recorded(void *arg, const struct imastream_record_file *f)
 	if (vj.evm == EVM_NONE)
 		vj.flags |= IMASTREAM_VERIFY_NO_EVM;
 	it.fd = fd;
-	it.path = (char *)path; /* print_item() only reads it */
+	it.path = (char *)path; /* verify_print_item() only reads it */
 	memset(&res, 0, sizeof(res));
 	res.report.size = sizeof(res.report);
 	if (imastream_verify_file(job->verifier, fd, path, vj.flags, &res.report))
 		res.error = true;
 	else
-		it.ok = judge(&vj, &res.report);
+		it.ok = verify_judge(&vj, &res.report);
 	close(fd);
-	print_item(&vj, &it);
+	verify_print_item(&vj, &it);
 	if (!it.ok)
 		job->failed++;
 	return 0;
@@ -119,8 +120,8 @@ static const char *state_not_regular(int rootfd)
 		       "running";
 }
 
-static int verify_root(const char *typed, struct imastream_trust *trust, unsigned int flags,
-		       enum evm_mode evm, bool evm_given, enum appraise appraise)
+int verify_root(const char *typed, struct imastream_trust *trust, unsigned int flags,
+		enum evm_mode evm, bool evm_given, enum appraise appraise)
 {
 	struct root_job job = {
 		.flags = flags, .evm = evm, .evm_given = evm_given, .appraise = appraise
@@ -166,8 +167,8 @@ static int verify_root(const char *typed, struct imastream_trust *trust, unsigne
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	err = imastream_record_foreach(job.rootfd, verify_recorded, &job, &cli_log);
-	if (!err && verdict_json)
-		summary_record(root, job.checked, job.failed, &t0);
+	if (!err && verify_verdict_json)
+		verify_summary_record(root, job.checked, job.failed, &t0);
 	else if (!err && job.checked)
 		cli_say("verify", "%s: %lu files, %lu failed, %.2f s", root, job.checked,
 			job.failed, cli_seconds_since(CLOCK_MONOTONIC, &t0));

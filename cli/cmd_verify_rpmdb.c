@@ -12,6 +12,7 @@
 #include <selinux/selinux.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_verify.h"
 #include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
@@ -26,7 +27,7 @@
 /* --rpmdb: every file of the root's packages, against its header and its signatures. */
 struct rpmdb_job {
 	enum evm_mode evm;
-	struct verify_job judged; /* its evm and appraise, for imasig_refusal() */
+	struct verify_job judged; /* its evm and appraise, for verify_imasig_refusal() */
 	bool json;
 	bool user;
 	unsigned long checked, failed, orphans, pending, config_edited;
@@ -132,8 +133,8 @@ static bool audit_pending(struct rpmdb_job *job, const struct imastream_audit_fi
 		json_string(stdout, f->path);
 		fputs(",\"result\":\"pending\"}\n", stdout);
 	} else {
-		print_verdict(f->path, "PENDING: labels of a rootless build not yet written",
-			      f->package);
+		verify_print_verdict(f->path, "PENDING: labels of a rootless build not yet written",
+				     f->package);
 	}
 	return true;
 }
@@ -146,8 +147,8 @@ static void audit_json(const struct imastream_audit_file *f, const char *content
 	char ima[256] = "", evm[256] = "";
 
 	if (f->verified) {
-		verdict_text(ima, sizeof(ima), &r->ima);
-		verdict_text(evm, sizeof(evm), &r->evm);
+		verify_verdict_text(ima, sizeof(ima), &r->ima);
+		verify_verdict_text(evm, sizeof(evm), &r->evm);
 	}
 	fputs("{\"record\":\"file\",\"package\":", stdout);
 	json_string(stdout, f->package);
@@ -165,8 +166,8 @@ static void audit_json(const struct imastream_audit_file *f, const char *content
 	else
 		fputs("null", stdout);
 	fputs(",\"ima_type\":", stdout);
-	if (f->verified && ima_kind(&r->ima))
-		json_string(stdout, ima_kind(&r->ima));
+	if (f->verified && verify_ima_kind(&r->ima))
+		json_string(stdout, verify_ima_kind(&r->ima));
 	else
 		fputs("null", stdout);
 	fputs(",\"evm\":", stdout);
@@ -175,8 +176,8 @@ static void audit_json(const struct imastream_audit_file *f, const char *content
 	else
 		fputs("null", stdout);
 	fputs(",\"evm_type\":", stdout);
-	if (f->verified && evm_kind(&r->evm))
-		json_string(stdout, evm_kind(&r->evm));
+	if (f->verified && verify_evm_kind(&r->evm))
+		json_string(stdout, verify_evm_kind(&r->evm));
 	else
 		fputs("null", stdout);
 	if (f->label != IMASTREAM_VERIFY_SKIPPED)
@@ -201,7 +202,8 @@ static void audit_failure(const struct rpmdb_job *job, const struct imastream_au
 			 "; signed, as no edit is: a package's content the database does not name");
 	}
 	if (f->verified && r->ima.result != IMASTREAM_VERIFY_OK)
-		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), &r->ima);
+		verify_reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user),
+			      &r->ima);
 	if (refusal) {
 		size_t n = strlen(why);
 
@@ -209,14 +211,15 @@ static void audit_failure(const struct rpmdb_job *job, const struct imastream_au
 			 imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user), refusal);
 	}
 	if (f->verified && evm_fails(job->evm, r->evm.result))
-		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, job->user), &r->evm);
+		verify_reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, job->user),
+			      &r->evm);
 	if (f->label == IMASTREAM_VERIFY_MISSING) {
 		size_t n = strlen(why);
 
 		snprintf(why + n, sizeof(why) - n, "%smissing security.selinux", n ? "; " : "");
 	}
 	snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
-	print_verdict(f->path, verdict, f->package);
+	verify_print_verdict(f->path, verdict, f->package);
 }
 
 static void audit_one(void *arg, const struct imastream_audit_file *f)
@@ -229,7 +232,7 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 
 	job->checked++;
 	audit_content(content, sizeof(content), f);
-	refusal = f->verified ? imasig_refusal(&job->judged, r) : NULL;
+	refusal = f->verified ? verify_imasig_refusal(&job->judged, r) : NULL;
 	/* A directory or symlink has no security.ima: its metadata is all rpm -V checks. */
 	labels_ok = !f->regular ||
 		    (f->verified && r->ima.result == IMASTREAM_VERIFY_OK && !refusal &&
@@ -258,7 +261,7 @@ static void audit_one(void *arg, const struct imastream_audit_file *f)
 		char verdict[sizeof(content) + 8];
 
 		snprintf(verdict, sizeof(verdict), "CONFIG: %s", content);
-		print_verdict(f->path, verdict, f->package);
+		verify_print_verdict(f->path, verdict, f->package);
 	} else if (!ok) {
 		audit_failure(job, f, content, refusal, labels_ok);
 	}
@@ -308,11 +311,11 @@ static void orphan_one(void *arg, const struct imastream_orphan *f)
 		 f->ima ? imastream_xattr_name(IMASTREAM_ATTR_IMA, job->user) : "",
 		 f->ima && f->evm ? ", " : "",
 		 f->evm ? imastream_xattr_name(IMASTREAM_ATTR_EVM, job->user) : "");
-	print_verdict(path, verdict, NULL);
+	verify_print_verdict(path, verdict, NULL);
 }
 
-static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigned int flags,
-			const struct verify_job *judged, bool json, char *const *names, int nnames)
+int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigned int flags,
+		 const struct verify_job *judged, bool json, char *const *names, int nnames)
 {
 	struct rpmdb_job job = { .evm = judged->evm,
 				 .judged = *judged,
@@ -347,7 +350,8 @@ static int verify_rpmdb(const char *root, struct imastream_trust *trust, unsigne
 	if (err)
 		goto out; /* said */
 	if (json) {
-		summary_record(root_abs, job.checked + job.orphans, job.failed + job.orphans, &t0);
+		verify_summary_record(root_abs, job.checked + job.orphans, job.failed + job.orphans,
+				      &t0);
 	} else if (job.orphans) {
 		cli_say("verify",
 			"%s: %lu files, %lu failed; %lu labelled files no package owns "

@@ -12,6 +12,7 @@
 #include <selinux/selinux.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_verify.h"
 #include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
@@ -24,7 +25,7 @@
 #include "xattr/codec.h"
 
 /* What security.ima holds, in the words of each verdict; NULL when nothing decoded. */
-static const char *ima_kind(const struct imastream_verify_one *ima)
+const char *verify_ima_kind(const struct imastream_verify_one *ima)
 {
 	switch (ima->type) {
 	case IMASTREAM_XATTR_IMA_DIGEST:
@@ -39,7 +40,7 @@ static const char *ima_kind(const struct imastream_verify_one *ima)
 	}
 }
 
-static const char *evm_kind(const struct imastream_verify_one *evm)
+const char *verify_evm_kind(const struct imastream_verify_one *evm)
 {
 	switch (evm->type) {
 	case IMASTREAM_XATTR_EVM_PORTABLE:
@@ -59,7 +60,7 @@ static const char *evm_kind(const struct imastream_verify_one *evm)
  * verified portable signature over it (INTEGRITY_PASS_IMMUTABLE); it refuses a digest
  * alone, and an fs-verity signature unless the rule also says digest_type=verity.
  */
-static const char *imasig_refusal(const struct verify_job *job,
+const char *verify_imasig_refusal(const struct verify_job *job,
 				  const struct imastream_verify_report *r)
 {
 	if (job->appraise != APPRAISE_IMASIG || r->ima.result != IMASTREAM_VERIFY_OK ||
@@ -75,9 +76,9 @@ static const char *imasig_refusal(const struct verify_job *job,
 }
 
 /* The verdict of @r under the job's --evm and --appraise-type. */
-static bool judge(const struct verify_job *job, const struct imastream_verify_report *r)
+bool verify_judge(const struct verify_job *job, const struct imastream_verify_report *r)
 {
-	if (r->ima.result != IMASTREAM_VERIFY_OK || imasig_refusal(job, r))
+	if (r->ima.result != IMASTREAM_VERIFY_OK || verify_imasig_refusal(job, r))
 		return false;
 	switch (r->evm.result) {
 	case IMASTREAM_VERIFY_OK:
@@ -103,12 +104,11 @@ static void verify_item(void *ctx, unsigned int worker, struct cli_item *it)
 		res->error = true;
 		return;
 	}
-	it->ok = judge(job, &res->report);
+	it->ok = verify_judge(job, &res->report);
 }
 
 /* Appends the reason for one xattr's verdict to @buf. */
-static void reason(char *buf, size_t size, const char *name,
-		   const struct imastream_verify_one *one)
+void verify_reason(char *buf, size_t size, const char *name, const struct imastream_verify_one *one)
 {
 	size_t n = strlen(buf);
 	const char *sep = n ? "; " : "";
@@ -137,14 +137,14 @@ static void reason(char *buf, size_t size, const char *name,
 	}
 }
 
-/* --format json: print_verdict() writes records here instead (NULL: text). */
-static struct cli_json *verdict_json;
+/* --format json: verify_print_verdict() writes records here instead (NULL: text). */
+struct cli_json *verify_verdict_json;
 
 /*
  * The summary record of --root and --rpmdb (the walk writes its own): @root is the
  * absolute root, the only place it is given (file paths are the root's own).
  */
-static void summary_record(const char *root, unsigned long files, unsigned long failed,
+void verify_summary_record(const char *root, unsigned long files, unsigned long failed,
 			   const struct timespec *t0)
 {
 	struct cli_json j = { 0 };
@@ -160,22 +160,22 @@ static void summary_record(const char *root, unsigned long files, unsigned long 
 }
 
 /* "PATH: VERDICT", or "PATH: VERDICT (package NAME)" for a recorded file. */
-static void print_verdict(const char *path, const char *verdict, const char *package)
+void verify_print_verdict(const char *path, const char *verdict, const char *package)
 {
 	struct cli_line l = { 0 };
 
-	if (verdict_json) {
+	if (verify_verdict_json) {
 		bool ok = !strcmp(verdict, "OK");
 
-		cli_json_begin(verdict_json, "file");
-		cli_json_str(verdict_json, "path", path);
+		cli_json_begin(verify_verdict_json, "file");
+		cli_json_str(verify_verdict_json, "path", path);
 		if (package)
-			cli_json_str(verdict_json, "package", package);
-		cli_json_str(verdict_json, "result", ok ? "ok" : "fail");
+			cli_json_str(verify_verdict_json, "package", package);
+		cli_json_str(verify_verdict_json, "result", ok ? "ok" : "fail");
 		if (!ok)
-			cli_json_str(verdict_json, "reason",
+			cli_json_str(verify_verdict_json, "reason",
 				     verdict + (strncmp(verdict, "FAIL: ", 6) ? 0 : 6));
-		cli_json_put(verdict_json, stdout);
+		cli_json_put(verify_verdict_json, stdout);
 		return;
 	}
 
@@ -191,8 +191,6 @@ static void print_verdict(const char *path, const char *verdict, const char *pac
 	cli_line_free(&l);
 }
 
-static void verdict_text(char *buf, size_t size, const struct imastream_verify_one *one);
-
 /*
  * --format json of a checked file: the verdict, then security.ima's and security.evm's
  * apart ("ok" or the reason, @refusal for IMA when appraise_type refuses it) with what
@@ -203,44 +201,46 @@ static void print_file_json(const char *path, bool ok, const char *why, const ch
 {
 	char ima[256], evm[256];
 
-	verdict_text(ima, sizeof(ima), &r->ima);
-	verdict_text(evm, sizeof(evm), &r->evm);
-	cli_json_begin(verdict_json, "file");
-	cli_json_str(verdict_json, "path", path);
-	cli_json_str(verdict_json, "result", ok ? "ok" : "fail");
+	verify_verdict_text(ima, sizeof(ima), &r->ima);
+	verify_verdict_text(evm, sizeof(evm), &r->evm);
+	cli_json_begin(verify_verdict_json, "file");
+	cli_json_str(verify_verdict_json, "path", path);
+	cli_json_str(verify_verdict_json, "result", ok ? "ok" : "fail");
 	if (!ok)
-		cli_json_str(verdict_json, "reason", why);
-	cli_json_str(verdict_json, "ima", refusal ? refusal : ima);
-	cli_json_str(verdict_json, "ima_type", ima_kind(&r->ima));
-	cli_json_str(verdict_json, "evm", evm);
-	cli_json_str(verdict_json, "evm_type", evm_kind(&r->evm));
-	cli_json_put(verdict_json, stdout);
+		cli_json_str(verify_verdict_json, "reason", why);
+	cli_json_str(verify_verdict_json, "ima", refusal ? refusal : ima);
+	cli_json_str(verify_verdict_json, "ima_type", verify_ima_kind(&r->ima));
+	cli_json_str(verify_verdict_json, "evm", evm);
+	cli_json_str(verify_verdict_json, "evm_type", verify_evm_kind(&r->evm));
+	cli_json_put(verify_verdict_json, stdout);
 }
 
-static void print_item(void *ctx, struct cli_item *it)
+void verify_print_item(void *ctx, struct cli_item *it)
 {
 	const struct verify_job *job = ctx;
 	const struct verify_result *res = it->data;
 	const struct imastream_verify_report *r = &res->report;
 	bool user = job->flags & IMASTREAM_FILESIG_USER;
 
-	const char *refusal = imasig_refusal(job, r);
+	const char *refusal = verify_imasig_refusal(job, r);
 	char why[512] = "", kinds[96];
 
 	if (res->error) {
-		print_verdict(it->path, "FAIL: cannot be read", NULL);
+		verify_print_verdict(it->path, "FAIL: cannot be read", NULL);
 		return;
 	}
 	if (r->ima.result != IMASTREAM_VERIFY_OK)
-		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, user), &r->ima);
+		verify_reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_IMA, user),
+			      &r->ima);
 	if (refusal)
 		snprintf(why, sizeof(why), "%s: %s", imastream_xattr_name(IMASTREAM_ATTR_IMA, user),
 			 refusal);
 	if (r->evm.result != IMASTREAM_VERIFY_OK && r->evm.result != IMASTREAM_VERIFY_SKIPPED &&
 	    (job->evm == EVM_REQUIRE || (r->evm.result != IMASTREAM_VERIFY_MISSING &&
 					 r->evm.result != IMASTREAM_VERIFY_UNVERIFIABLE)))
-		reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, user), &r->evm);
-	if (verdict_json) {
+		verify_reason(why, sizeof(why), imastream_xattr_name(IMASTREAM_ATTR_EVM, user),
+			      &r->evm);
+	if (verify_verdict_json) {
 		print_file_json(it->path, it->ok, why, refusal, r);
 		return;
 	}
@@ -248,7 +248,7 @@ static void print_item(void *ctx, struct cli_item *it)
 		char verdict[sizeof(why) + 8];
 
 		snprintf(verdict, sizeof(verdict), "FAIL: %s", why);
-		print_verdict(it->path, verdict, NULL);
+		verify_print_verdict(it->path, verdict, NULL);
 		return;
 	}
 	/* As evmctl ima_verify says it: on stderr, stdout left empty. */
@@ -263,10 +263,10 @@ static void print_item(void *ctx, struct cli_item *it)
 		return;
 	}
 	/* What appraisal will find: a digest or a signature, and what security.evm holds. */
-	snprintf(kinds, sizeof(kinds), "OK (ima: %s", ima_kind(&r->ima));
+	snprintf(kinds, sizeof(kinds), "OK (ima: %s", verify_ima_kind(&r->ima));
 	if (r->evm.result != IMASTREAM_VERIFY_SKIPPED) {
 		size_t n = strlen(kinds);
-		const char *evm = evm_kind(&r->evm);
+		const char *evm = verify_evm_kind(&r->evm);
 
 		if (r->evm.result == IMASTREAM_VERIFY_MISSING || !evm)
 			evm = "missing";
@@ -274,13 +274,13 @@ static void print_item(void *ctx, struct cli_item *it)
 			 r->evm.result == IMASTREAM_VERIFY_UNVERIFIABLE ? ", not checked" : "");
 	}
 	snprintf(kinds + strlen(kinds), sizeof(kinds) - strlen(kinds), ")");
-	print_verdict(it->path, kinds, NULL);
+	verify_print_verdict(it->path, kinds, NULL);
 }
 
-static const struct cli_walk_ops verify_ops = { verify_item, print_item };
+const struct cli_walk_ops verify_ops = { verify_item, verify_print_item };
 
-/* "ok", or the reason() phrase without the xattr's name. */
-static void verdict_text(char *buf, size_t size, const struct imastream_verify_one *one)
+/* "ok", or the verify_reason() phrase without the xattr's name. */
+void verify_verdict_text(char *buf, size_t size, const struct imastream_verify_one *one)
 {
 	char tmp[256] = "";
 
@@ -288,8 +288,8 @@ static void verdict_text(char *buf, size_t size, const struct imastream_verify_o
 		snprintf(buf, size, "ok");
 		return;
 	}
-	reason(tmp, sizeof(tmp), "x", one);
-	/* reason() wrote "missing x" or "x: PHRASE". */
+	verify_reason(tmp, sizeof(tmp), "x", one);
+	/* verify_reason() wrote "missing x" or "x: PHRASE". */
 	if (!strncmp(tmp, "missing", 7))
 		snprintf(buf, size, "missing");
 	else

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/walk.h"
+#include "cli/walk_queue.h"
 
 static void walk_dir(struct cli_walk *w, int dirfd);
 
@@ -26,9 +27,9 @@ static void walk_at(struct cli_walk *w, int dirfd, const char *name)
 		/* ELOOP/ENOTDIR: replaced by a symlink or a file since readdir; skip it. */
 		if (err == ELOOP || err == ENOTDIR)
 			return;
-		settle(w);
+		cli_walk_settle(w);
 		cli_error("%s: cannot open directory: %s", w->path, strerror(err));
-		fail_record(w, w->path, "cannot open directory: %s", strerror(err));
+		cli_walk_fail_record(w, w->path, "cannot open directory: %s", strerror(err));
 		w->failed++;
 		return;
 	}
@@ -61,9 +62,9 @@ static void walk_dir(struct cli_walk *w, int fd)
 	if (!d || !(d->dir = fdopendir(fd))) {
 		int err = d ? errno : ENOMEM;
 
-		settle(w);
+		cli_walk_settle(w);
 		cli_error("%s: cannot read directory: %s", w->path, strerror(err));
-		fail_record(w, w->path, "cannot read directory: %s", strerror(err));
+		cli_walk_fail_record(w, w->path, "cannot read directory: %s", strerror(err));
 		free(d);
 		close(fd);
 		w->failed++;
@@ -81,9 +82,10 @@ static void walk_dir(struct cli_walk *w, int fd)
 				int err = errno;
 
 				w->path[base] = '\0';
-				settle(w);
+				cli_walk_settle(w);
 				cli_error("%s: cannot read directory: %s", w->path, strerror(err));
-				fail_record(w, w->path, "cannot read directory: %s", strerror(err));
+				cli_walk_fail_record(w, w->path, "cannot read directory: %s",
+						     strerror(err));
 				w->failed++;
 			}
 			break;
@@ -93,14 +95,14 @@ static void walk_dir(struct cli_walk *w, int fd)
 		type = entry_type(d, de);
 		if (type == DT_UNKNOWN)
 			continue; /* gone since readdir */
-		if (path_set(w, base, de->d_name)) {
+		if (cli_walk_path_set(w, base, de->d_name)) {
 			cli_error("out of memory");
 			w->failed++;
 			break;
 		}
 		if (type == DT_REG) {
 			/* A worker opens it and checks it still is a regular file. */
-			queue_file(w, d, strlen(w->path) - strlen(de->d_name), false);
+			cli_walk_queue_file(w, d, strlen(w->path) - strlen(de->d_name), false);
 		} else if (type == DT_DIR) {
 			walk_at(w, d->fd, de->d_name);
 		} else if (w->say.verbose) {
@@ -111,19 +113,19 @@ static void walk_dir(struct cli_walk *w, int fd)
 			 * files: the kernel appraises none of them.  Named when it is named
 			 * on the command line (report_slot).
 			 */
-			settle(w);
-			cli_error("%s: skipped (%s)", w->path, special_name(DTTOIF(type)));
+			cli_walk_settle(w);
+			cli_error("%s: skipped (%s)", w->path, cli_walk_special_name(DTTOIF(type)));
 		}
 	}
 	w->path[base] = '\0';
-	dir_put(d);
+	cli_walk_dir_put(d);
 }
 
 void cli_walk_path(struct cli_walk *w, const char *arg)
 {
 	struct stat st;
 
-	if (path_set(w, 0, arg)) {
+	if (cli_walk_path_set(w, 0, arg)) {
 		cli_error("out of memory");
 		w->failed++;
 		return;
@@ -131,17 +133,17 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 	if (lstat(arg, &st) < 0) {
 		int err = errno;
 
-		settle(w);
+		cli_walk_settle(w);
 		cli_error("%s: %s", arg, strerror(err));
-		fail_record(w, arg, "%s", strerror(err));
+		cli_walk_fail_record(w, arg, "%s", strerror(err));
 		w->failed++;
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		if (!w->recursive) {
-			settle(w);
+			cli_walk_settle(w);
 			cli_error("%s: is a directory (use -r to walk it)", arg);
-			fail_record(w, arg, "is a directory (use -r to walk it)");
+			cli_walk_fail_record(w, arg, "is a directory (use -r to walk it)");
 			w->failed++;
 			return;
 		}
@@ -149,7 +151,7 @@ void cli_walk_path(struct cli_walk *w, const char *arg)
 		return;
 	}
 	/* A worker opens it: what it is by then decides, as inside a walk. */
-	queue_file(w, NULL, 0, true);
+	cli_walk_queue_file(w, NULL, 0, true);
 }
 
 void cli_walk_paths(struct cli_walk *w, char *const *paths, int n)
