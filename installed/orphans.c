@@ -24,36 +24,6 @@
 #include "installed/private.h"
 #include "xattr/codec.h"
 
-struct orphans {
-	int rootfd;
-	unsigned int flags;
-	/* Tells a killed rpm -i's temp files by their signatures; or NULL. */
-	struct imastream_verifier *v;
-	/* Real paths below the root of every owned object: OWNED_*. */
-	struct ims_strmap owned;
-	struct ims_strmap dir_of;  /* a package directory ("/bin/") -> index in dirs, -1 */
-	struct ims_strmap dir_set; /* a real directory -> index in dirs */
-	char **dirs;		   /* real directories packages have, "" for the root */
-	bool *dir_owned;	   /* per dirs: a package lists it (a %dir), not only its files */
-	size_t ndirs, adirs;
-	/* Inodes of more than one name: how many of their names the walk found orphans;
-	 * and those orphans, handled once all are known. */
-	struct ims_strmap inode_of; /* "dev:ino" -> index in inodes */
-	struct inode_names {
-		unsigned long orphans;
-	} * inodes;
-	size_t ninodes, ainodes;
-	struct later {
-		char *key;
-		struct imastream_orphan f;
-		dev_t dev;
-		ino_t ino;
-		int idx; /* in inodes */
-	} * later;
-	size_t nlater, alater;
-	const struct imastream_log *log;
-};
-
 /* rpm's temp name of a file being installed: NAME;XXXXXXXX, the transaction id in hex (fsm.c). */
 static bool rpm_temp_name(const char *name)
 {
@@ -460,9 +430,9 @@ int imastream_orphans_rpmdb_trusted(const char *root, unsigned int flags,
 	o.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o.rootfd < 0)
 		return ims_err(log, -errno, "%s: %m", root);
-	err = imastream_rpmdb_foreach(root, NULL, 0, own_header, &o, log);
+	err = imastream_rpmdb_foreach(root, NULL, 0, ims_orphans_own_header, &o, log);
 	if (!err)
-		err = imastream_record_foreach(o.rootfd, own_recorded, &o, log);
+		err = imastream_record_foreach(o.rootfd, ims_orphans_own_recorded, &o, log);
 	if (err == -ENOMEM)
 		ims_err(log, err, "orphans: out of memory");
 	if (!err) {

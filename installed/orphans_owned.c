@@ -24,12 +24,6 @@
 #include "installed/private.h"
 #include "xattr/codec.h"
 
-/* What a package lists at a path: a file or directory rpm installs, or only a %ghost. */
-enum {
-	OWNED_REAL = 1,
-	OWNED_GHOST = 2
-};
-
 static int add_dir(struct orphans *o, const char *real)
 {
 	int idx = ims_strmap_get(&o->dir_set, real), err;
@@ -115,7 +109,7 @@ static int own(struct orphans *o, const char *dir, const char *base, bool is_dir
 	return 0;
 }
 
-static int own_header(void *arg, void *rpm_header)
+int ims_orphans_own_header(void *arg, void *rpm_header)
 {
 	struct orphans *o = arg;
 	rpmfi fi = rpmfiNew(NULL, (Header)rpm_header, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
@@ -129,7 +123,7 @@ static int own_header(void *arg, void *rpm_header)
 }
 
 /* What imastream install recorded is owned too, although the rpm database lacks it. */
-static int own_recorded(void *arg, const struct imastream_record_file *f)
+int ims_orphans_own_recorded(void *arg, const struct imastream_record_file *f)
 {
 	struct orphans *o = arg;
 	char dir[PATH_MAX];

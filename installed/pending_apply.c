@@ -28,47 +28,8 @@
 #include "imastream/xattr.h"
 #include "installed/owners.h"
 #include "installed/paths.h"
+#include "installed/pending_run.h"
 #include "plugin/core/pending_format.h"
-
-/* The reference an entry is checked against: its package's header or record line. */
-struct ref {
-	bool found, ghost;
-	char *caps;	    /* the header's capabilities (rpm's text), or NULL */
-	unsigned int nlink; /* the header's hard links to the file, or 0 when unknown */
-	mode_t mode;
-	uid_t uid;
-	gid_t gid;
-	int algo;
-	uint8_t digest[IMASTREAM_HASH_MAX_DIGEST];
-	size_t len;
-};
-
-struct item {
-	int txn;       /* index in struct run.txns */
-	char name[32]; /* the entry's file name in its transaction directory */
-	struct ims_pending_entry e;
-	int err;	/* refused before any check: @why says why */
-	bool malformed; /* ... because it could not be parsed: named by its entry */
-	char why[192];
-	bool drop; /* superseded by a newer transaction's entry: removed unapplied */
-	struct ref ref;
-};
-
-struct run {
-	const char *root;
-	int rootfd;
-	const struct imastream_log *log;
-	int *txnfds;
-	char **txns;
-	size_t ntxns;
-	struct item *items;
-	size_t nitems;
-	struct ims_strmap paths; /* path → index of its live item */
-	struct ims_ids ids;
-	struct imastream_hasher *hasher;
-	uint32_t hasher_algos;
-	struct imastream_pending_counts c;
-};
 
 /* The refusal line: the file's path in the root, why, and which entry. */
 static void refuse(struct run *r, const struct item *it, const char *fmt, ...) ims_printf(3, 4);
@@ -430,11 +391,11 @@ int imastream_pending_apply(const char *root, struct imastream_pending_counts *c
 		if (err)
 			return err;
 	}
-	err = start(&r, root, log);
+	err = ims_pending_start(&r, root, log);
 	if (!err)
-		err = dedup(&r) ? ims_err(log, -ENOMEM, "out of memory") : 0;
+		err = ims_pending_dedup(&r) ? ims_err(log, -ENOMEM, "out of memory") : 0;
 	if (!err && r.nitems)
-		err = references(&r);
+		err = ims_pending_references(&r);
 	for (size_t i = 0; !err && i < r.nitems; i++) {
 		struct item *it = &r.items[i];
 
@@ -470,7 +431,7 @@ int imastream_pending_apply(const char *root, struct imastream_pending_counts *c
 		r.c.size = sizeof(r.c);
 		IMS_FILL_SIZED(counts, &r.c);
 	}
-	run_free(&r);
+	ims_pending_run_free(&r);
 	return err;
 }
 
@@ -478,7 +439,7 @@ int imastream_pending_foreach(const char *root, int (*fn)(void *arg, const char 
 			      const struct imastream_log *log)
 {
 	struct run r;
-	int err = start(&r, root, log);
+	int err = ims_pending_start(&r, root, log);
 
 	for (size_t i = 0; !err && i < r.nitems; i++) {
 		char name[sizeof(IMS_PENDING_DIR) + 128];
@@ -491,6 +452,6 @@ int imastream_pending_foreach(const char *root, int (*fn)(void *arg, const char 
 			 r.items[i].name);
 		err = fn(arg, name);
 	}
-	run_free(&r);
+	ims_pending_run_free(&r);
 	return err;
 }

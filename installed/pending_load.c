@@ -24,6 +24,7 @@
 #include "imastream/xattr.h"
 #include "installed/owners.h"
 #include "installed/paths.h"
+#include "installed/pending_run.h"
 #include "plugin/core/pending_format.h"
 
 static int by_name(const void *a, const void *b)
@@ -173,7 +174,7 @@ static int load(struct run *r)
  * One live entry per path: a newer transaction's supersedes an older one's (the file
  * was installed again), two of one transaction are both refused.
  */
-static int dedup(struct run *r)
+int ims_pending_dedup(struct run *r)
 {
 	for (size_t i = 0; i < r->nitems; i++) {
 		struct item *it = &r->items[i];
@@ -272,7 +273,7 @@ static int from_record(void *arg, const struct imastream_record_file *f)
 	return 0;
 }
 
-static int references(struct run *r)
+int ims_pending_references(struct run *r)
 {
 	int err = ims_ids_load(&r->ids, r->rootfd, r->log);
 
@@ -286,7 +287,7 @@ static int references(struct run *r)
 	return imastream_record_foreach(r->rootfd, from_record, r, r->log);
 }
 
-static void run_free(struct run *r)
+void ims_pending_run_free(struct run *r)
 {
 	for (size_t i = 0; i < r->nitems; i++) {
 		ims_pending_entry_release(&r->items[i].e);
@@ -305,7 +306,7 @@ static void run_free(struct run *r)
 		close(r->rootfd);
 }
 
-static int start(struct run *r, const char *root, const struct imastream_log *log)
+int ims_pending_start(struct run *r, const char *root, const struct imastream_log *log)
 {
 	memset(r, 0, sizeof(*r));
 	r->root = root;
