@@ -184,8 +184,8 @@ const char *cli_option_for_config_key(const char *key)
 	return NULL;
 }
 
-char *cli_config_names_to_options(const char *msg,
-				  const char *(*typed)(void *arg, const char *key), void *arg)
+char *cli_config_names_to_options(const char *msg, const char *(*typed)(void *arg, const char *key),
+				  void *arg)
 {
 	static const char prefix[] = "_imastream_";
 	const char *p = msg, *hit;

@@ -38,8 +38,8 @@ static bool is_dir_at(int dfd, const char *name)
 /* "ROOT/DIR/NAME" for messages ("/DIR/NAME" for the root "/"). */
 static void shown(char *buf, size_t size, const char *root, const char *dir, const char *name)
 {
-	snprintf(buf, size, "%s/%s%s%s", strcmp(root, "/") ? root : "", dir, *dir && *name ? "/" : "",
-		 name);
+	snprintf(buf, size, "%s/%s%s%s", strcmp(root, "/") ? root : "", dir,
+		 *dir && *name ? "/" : "", name);
 }
 
 /* Checks every step before the first one is done: directories beneath the root, no directory moved. */
@@ -60,11 +60,15 @@ static int check_steps(int rootfd, const struct ims_journal *j, const char *root
 				continue; /* nothing of the package is there: nothing to do */
 			if (dfd < 0) {
 				shown(path, sizeof(path), root, op->dir, "");
-				err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
-					      IMS_JOURNAL_NAME " cannot be reached beneath the root (%s%s); nothing was changed",
+				err = ims_err(log, -EBADMSG,
+					      "%s: a step of the intent journal " IMS_STATE_DIR
+					      "/" IMS_JOURNAL_NAME
+					      " cannot be reached beneath the root (%s%s); nothing "
+					      "was changed",
 					      path, strerror(-dfd),
 					      dfd == -ELOOP || dfd == -EXDEV || dfd == -ENOTDIR ?
-					      "; a symlink is never followed" : "");
+						      "; a symlink is never followed" :
+						      "");
 				break;
 			}
 		}
@@ -74,14 +78,22 @@ static int check_steps(int rootfd, const struct ims_journal *j, const char *root
 		    snprintf(saved, sizeof(saved), "%s" IMS_JOURNAL_SAVE_SUFFIX, op->name) > 0 &&
 		    is_dir_at(dfd, saved)) {
 			shown(path, sizeof(path), root, op->dir, saved);
-			err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
-				      IMS_JOURNAL_NAME " would rename over a directory; nothing was changed", path);
+			err = ims_err(log, -EBADMSG,
+				      "%s: a step of the intent journal " IMS_STATE_DIR
+				      "/" IMS_JOURNAL_NAME
+				      " would rename over a directory; nothing was changed",
+				      path);
 		} else if ((op->tmp && is_dir_at(dfd, op->tmp)) || is_dir_at(dfd, op->name)) {
-			shown(path, sizeof(path), root, op->dir, op->tmp && is_dir_at(dfd, op->tmp) ? op->tmp : op->name);
-			err = ims_err(log, -EBADMSG, "%s: a step of the intent journal " IMS_STATE_DIR "/"
-				      IMS_JOURNAL_NAME " would %s a directory; nothing was changed", path,
+			shown(path, sizeof(path), root, op->dir,
+			      op->tmp && is_dir_at(dfd, op->tmp) ? op->tmp : op->name);
+			err = ims_err(log, -EBADMSG,
+				      "%s: a step of the intent journal " IMS_STATE_DIR
+				      "/" IMS_JOURNAL_NAME
+				      " would %s a directory; nothing was changed",
+				      path,
 				      op->kind == IMS_JOURNAL_RENAME ? "rename over or move" :
-				      op->kind == IMS_JOURNAL_SAVE ? "move" : "remove");
+				      op->kind == IMS_JOURNAL_SAVE   ? "move" :
+								       "remove");
 		}
 	}
 	if (dfd >= 0)
@@ -108,8 +120,10 @@ static int do_step(int dfd, const struct ims_journal_op *op)
 		if (!unlinkat(dfd, op->name, AT_REMOVEDIR))
 			return 1;
 		/* Not empty (files no package owns), or no longer a directory: kept. */
-		return errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR || errno == ENOENT ?
-		       0 : -errno;
+		return errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR ||
+				       errno == ENOENT ?
+			       0 :
+			       -errno;
 	case IMS_JOURNAL_SAVE:
 		snprintf(saved, sizeof(saved), "%s" IMS_JOURNAL_SAVE_SUFFIX, op->name);
 		return renameat(dfd, op->name, dfd, saved) ? -errno : 1;
@@ -142,8 +156,8 @@ int ims_journal_replay(int rootfd, const struct ims_journal *j, const char *root
 		done = do_step(dfd, op);
 		shown(path, sizeof(path), root, op->dir, op->name);
 		if (done < 0) {
-			err = ims_err(log, done, "%s: cannot complete the transaction of %s: %s", path,
-				      j->package, strerror(-done));
+			err = ims_err(log, done, "%s: cannot complete the transaction of %s: %s",
+				      path, j->package, strerror(-done));
 			break;
 		}
 		if (!done)
@@ -155,7 +169,8 @@ int ims_journal_replay(int rootfd, const struct ims_journal *j, const char *root
 		case IMS_JOURNAL_SAVE:
 			out->saved++;
 			/* As rpm says it: the admin's changes are not lost, and not in use. */
-			ims_logf(log, IMASTREAM_LOG_WARNING, "%s: %s saved as %s" IMS_JOURNAL_SAVE_SUFFIX
+			ims_logf(log, IMASTREAM_LOG_WARNING,
+				 "%s: %s saved as %s" IMS_JOURNAL_SAVE_SUFFIX
 				 " (a modified %%config file the new version does not have)",
 				 j->package, path, path);
 			break;
@@ -164,7 +179,9 @@ int ims_journal_replay(int rootfd, const struct ims_journal *j, const char *root
 		}
 		ims_logf(log, IMASTREAM_LOG_DEBUG, "%s: %s (transaction of %s)", path,
 			 op->kind == IMS_JOURNAL_RENAME ? "renamed into place" :
-			 op->kind == IMS_JOURNAL_SAVE ? "saved" : "removed", j->package);
+			 op->kind == IMS_JOURNAL_SAVE	? "saved" :
+							  "removed",
+			 j->package);
 	}
 	if (dfd >= 0)
 		close(dfd);
@@ -229,8 +246,10 @@ int ims_journal_recover(int rootfd, int statefd, const char *root, const struct 
 	if (err == -EBADMSG)
 		why = "not a regular file, or larger than any journal";
 	else if (err)
-		return ims_err(log, err, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
-			       ": cannot read the intent journal: %s", shown_root, strerror(-err));
+		return ims_err(log, err,
+			       "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
+			       ": cannot read the intent journal: %s",
+			       shown_root, strerror(-err));
 	else
 		err = ims_journal_parse(text, len, &j, &line, &why);
 	free(text);
@@ -239,13 +258,15 @@ int ims_journal_recover(int rootfd, int statefd, const char *root, const struct 
 
 		if (line)
 			snprintf(where, sizeof(where), "line %u: ", line);
-		return ims_err(log, err, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
-			       ": corrupt intent journal (%s%s); nothing was changed: look at it, remove it, then reinstall its package",
+		return ims_err(log, err,
+			       "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME
+			       ": corrupt intent journal (%s%s); nothing was changed: look at it, "
+			       "remove it, then reinstall its package",
 			       shown_root, where, why);
 	}
 	if (err)
-		return ims_err(log, err, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME ": %s", shown_root,
-			       strerror(-err));
+		return ims_err(log, err, "%s/" IMS_STATE_DIR "/" IMS_JOURNAL_NAME ": %s",
+			       shown_root, strerror(-err));
 	err = ims_journal_replay(rootfd, &j, root, log, out);
 	/* The completed renames are durable before the journal that asks for them goes. */
 	if (!err && syncfs(rootfd))
@@ -253,7 +274,9 @@ int ims_journal_recover(int rootfd, int statefd, const char *root, const struct 
 	if (!err) {
 		ims_journal_remove(statefd);
 		fsync(statefd);
-		ims_logf(log, IMASTREAM_LOG_NOTICE, "%s: completed the interrupted transaction of %s (%lu of its %lu steps were left)",
+		ims_logf(log, IMASTREAM_LOG_NOTICE,
+			 "%s: completed the interrupted transaction of %s (%lu of its %lu steps "
+			 "were left)",
 			 root, j.package, out->renamed + out->removed + out->saved, out->steps);
 	}
 	ims_journal_clear(&j);
