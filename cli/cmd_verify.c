@@ -1,28 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream verify: checks security.ima and security.evm of files (or of an install record) against trusted certificates. */
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <selinux/selinux.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_verify.h"
-#include "cli/evmctl.h"
 #include "cli/options.h"
 #include "cli/walk.h"
 #include "imastream/audit.h"
 #include "imastream/filesig.h"
 #include "imastream/keys.h"
-#include "imastream/record.h"
-#include "imastream/root.h"
 #include "imastream/rpmdb.h"
-#include "xattr/codec.h"
 
 static const struct cli_use verify_options[] = {
 	{ CLI_OPT_TRUST, "trusted certificates: a PEM or DER file, or a directory\n"

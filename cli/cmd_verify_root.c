@@ -9,20 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <selinux/selinux.h>
-
 #include "cli/cli.h"
 #include "cli/cmd_verify.h"
-#include "cli/evmctl.h"
-#include "cli/options.h"
 #include "cli/walk.h"
-#include "imastream/audit.h"
 #include "imastream/filesig.h"
 #include "imastream/keys.h"
 #include "imastream/record.h"
 #include "imastream/root.h"
-#include "imastream/rpmdb.h"
-#include "xattr/codec.h"
 
 /* --root: every object of the install record, checked in record order. */
 struct root_job {

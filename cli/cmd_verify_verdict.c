@@ -1,27 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* imastream verify: one file's verdict under --evm and --appraise-type, and how it is printed. */
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <selinux/selinux.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_verify.h"
 #include "cli/evmctl.h"
-#include "cli/options.h"
 #include "cli/walk.h"
-#include "imastream/audit.h"
 #include "imastream/filesig.h"
-#include "imastream/keys.h"
-#include "imastream/record.h"
-#include "imastream/root.h"
-#include "imastream/rpmdb.h"
 #include "xattr/codec.h"
 
 /* What security.ima holds, in the words of each verdict; NULL when nothing decoded. */

@@ -8,9 +8,6 @@
 #include "cli/cli.h"
 #include "cli/evmctl.h"
 #include "cli/options.h"
-#include "imastream/chain.h"
-#include "imastream/hash.h"
-#include "plugin/core/driver.h"
 
 #define MAX_USES 48
 

@@ -12,9 +12,6 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include <rpm/header.h>
-#include <rpm/rpmfi.h>
-
 #include "common/private.h"
 #include "imastream/audit.h"
 #include "imastream/filesig.h"

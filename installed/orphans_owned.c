@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* What installed packages own, for the orphan search: their files, %ghost paths and directories, by real path below the root, from the rpm database and the install record. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,20 +8,15 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmfi.h>
 
 #include "common/private.h"
 #include "imastream/audit.h"
-#include "imastream/filesig.h"
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
-#include "imastream/xattr.h"
 #include "installed/private.h"
-#include "xattr/codec.h"
 
 static int add_dir(struct orphans *o, const char *real)
 {

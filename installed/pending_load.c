@@ -6,10 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdarg.h>
-#include <sys/capability.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
@@ -21,7 +18,6 @@
 #include "imastream/pending.h"
 #include "imastream/record.h"
 #include "imastream/rpmdb.h"
-#include "imastream/xattr.h"
 #include "installed/owners.h"
 #include "installed/paths.h"
 #include "installed/pending_run.h"

@@ -11,7 +11,6 @@
 
 #include "common/private.h"
 #include "imastream/entry.h"
-#include "imastream/hash.h"
 #include "imastream/rpmdb.h"
 #include "installer/journal.h"
 #include "installer/private.h"
