@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/walk.h"
+#include "cli/walk_queue.h"
 
 const struct cli_use cli_walk_options[] = {
 	{ CLI_OPT_RECURSIVE },
@@ -70,7 +71,7 @@ int cli_walk_option(struct cli_walk *w, const struct cli_parser *p, int opt)
 }
 
 /* Replaces the path tail after @base with "/@name" (or @name when @base is 0). */
-static int path_set(struct cli_walk *w, size_t base, const char *name)
+int cli_walk_path_set(struct cli_walk *w, size_t base, const char *name)
 {
 	size_t name_len = strlen(name), need = base + 1 + name_len + 1;
 
@@ -89,18 +90,7 @@ static int path_set(struct cli_walk *w, size_t base, const char *name)
 	return 0;
 }
 
-/*
- * A directory being walked, or one with queued files not reported yet: the workers open
- * those files relative to it, so it stays open until the last of them is reported.  Only
- * the main thread takes and drops references, so a plain counter does.
- */
-struct cli_walk_dir {
-	DIR *dir;
-	int fd;        /* dirfd(dir), read once: the walker's readdir() goes on meanwhile */
-	unsigned int refs;
-};
-
-static void dir_put(struct cli_walk_dir *d)
+void cli_walk_dir_put(struct cli_walk_dir *d)
 {
 	if (d && !--d->refs) {
 		closedir(d->dir);
@@ -272,7 +262,7 @@ static bool process_claimed(struct cli_walk *w, unsigned int worker, struct cli_
 	return large;
 }
 
-static const char *special_name(mode_t type_bits)
+const char *cli_walk_special_name(mode_t type_bits)
 {
 	return S_ISFIFO(type_bits) ? "FIFO" : S_ISCHR(type_bits) ? "character device" :
 	       S_ISBLK(type_bits) ? "block device" : S_ISSOCK(type_bits) ? "socket" :
@@ -287,9 +277,7 @@ void cli_walk_json_file(struct cli_walk *w, const char *path, bool ok)
 }
 
 /* --format json: the record of a file the walk itself could not hand to the command. */
-static void fail_record(struct cli_walk *w, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void fail_record(struct cli_walk *w, const char *path, const char *fmt, ...)
+void cli_walk_fail_record(struct cli_walk *w, const char *path, const char *fmt, ...)
 {
 	char why[512];
 	va_list ap;
@@ -316,12 +304,14 @@ static void report_slot(struct cli_walk *w, struct cli_slot *sl)
 	if (sl->err) {
 		cli_error("%s: cannot %s: %s", it->path, sl->call, strerror(sl->err));
 		w->failed++;
-		fail_record(w, it->path, "cannot %s: %s", sl->call, strerror(sl->err));
+		cli_walk_fail_record(w, it->path, "cannot %s: %s", sl->call, strerror(sl->err));
 	} else if (!S_ISREG(sl->mode)) {
 		if (sl->explicit) {
-			cli_error("%s: not a regular file (%s)", it->path, special_name(sl->mode));
+			cli_error("%s: not a regular file (%s)", it->path,
+				  cli_walk_special_name(sl->mode));
 			w->failed++;
-			fail_record(w, it->path, "not a regular file (%s)", special_name(sl->mode));
+			cli_walk_fail_record(w, it->path, "not a regular file (%s)",
+					     cli_walk_special_name(sl->mode));
 		}
 	} else {
 		w->ops->report(w->ctx, it);
@@ -331,7 +321,7 @@ static void report_slot(struct cli_walk *w, struct cli_slot *sl)
 	}
 	free(it->path);
 	it->path = NULL;
-	dir_put(sl->dir);
+	cli_walk_dir_put(sl->dir);
 	sl->dir = NULL;
 }
 
@@ -428,7 +418,7 @@ static void run_serial(struct cli_walk *w, bool all)
  * Main thread: waits until every file queued so far is reported, so that a message the
  * walk itself is about to print follows theirs, in walk order, as in a serial run.
  */
-static void settle(struct cli_walk *w)
+void cli_walk_settle(struct cli_walk *w)
 {
 	if (!w->n_threads) {
 		run_serial(w, true);
@@ -461,8 +451,8 @@ static void wait_for_room(struct cli_walk *w)
  * Main thread: queues the file named w->path, @name_at bytes into it relative to @dir
  * (NULL: the whole path, relative to the cwd), for a worker to open and process.
  */
-static void queue_file(struct cli_walk *w, struct cli_walk_dir *dir, size_t name_at,
-		       bool explicit)
+void cli_walk_queue_file(struct cli_walk *w, struct cli_walk_dir *dir, size_t name_at,
+			 bool explicit)
 {
 	struct cli_slot *sl;
 	char *path = strdup(w->path);
@@ -536,7 +526,7 @@ void cli_walk_finish(struct cli_walk *w)
 {
 	/* The walk is over: the last short runs go now. */
 	if (w->started)
-		settle(w);
+		cli_walk_settle(w);
 	if (w->n_threads) {
 		pthread_mutex_lock(&w->lock);
 		w->shutdown = true;
@@ -576,152 +566,4 @@ void cli_walk_finish(struct cli_walk *w)
 	}
 	cli_tally_end(&w->tally, w->failed);
 	w->started = false;
-}
-
-static void walk_dir(struct cli_walk *w, int dirfd);
-
-/* Enters directory @name under @dirfd (never through a symlink) and walks it. */
-static void walk_at(struct cli_walk *w, int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0) {
-		int err = errno;
-
-		/* ELOOP/ENOTDIR: replaced by a symlink or a file since readdir; skip it. */
-		if (err == ELOOP || err == ENOTDIR)
-			return;
-		settle(w);
-		cli_error("%s: cannot open directory: %s", w->path, strerror(err));
-		fail_record(w, w->path, "cannot open directory: %s", strerror(err));
-		w->failed++;
-		return;
-	}
-	walk_dir(w, fd);
-}
-
-/*
- * Main thread: the type of entry @de of @d, without following a symlink; DT_UNKNOWN
- * when it is gone since readdir.
- */
-static unsigned char entry_type(struct cli_walk_dir *d, const struct dirent *de)
-{
-	struct stat st;
-
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type;
-	/* Some filesystems do not fill d_type: ask, still without following. */
-	if (fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return DT_UNKNOWN;
-	return IFTODT(st.st_mode);
-}
-
-/* Walks the open directory @fd (consumed) in readdir order, as evmctl -r does. */
-static void walk_dir(struct cli_walk *w, int fd)
-{
-	size_t base = strlen(w->path);
-	struct cli_walk_dir *d = malloc(sizeof(*d));
-	struct dirent *de;
-
-	if (!d || !(d->dir = fdopendir(fd))) {
-		int err = d ? errno : ENOMEM;
-
-		settle(w);
-		cli_error("%s: cannot read directory: %s", w->path, strerror(err));
-		fail_record(w, w->path, "cannot read directory: %s", strerror(err));
-		free(d);
-		close(fd);
-		w->failed++;
-		return;
-	}
-	d->fd = fd;
-	d->refs = 1; /* the walk's own, until readdir is done */
-	for (;;) {
-		unsigned char type;
-
-		errno = 0;
-		de = readdir(d->dir);
-		if (!de) {
-			if (errno) {
-				int err = errno;
-
-				w->path[base] = '\0';
-				settle(w);
-				cli_error("%s: cannot read directory: %s", w->path, strerror(err));
-				fail_record(w, w->path, "cannot read directory: %s", strerror(err));
-				w->failed++;
-			}
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		type = entry_type(d, de);
-		if (type == DT_UNKNOWN)
-			continue; /* gone since readdir */
-		if (path_set(w, base, de->d_name)) {
-			cli_error("out of memory");
-			w->failed++;
-			break;
-		}
-		if (type == DT_REG) {
-			/* A worker opens it and checks it still is a regular file. */
-			queue_file(w, d, strlen(w->path) - strlen(de->d_name), false);
-		} else if (type == DT_DIR) {
-			walk_at(w, d->fd, de->d_name);
-		} else if (w->say.verbose) {
-			/*
-			 * A symlink is never followed: what it points to is done where it
-			 * lives.  A FIFO, device or socket is never opened (opening a device
-			 * can have effects) and skipped, as evmctl -r skips all but regular
-			 * files: the kernel appraises none of them.  Named when it is named
-			 * on the command line (report_slot).
-			 */
-			settle(w);
-			cli_error("%s: skipped (%s)", w->path, special_name(DTTOIF(type)));
-		}
-	}
-	w->path[base] = '\0';
-	dir_put(d);
-}
-
-void cli_walk_path(struct cli_walk *w, const char *arg)
-{
-	struct stat st;
-
-	if (path_set(w, 0, arg)) {
-		cli_error("out of memory");
-		w->failed++;
-		return;
-	}
-	if (lstat(arg, &st) < 0) {
-		int err = errno;
-
-		settle(w);
-		cli_error("%s: %s", arg, strerror(err));
-		fail_record(w, arg, "%s", strerror(err));
-		w->failed++;
-		return;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		if (!w->recursive) {
-			settle(w);
-			cli_error("%s: is a directory (use -r to walk it)", arg);
-			fail_record(w, arg, "is a directory (use -r to walk it)");
-			w->failed++;
-			return;
-		}
-		walk_at(w, AT_FDCWD, arg);
-		return;
-	}
-	/* A worker opens it: what it is by then decides, as inside a walk. */
-	queue_file(w, NULL, 0, true);
-}
-
-void cli_walk_paths(struct cli_walk *w, char *const *paths, int n)
-{
-	/* Many short lines: one big buffer instead of a write per file. */
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = 0; i < n; i++)
-		cli_walk_path(w, paths[i]);
-	cli_walk_finish(w);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Internal helpers of installed/: an installed file compared with its header, hard links in rpm's database. */
+/* Internal helpers of installed/: an installed file compared with its header, hard links in rpm's database, the orphan search's state. */
 #ifndef IMASTREAM_INSTALLED_PRIVATE_H
 #define IMASTREAM_INSTALLED_PRIVATE_H
 
@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "imastream/audit.h"
 #include "imastream/common.h"
+#include "imastream/record.h"
 #include "installed/owners.h"
 #include "installed/paths.h"
 
@@ -61,5 +63,49 @@ void ims_rpmdb_links_free(struct ims_rpmdb_links *l);
 int ims_openat2(int rootfd, const char *path, const struct open_how *how);
 /* That walk alone, whatever the kernel has (the test compares the two). */
 int ims_openat2_walk(int rootfd, const char *path, const struct open_how *how);
+
+/*
+ * The orphan search (orphans.c): what packages own (orphans_owned.c, from the rpm
+ * database and the install record), then a walk of the root for labelled files outside it.
+ */
+struct imastream_verifier;
+struct orphans {
+	int rootfd;
+	unsigned int flags;
+	/* Tells a killed rpm -i's temp files by their signatures; or NULL. */
+	struct imastream_verifier *v;
+	/* Real paths below the root of every owned object: OWNED_*. */
+	struct ims_strmap owned;
+	struct ims_strmap dir_of;  /* a package directory ("/bin/") -> index in dirs, -1 */
+	struct ims_strmap dir_set; /* a real directory -> index in dirs */
+	char **dirs;		   /* real directories packages have, "" for the root */
+	bool *dir_owned;	   /* per dirs: a package lists it (a %dir), not only its files */
+	size_t ndirs, adirs;
+	/* Inodes of more than one name: how many of their names the walk found orphans;
+	 * and those orphans, handled once all are known. */
+	struct ims_strmap inode_of; /* "dev:ino" -> index in inodes */
+	struct inode_names {
+		unsigned long orphans;
+	} * inodes;
+	size_t ninodes, ainodes;
+	struct later {
+		char *key;
+		struct imastream_orphan f;
+		dev_t dev;
+		ino_t ino;
+		int idx; /* in inodes */
+	} * later;
+	size_t nlater, alater;
+	const struct imastream_log *log;
+};
+
+/* What a package lists at a path: a file or directory rpm installs, or only a %ghost. */
+enum {
+	OWNED_REAL = 1,
+	OWNED_GHOST = 2
+};
+/* imastream_rpmdb_foreach() and imastream_record_foreach() callbacks: @arg is the search. */
+int ims_orphans_own_header(void *arg, void *rpm_header);
+int ims_orphans_own_recorded(void *arg, const struct imastream_record_file *f);
 
 #endif /* IMASTREAM_INSTALLED_PRIVATE_H */
