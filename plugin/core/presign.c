@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "imastream/filesig.h"
@@ -47,7 +48,9 @@ struct ims_presign {
 	size_t max_sig;
 	struct job **jobs; /* by the driver's file index; NULL where none was queued */
 	size_t cap;
-	size_t next;         /* the worker's cursor */
+	struct job **order; /* the same jobs, in the order they were queued */
+	size_t queued, order_cap;
+	size_t next;         /* the worker's cursor in order */
 	long current;        /* the file the driver is labelling, or -1 */
 	const uint8_t *replay; /* the worker's own raw signature, to build the IMA value */
 	size_t replay_len;
@@ -56,6 +59,8 @@ struct ims_presign {
 	/* IMASTREAM_TEST_PRESIGN_DELAY_US=N, for tests alone: each job sleeps first, so that
 	 * the driver meets jobs still being made. */
 	long delay_us;
+	/* How long a job took the worker lately (ns): rpm's thread waits no longer for one. */
+	int64_t job_ns;
 	unsigned long made, used, evm_used, missed;
 };
 
@@ -83,12 +88,12 @@ static int make(struct ims_presign *ps, struct job *j)
 	size_t vlen, value_cap = ps->max_sig + 64;
 	int err;
 
-	if (ps->delay_us > 0)
-		usleep((useconds_t)ps->delay_us);
 	if (ps->fail_at >= 0 && ps->made == (unsigned long)ps->fail_at) {
 		j->why = "injected by IMASTREAM_TEST_PRESIGN_FAIL_AT";
 		return -EIO;
 	}
+	if (ps->delay_us > 0)
+		usleep((useconds_t)ps->delay_us);
 	err = imastream_signer_sign(ps->twin, j->algo, j->digest, j->digest_len, j->ima_sig,
 				    ps->max_sig, &j->ima_sig_len);
 	if (err || !j->evm)
@@ -119,6 +124,30 @@ static int make(struct ims_presign *ps, struct job *j)
 	return err;
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Waits for the job the worker is making, at most twice as long as a job takes it: a
+ * worker on a core finishes sooner, and one the scheduler has put aside would keep rpm
+ * waiting longer than signing here.  Return: whether the job is no longer running.
+ */
+static bool await_job(struct ims_presign *ps, struct job *j)
+{
+	int64_t until = now_ns() + (ps->job_ns > 50000 ? 2 * ps->job_ns : 100000);
+	struct timespec ts = { .tv_sec = until / 1000000000, .tv_nsec = until % 1000000000 };
+
+	while (j->state == JOB_RUNNING)
+		if (pthread_cond_timedwait(&ps->done, &ps->lock, &ts) == ETIMEDOUT)
+			break;
+	return j->state != JOB_RUNNING;
+}
+
 static void *worker(void *arg)
 {
 	struct ims_presign *ps = arg;
@@ -126,25 +155,32 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&ps->lock);
 	while (!ps->stop) {
 		struct job *j = NULL;
+		int64_t start, took;
 		int err;
 
-		while (ps->next < ps->cap && !(j = ps->jobs[ps->next]))
+		if (ps->next >= ps->queued) {
+			pthread_cond_wait(&ps->wake, &ps->lock);
+			continue;
+		}
+		j = ps->order[ps->next];
+		if (j->state != JOB_QUEUED) {
 			ps->next++;
-		if (!j || j->state != JOB_QUEUED) {
-			if (j)
-				ps->next++;
-			else
-				pthread_cond_wait(&ps->wake, &ps->lock);
 			continue;
 		}
 		ps->next++;
 		j->state = JOB_RUNNING;
 		pthread_mutex_unlock(&ps->lock);
+		start = now_ns();
 		err = make(ps, j);
+		took = now_ns() - start;
 		pthread_mutex_lock(&ps->lock);
 		ps->made++;
-		j->err = err;
-		j->state = err ? JOB_FAILED : JOB_DONE;
+		ps->job_ns = ps->job_ns ? (3 * ps->job_ns + took) / 4 : took;
+		/* Taken meanwhile: rpm's thread stopped waiting and signed it itself. */
+		if (j->state == JOB_RUNNING) {
+			j->err = err;
+			j->state = err ? JOB_FAILED : JOB_DONE;
+		}
 		pthread_cond_broadcast(&ps->done);
 	}
 	pthread_mutex_unlock(&ps->lock);
@@ -183,8 +219,11 @@ static int take(void *arg, int hash_algo, const uint8_t *digest, size_t digest_l
 			ps->missed++;
 			goto out;
 		}
-		while (j->state == JOB_RUNNING)
-			pthread_cond_wait(&ps->done, &ps->lock);
+		if (!await_job(ps, j)) {
+			j->state = JOB_TAKEN;
+			ps->missed++;
+			goto out;
+		}
 		if (j->state == JOB_FAILED) {
 			ret = j->err < 0 ? j->err : -EIO;
 			why = j->why ? j->why : strerror(-ret);
@@ -228,8 +267,12 @@ static void drop_jobs(struct ims_presign *ps)
 		ps->jobs[i] = NULL;
 	}
 	free(ps->jobs);
+	free(ps->order);
 	ps->jobs = NULL;
+	ps->order = NULL;
 	ps->cap = 0;
+	ps->queued = 0;
+	ps->order_cap = 0;
 	ps->next = 0;
 	ps->current = -1;
 }
@@ -253,13 +296,17 @@ static int presign_new(struct imastream_signer *signer, const struct imastream_l
 	struct ims_presign *ps = calloc(1, sizeof(*ps));
 	const char *fail_at = getenv("IMASTREAM_TEST_PRESIGN_FAIL_AT");
 	const char *delay = getenv("IMASTREAM_TEST_PRESIGN_DELAY_US");
+	pthread_condattr_t attr;
 	int err;
 
 	if (!ps)
 		return -ENOMEM;
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_cond_init(&ps->wake, NULL);
-	pthread_cond_init(&ps->done, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&ps->done, &attr);
+	pthread_condattr_destroy(&attr);
 	ps->log = log;
 	ps->current = -1;
 	ps->fail_at = fail_at && fail_at[0] ? atol(fail_at) : -1;
@@ -339,8 +386,20 @@ int ims_presign_add(struct ims_presign *ps, size_t index, const struct ims_presi
 			err = -ENOMEM;
 		}
 	}
+	if (!err && ps->queued == ps->order_cap) {
+		size_t n = ps->order_cap ? 2 * ps->order_cap : 256;
+		struct job **grown = realloc(ps->order, n * sizeof(*grown));
+
+		if (grown) {
+			ps->order = grown;
+			ps->order_cap = n;
+		} else {
+			err = -ENOMEM;
+		}
+	}
 	if (!err && !ps->jobs[index]) {
 		ps->jobs[index] = j;
+		ps->order[ps->queued++] = j;
 		j = NULL;
 		pthread_cond_signal(&ps->wake);
 	}
@@ -360,11 +419,13 @@ void ims_presign_current(struct ims_presign *ps, long index)
 
 void ims_presign_reset(struct ims_presign *ps)
 {
-	if (!ps)
+	bool was_running;
+
+	/* Nothing queued (an erase, a pretrans): the worker is left as it is. */
+	if (!ps || !ps->cap)
 		return;
 	/* The worker may be in a job: stopped and started again around the drop. */
-	bool was_running = ps->running;
-
+	was_running = ps->running;
 	stop_worker(ps);
 	if (ps->made || ps->missed)
 		ims_logf(ps->log, IMASTREAM_LOG_DEBUG,
