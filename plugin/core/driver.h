@@ -65,11 +65,11 @@ int ims_chain_sign_ahead(struct imastream_chain *chain, bool on);
  * work, never a wrong value.
  */
 struct ims_presign_file {
-	int algo;                /* kernel hash id of @digest */
-	const uint8_t *digest;   /* the content digest the driver will verify */
+	int algo;	       /* kernel hash id of @digest */
+	const uint8_t *digest; /* the content digest the driver will verify */
 	size_t digest_len;
 	uint32_t uid, gid, mode; /* the owner and full mode the file will have */
-	bool evm;                /* also its EVM signature, predicted with no other label */
+	bool evm;		 /* also its EVM signature, predicted with no other label */
 };
 /*
  * Sign mode, verity off, a key the process holds: @on starts a worker thread that signs

@@ -19,7 +19,13 @@
 #include "plugin/core/private.h"
 #include "xattr/codec.h"
 
-enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_TAKEN };
+enum job_state {
+	JOB_QUEUED,
+	JOB_RUNNING,
+	JOB_DONE,
+	JOB_FAILED,
+	JOB_TAKEN
+};
 
 struct job {
 	enum job_state state;
@@ -42,16 +48,16 @@ struct ims_presign {
 	pthread_cond_t done; /* the driver waits here for a running job */
 	pthread_t thread;
 	bool running, stop;
-	pid_t owner;                    /* a forked child never takes a signature */
-	struct imastream_signer *twin;  /* the worker's own handle on the chain's key */
+	pid_t owner;		       /* a forked child never takes a signature */
+	struct imastream_signer *twin; /* the worker's own handle on the chain's key */
 	const struct imastream_log *log;
 	size_t max_sig;
 	struct job **jobs; /* by the driver's file index; NULL where none was queued */
 	size_t cap;
 	struct job **order; /* the same jobs, in the order they were queued */
 	size_t queued, order_cap;
-	size_t next;         /* the worker's cursor in order */
-	long current;        /* the file the driver is labelling, or -1 */
+	size_t next;	       /* the worker's cursor in order */
+	long current;	       /* the file the driver is labelling, or -1 */
 	const uint8_t *replay; /* the worker's own raw signature, to build the IMA value */
 	size_t replay_len;
 	/* IMASTREAM_TEST_PRESIGN_FAIL_AT=N, for tests alone: the Nth job made fails. */
@@ -115,7 +121,8 @@ static int make(struct ims_presign *ps, struct job *j)
 		in.mode = j->mode;
 		in.misc_layout = IMASTREAM_EVM_MISC_64;
 		err = imastream_evm_digest_portable(&in, j->algo, j->evm_digest,
-						    sizeof(j->evm_digest), &j->evm_digest_len, NULL);
+						    sizeof(j->evm_digest), &j->evm_digest_len,
+						    NULL);
 	}
 	if (!err)
 		err = imastream_signer_sign(ps->twin, j->algo, j->evm_digest, j->evm_digest_len,
@@ -429,7 +436,8 @@ void ims_presign_reset(struct ims_presign *ps)
 	stop_worker(ps);
 	if (ps->made || ps->missed)
 		ims_logf(ps->log, IMASTREAM_LOG_DEBUG,
-			 "signing worker: %lu file(s) signed ahead, %lu used (%lu with their EVM signature), %lu signed on the caller's thread",
+			 "signing worker: %lu file(s) signed ahead, %lu used (%lu with their EVM "
+			 "signature), %lu signed on the caller's thread",
 			 ps->made, ps->used, ps->evm_used, ps->missed);
 	ps->made = ps->used = ps->evm_used = ps->missed = 0;
 	drop_jobs(ps);

@@ -779,7 +779,8 @@ static int queue_files(struct adapter *a)
 		int algo = 0;
 		struct stat sb;
 
-		if (!S_ISREG(rpmfiFMode(fi)) || (rpmfiFFlags(fi) & (RPMFILE_CONFIG | RPMFILE_GHOST)))
+		if (!S_ISREG(rpmfiFMode(fi)) ||
+		    (rpmfiFFlags(fi) & (RPMFILE_CONFIG | RPMFILE_GHOST)))
 			continue;
 		if (rpmfiFSignature(fi, &sig_len) && sig_len)
 			continue;
