@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # What signing costs rpm's wall clock: rpm -i with imastream.so in sign mode + EVM
 # portable, and imastream install in the same mode, against rpm -i --noplugins, with the
-# nonce worker (%_imastream_sign_threads 1 and --sign-threads 1, the defaults) and without
+# worker (%_imastream_sign_threads 1 and --sign-threads 1, the defaults) and without
 # it (0), for P-256 (the target), P-384 and RSA-2048 keys.  The peer of both is the same
 # rpm -i --noplugins run: it writes the same files and no attribute, so the ratio is what
 # labelling costs against installing at all (imastream install in hash mode is printed
-# beside it for P-256, the install's own cost without signatures).
+# beside it for P-256, the install's own cost without signatures).  The plugin's worker
+# makes whole signatures ahead from rpm's header; the install's prepares ECDSA nonces.
 #
 # Two packages cut from this machine's binaries (zstd level 3): 5,000 files of 16 KiB and
 # 64 files of 1 MiB.  Both run with no sync (%_imastream_sync none, --sync none), as
@@ -103,8 +104,8 @@ check() {
 }
 
 # measure PKG VARIANT...: $pairs rounds of noplugins and each VARIANT, the order turned
-# round by round; sets ratio[V] and cpu[V] (median ratios to noplugins) and t[V] (median
-# wall times, noplugins too).
+# round by round; sets ratio[V] and cpu[V] (median ratios to noplugins), t[V] (median
+# wall times, noplugins too) and rounds[V] (each round's wall ratio, in order).
 measure() {
 	local pkg=$1 r i v n tm
 	shift
@@ -128,12 +129,13 @@ measure() {
 			ts[$v]+=" ${wall[$v]}"
 		done
 	done
-	ratio=() cpu=() t=()
+	ratio=() cpu=() t=() rounds=()
 	t[noplugins]=$(bench_median ${ts[noplugins]})
 	for v in "$@"; do
 		ratio[$v]=$(bench_median ${rs[$v]})
 		cpu[$v]=$(bench_median ${cs[$v]})
 		t[$v]=$(bench_median ${ts[$v]})
+		rounds[$v]=${rs[$v]}
 	done
 }
 
@@ -146,7 +148,7 @@ csv_row() {
 		printf "file size (bytes),%s,%s,%.6g,runs/s,%.4g\n", v, s, 1 / t, 1 / r }' >>"$BENCH_CSV"
 }
 
-declare -A ratio cpu t
+declare -A ratio cpu t rounds
 echo "bench-rpm-sign-ahead: rpm $(rpm --version | awk '{print $3}'), $pairs paired rounds," \
 	"medians of ratios to rpm -i --noplugins, fresh roots on /dev/shm, $(nproc) cores"
 for key in $keys; do
@@ -164,6 +166,7 @@ for key in $keys; do
 			printf '      %-40s %6.3f s: %6.3fx (cpu %6.3fx)\n' "${label[$v]}" "${t[$v]}" \
 				"${ratio[$v]}" "${cpu[$v]}"
 		done
+		echo "      the worker's rounds, in order:${rounds[worker]}"
 		csv_row "$size" "rpm -i --noplugins (vs sign + EVM ${key_name[$key]}; worker)" "${ratio[worker]}"
 		csv_row "$size" "rpm -i --noplugins (vs sign + EVM ${key_name[$key]}; no worker)" "${ratio[inline]}"
 		csv_row "$size" "rpm -i --noplugins (vs imastream install: sign + EVM ${key_name[$key]}; worker)" \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Where sign + EVM's cost goes under rpm, thread by thread: rpm -i of 5,000 files of 16 KiB
 # with imastream.so in hash mode, IMA signature alone, sign + EVM without and with the
-# nonce worker, and with %_imastream_sync file, against rpm -i --noplugins.
+# signing worker, and with %_imastream_sync file, against rpm -i --noplugins.
 #
 # First the CPU time of each (perf stat task-clock, median of BENCH_ROUNDS interleaved
 # rounds, default 5) and its ratio to --noplugins: what each step adds.  Then one perf
@@ -10,8 +10,8 @@
 # by thread (rpm's own, the worker) and by library: rpm's libraries (decompression,
 # rpm's digests, its database), libcrypto, libc, the kernel, imastream.so.  rpm's thread
 # is the critical path: with a free second core, its CPU time over --noplugins' is the
-# floor of the wall ratio.  Then how many signatures found a nonce ready (rpm -vv, its
-# own run).  Roots on /dev/shm (an fsync costs its system call there, not a flush).
+# floor of the wall ratio.  Then how many files took the worker's signatures (rpm -vv,
+# its own run).  Roots on /dev/shm (an fsync costs its system call there, not a flush).
 # Counts and CPU times, no target.  Needs root and perf.
 set -euo pipefail
 
@@ -126,5 +126,5 @@ fresh=$work/root
 rm -rf "$fresh"
 mkdir -p "$fresh"
 cmd_of worker
-"${cmd[@]}" -vv "$pkg" 2>&1 >/dev/null | sed -n 's/^D: imastream: signer: /  nonces, one run with the worker: /p'
+"${cmd[@]}" -vv "$pkg" 2>&1 >/dev/null | sed -n 's/^D: imastream: signing worker: /  signing worker, one run: /p'
 echo "bench-rpm-sign-profile: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,7 +2,8 @@
 /*
  * What keys/ offers the drivers' chain core beyond keys.h: a worker thread that prepares
  * ECDSA nonces ahead, so that a signature on the caller's thread costs a few
- * multiplications instead of a scalar multiplication (sign_ahead.c).
+ * multiplications instead of a scalar multiplication (sign_ahead.c); and a hook through
+ * which whole signatures made ahead on another thread are handed back (signer.c).
  */
 #ifndef IMASTREAM_KEYS_SIGN_AHEAD_H
 #define IMASTREAM_KEYS_SIGN_AHEAD_H
@@ -20,5 +21,16 @@
 int ims_signer_ahead_start(struct imastream_signer *s, unsigned int depth);
 /* Stops the worker and waits for it (before a fork); the prepared nonces stay. */
 void ims_signer_ahead_stop(struct imastream_signer *s);
+
+/*
+ * Asked first by every imastream_signer_sign() on the signer it is set on: returns 1 with
+ * the signature of exactly (@hash_algo, @digest) in @sig_out, 0 to let the signer sign,
+ * or -errno (the signature fails with it; the hook said the line).
+ */
+typedef int (*ims_signer_take_fn)(void *arg, int hash_algo, const uint8_t *digest,
+				  size_t digest_len, uint8_t *sig_out, size_t sig_cap,
+				  size_t *sig_len_ret);
+/* Sets (or, with NULL, clears) the hook of @s. */
+void ims_signer_set_take(struct imastream_signer *s, ims_signer_take_fn take, void *arg);
 
 #endif /* IMASTREAM_KEYS_SIGN_AHEAD_H */

@@ -22,6 +22,8 @@ struct imastream_signer {
 	uint32_t keyid;
 	char type[24];
 	struct ims_sign_ahead *ahead; /* ECDSA nonces prepared on a worker, or NULL */
+	ims_signer_take_fn take;      /* signatures made ahead elsewhere, or NULL */
+	void *take_arg;
 };
 
 bool ims_is_uri(const char *s)
@@ -260,6 +262,12 @@ int imastream_signer_sign(struct imastream_signer *s, int hash_algo, const uint8
 	err = ims_digest_check(hash_algo, digest_len, &s->log);
 	if (err)
 		return err;
+	if (s->take) {
+		err = s->take(s->take_arg, hash_algo, digest, digest_len, sig_out, sig_cap,
+			      sig_len_ret);
+		if (err)
+			return err < 0 ? err : 0;
+	}
 	if (!s->pkey)
 		return ims_kernel_key_sign(&s->kk, hash_algo, digest, digest_len, sig_out, sig_cap,
 					   sig_len_ret, &s->log);
@@ -316,4 +324,12 @@ void ims_signer_ahead_stop(struct imastream_signer *s)
 unsigned int ims_signer_ahead_ready(const struct imastream_signer *s)
 {
 	return s ? ims_sign_ahead_ready(s->ahead) : 0;
+}
+
+void ims_signer_set_take(struct imastream_signer *s, ims_signer_take_fn take, void *arg)
+{
+	if (!s)
+		return;
+	s->take = take;
+	s->take_arg = arg;
 }

@@ -36,6 +36,7 @@ struct imastream_chain {
 	int psm_reached;
 	struct imastream_signer *signer;
 	int signer_err;
+	struct ims_presign *presign; /* file signatures made ahead, or NULL */
 	/* Resources the plugins asked for (the trust domains), in the order they did. */
 	struct resource resources[IMS_CHAIN_MAX_RESOURCES];
 	unsigned int n_resources;
@@ -243,6 +244,8 @@ void imastream_chain_free(struct imastream_chain *chain)
 	}
 	ims_digest_engine_free(chain->svc.engine);
 	ims_pending_free(&chain->svc);
+	ims_presign_free(chain->presign);
+	ims_signer_set_take(chain->signer, NULL, NULL);
 	ims_signer_free(chain->signer);
 	for (unsigned int i = chain->n_resources; i-- > 0;)
 		if (chain->resources[i].state)
@@ -315,6 +318,41 @@ int ims_chain_sign_ahead(struct imastream_chain *chain, bool on)
 	}
 	err = ims_signer_ahead_start(chain->signer, SIGN_AHEAD_DEPTH);
 	return err == -EOPNOTSUPP ? 0 : err;
+}
+
+int ims_chain_presign(struct imastream_chain *chain, bool on)
+{
+	const struct imastream_config *cfg = chain ? chain->svc.cfg : NULL;
+
+	if (!on)
+		return chain ? ims_presign_run(NULL, NULL, &chain->presign, false) : 0;
+	/* Verity signs the fs-verity digest, which only the written file gives. */
+	if (!chain->signer || cfg->mode != IMASTREAM_MODE_SIGN || cfg->verity)
+		return -EOPNOTSUPP;
+	return ims_presign_run(chain->signer, chain->svc.log, &chain->presign, true);
+}
+
+int ims_chain_presign_file(struct imastream_chain *chain, size_t index,
+			   const struct ims_presign_file *pf)
+{
+	const struct imastream_config *cfg = chain->svc.cfg;
+	struct ims_presign_file f = *pf;
+
+	if (!chain->presign || pf->algo != cfg->hash_algo)
+		return 0;
+	/* user.ima is covered too when asked for: not predicted. */
+	f.evm = pf->evm && cfg->evm && !cfg->user_xattrs;
+	return ims_presign_add(chain->presign, index, &f);
+}
+
+void ims_chain_presign_current(struct imastream_chain *chain, long index)
+{
+	ims_presign_current(chain->presign, index);
+}
+
+void ims_chain_presign_reset(struct imastream_chain *chain)
+{
+	ims_presign_reset(chain->presign);
 }
 
 /* A worker on the only CPU would just queue behind the thread it should relieve. */

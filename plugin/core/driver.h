@@ -58,6 +58,41 @@ int ims_verity_enable(int fd, const char *what, const struct imastream_log *log)
  * (hash mode, an RSA key, a kernel or token key); -errno with one line.
  */
 int ims_chain_sign_ahead(struct imastream_chain *chain, bool on);
+/*
+ * One file's signatures made ahead (presign.c): what the driver knows of the file before
+ * its content arrives.  The chain's signer takes a signature made from it only for the
+ * very digest a plugin asks it to sign, so a prediction that turns out wrong costs the
+ * work, never a wrong value.
+ */
+struct ims_presign_file {
+	int algo;	       /* kernel hash id of @digest */
+	const uint8_t *digest; /* the content digest the driver will verify */
+	size_t digest_len;
+	uint32_t uid, gid, mode; /* the owner and full mode the file will have */
+	bool evm;		 /* also its EVM signature, predicted with no other label */
+};
+/*
+ * Sign mode, verity off, a key the process holds: @on starts a worker thread that signs
+ * the files queued with ims_chain_presign_file(); !@on stops it and waits for it, as
+ * before a fork (the queue stays).  Return: 0; -EOPNOTSUPP, silently, where nothing can
+ * be signed ahead (then ims_chain_sign_ahead() may still help); -errno with one line.
+ */
+int ims_chain_presign(struct imastream_chain *chain, bool on);
+/*
+ * Queues the file the driver will label as @index (its number in the package); ignored
+ * without a worker, or for another algorithm than the chain's.  Return: 0 or -ENOMEM.
+ */
+int ims_chain_presign_file(struct imastream_chain *chain, size_t index,
+			   const struct ims_presign_file *pf);
+/*
+ * The file the driver is about to label (-1: none): the signer takes only its
+ * signatures, waiting for the worker when it is making them and signing itself when the
+ * worker has not reached it; a failure of the worker fails that signature.
+ */
+void ims_chain_presign_current(struct imastream_chain *chain, long index);
+/* The package is done: every queued file and signature is dropped. */
+void ims_chain_presign_reset(struct imastream_chain *chain);
+
 /* Whether this thread may run on more than one CPU: the nonce worker's default (on only then). */
 bool ims_more_than_one_cpu(void);
 

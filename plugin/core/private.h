@@ -145,6 +145,19 @@ int ims_signer_load(const struct imastream_config *cfg, const struct imastream_l
 		    struct imastream_signer **ret);
 void ims_signer_free(struct imastream_signer *s);
 
+/*
+ * presign.c, behind the chain's ims_chain_presign*() (driver.h): @on starts the worker
+ * of *@ps, made on first use with its own handle on @signer, whose signatures it then
+ * hands @signer through its hook; !@on stops it.  The rest take a NULL @ps as "none".
+ */
+struct ims_presign;
+int ims_presign_run(struct imastream_signer *signer, const struct imastream_log *log,
+		    struct ims_presign **ps, bool on);
+int ims_presign_add(struct ims_presign *ps, size_t index, const struct ims_presign_file *pf);
+void ims_presign_current(struct ims_presign *ps, long index);
+void ims_presign_reset(struct ims_presign *ps);
+void ims_presign_free(struct ims_presign *ps);
+
 /* Frees the per-file state (xattr copies). */
 void ims_file_state_free(struct ims_file_state *st);
 

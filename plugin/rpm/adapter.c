@@ -8,8 +8,12 @@
  *   fsm_file_prepare → file_closed (content verified, metadata final, not yet renamed);
  *   fsm_file_post → file_done.  Files rpm never posts (a failed unpack) are ended in
  *   psm_post, so every file_opened has its file_done.
- * Sign mode with an ECDSA key: the signer's nonce worker runs from tsm_pre to tsm_post,
- * stopped around each scriptlet (scriptlet_pre/post: rpm forks in between).
+ * Sign mode: a signing worker runs from tsm_pre to tsm_post, stopped around each
+ * scriptlet (scriptlet_pre/post: rpm forks in between).  At a package's first file it
+ * gets every regular file's header digest, owner and mode, and makes both signatures
+ * ahead of rpm's stream; fsm_file_prepare takes them, or waits for them, before it
+ * returns, so both are on the file before rpm renames it.  Where the worker cannot run
+ * (a token's key), the signer's ECDSA nonce worker instead.
  * verity = on: fs-verity is enabled in fsm_file_post, the first hook after rpm closed its
  * write-only descriptor (it is still open in fsm_file_prepare, and the kernel refuses
  * verity while a writer is open).  rpm has renamed the file by then and ignores the
@@ -66,8 +70,13 @@ struct adapter {
 	bool rpm_sets_owner;
 	/* %_imastream_sync file, and rpm's %_flush_io unset: fsync before the rename. */
 	bool sync_files;
-	/* %_imastream_sign_threads 1 (the default): ECDSA nonces made on a second thread. */
+	/* %_imastream_sign_threads 1 (the default): signatures made on a second thread. */
 	bool sign_ahead;
+	/* The chain's signing worker runs (else the nonce worker, when sign_ahead). */
+	bool presign;
+	/* The package whose files are to be queued at its first file, and whether they were. */
+	rpmte te;
+	bool queued;
 	/* Open files by final name: rpm opens all of a package's files before it posts any. */
 	struct afile **files;
 	size_t nbuckets, nfiles;
@@ -484,6 +493,23 @@ static void ims_cleanup(rpmPlugin plugin)
 	rpmPluginSetData(plugin, NULL);
 }
 
+/* The signing worker where it can run, else the nonce worker (quiet when neither can). */
+static int start_workers(struct adapter *a)
+{
+	int err = ims_chain_presign(a->chain, true);
+
+	a->presign = !err;
+	if (err == -EOPNOTSUPP)
+		err = ims_chain_sign_ahead(a->chain, true);
+	return err;
+}
+
+static void stop_workers(struct adapter *a)
+{
+	ims_chain_presign(a->chain, false);
+	ims_chain_sign_ahead(a->chain, false);
+}
+
 static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 {
 	struct adapter *a = rpmPluginGetData(plugin);
@@ -527,11 +553,11 @@ static rpmRC ims_tsm_pre(rpmPlugin plugin, rpmts ts)
 	/* Only for the transaction: no thread of ours lives in dnf between transactions.
 	 * Started before the chain's tsm_pre, whose post a failure here would skip. */
 	if (!err && a->sign_ahead && !(tf & RPMTRANS_FLAG_TEST))
-		err = ims_chain_sign_ahead(a->chain, true);
+		err = start_workers(a);
 	if (!err) {
 		err = imastream_chain_tsm_pre(a->chain, &a->txn);
 		if (err)
-			ims_chain_sign_ahead(a->chain, false);
+			stop_workers(a);
 	}
 	return to_rc(err);
 }
@@ -542,7 +568,7 @@ static rpmRC ims_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 
 	(void)ts;
 	if (a) {
-		ims_chain_sign_ahead(a->chain, false);
+		stop_workers(a);
 		imastream_chain_tsm_post(a->chain, &a->txn, to_res(res));
 		a->txn.rpm_ts = NULL;
 	}
@@ -583,6 +609,8 @@ static rpmRC ims_psm_pre(rpmPlugin plugin, rpmte te)
 	if (!a->nofiledigest)
 		a->pkg.flags |= IMASTREAM_PKG_FILEDIGESTS_CHECKED;
 	a->in_psm = true;
+	a->te = te;
+	a->queued = false;
 	return to_rc(imastream_chain_psm_pre(a->chain, &a->pkg));
 }
 
@@ -593,6 +621,8 @@ static rpmRC ims_psm_post(rpmPlugin plugin, rpmte te, int res)
 	if (!a || !a->in_psm)
 		return RPMRC_OK;
 	end_open_files(a, to_res(res));
+	a->te = NULL;
+	ims_chain_presign_reset(a->chain);
 	if (!res && a->take_over && a->rootfd >= 0 && !(a->txn.flags & IMASTREAM_TXN_TEST))
 		ims_rpm_owners_release(te, a->rootfd, &a->log);
 	imastream_chain_psm_post(a->chain, &a->pkg, to_res(res));
@@ -612,7 +642,7 @@ static rpmRC ims_scriptlet_pre(rpmPlugin plugin, const char *s_name, int type)
 	(void)s_name;
 	(void)type;
 	if (a)
-		ims_chain_sign_ahead(a->chain, false);
+		stop_workers(a);
 	return RPMRC_OK;
 }
 
@@ -625,7 +655,7 @@ static rpmRC ims_scriptlet_post(rpmPlugin plugin, const char *s_name, int type, 
 	(void)res;
 	if (!a || !a->sign_ahead || !a->txn.rpm_ts || (a->txn.flags & IMASTREAM_TXN_TEST))
 		return RPMRC_OK;
-	return to_rc(ims_chain_sign_ahead(a->chain, true));
+	return to_rc(start_workers(a));
 }
 
 static rpmRC ims_scriptlet_fork_post(rpmPlugin plugin, const char *path, int type)
@@ -727,6 +757,52 @@ static struct afile *open_file(struct adapter *a, rpmfi fi, const char *path, co
 	return af;
 }
 
+/*
+ * What the signing worker needs of each regular file the package installs, from its
+ * header: the digest rpm will check, the owner and mode rpm will set.  Left out: %config
+ * files (config_files may want a digest), files carrying the package's signature (it
+ * may become security.ima), and, for the EVM signature only, files with capabilities or
+ * an owner rpm does not set (not root).  Those are signed on rpm's thread as before.
+ */
+static int queue_files(struct adapter *a)
+{
+	rpmfiles files = rpmteFiles(a->te);
+	rpmfi fi = files ? rpmfilesIter(files, RPMFI_ITER_FWD) : NULL;
+	int fx, err = 0;
+
+	while (!err && fi && (fx = rpmfiNext(fi)) >= 0) {
+		struct ims_presign_file pf = { .algo = 0 };
+		const struct imastream_hash_info *hi;
+		const unsigned char *d;
+		const char *caps;
+		size_t len = 0, sig_len = 0;
+		int algo = 0;
+		struct stat sb;
+
+		if (!S_ISREG(rpmfiFMode(fi)) ||
+		    (rpmfiFFlags(fi) & (RPMFILE_CONFIG | RPMFILE_GHOST)))
+			continue;
+		if (rpmfiFSignature(fi, &sig_len) && sig_len)
+			continue;
+		d = rpmfiFDigest(fi, &algo, &len);
+		hi = imastream_hash_by_rpm_id(algo);
+		if (!d || !hi || len != hi->digest_size || rpmfiStat(fi, 0, &sb) != 0)
+			continue;
+		caps = rpmfiFCaps(fi);
+		pf.algo = hi->algo;
+		pf.digest = d;
+		pf.digest_len = len;
+		pf.uid = sb.st_uid;
+		pf.gid = sb.st_gid;
+		pf.mode = sb.st_mode;
+		pf.evm = a->rpm_sets_owner && !(caps && caps[0]);
+		err = ims_chain_presign_file(a->chain, (size_t)fx, &pf);
+	}
+	rpmfiFree(fi);
+	rpmfilesFree(files);
+	return err;
+}
+
 static rpmRC ims_fsm_file_pre(rpmPlugin plugin, rpmfi fi, const char *path, mode_t file_mode,
 			      rpmFsmOp op)
 {
@@ -735,6 +811,13 @@ static rpmRC ims_fsm_file_pre(rpmPlugin plugin, rpmfi fi, const char *path, mode
 
 	if (!a)
 		return RPMRC_OK;
+	/* The first file of an install (not a pretrans's or an erase's psm): all at once. */
+	if (a->presign && a->te && !a->queued && a->pkg.op == IMASTREAM_PKG_INSTALL &&
+	    !a->nofiledigest) {
+		a->queued = true;
+		/* Without memory for the queue, the files left out are signed here: no failure. */
+		queue_files(a);
+	}
 	open_file(a, fi, path, NULL, file_mode, op, &err);
 	return to_rc(err);
 }
@@ -837,7 +920,10 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 	}
 	take_known_digest(a, af, fi, op);
 	take_pkg_sig(af, fi);
+	/* The worker's signatures of this file, made from rpm's header: fsm_file_pre queued them. */
+	ims_chain_presign_current(a->chain, fi && a->queued ? rpmfiFX(fi) : -1);
 	err = imastream_chain_file_closed(a->chain, &af->f);
+	ims_chain_presign_current(a->chain, -1);
 	/* Content and labels on the disk before the rename that gives them the final name. */
 	if (!err && a->sync_files && fd >= 0 && S_ISREG(af->f.mode) && fsync(fd))
 		err = ims_err(&a->log, -errno, "%s: fsync: %m (%s)", af->f.path,

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# %_imastream_sign_threads: with the nonce worker (1, the default) and without it (0),
+# %_imastream_sign_threads: with the signing worker (1, the default) and without it (0),
 # stock rpm installs and upgrades packages (with scriptlets, which stop the worker
 # before rpm forks) whose every signature evmctl 1.4 verifies, and no two ECDSA
-# signatures share a nonce (r); a failing worker fails the package, in the line a failed
-# signature has, leaving nothing installed; a value other than 0 or 1 is refused.
+# signatures share a nonce (r); the worker made the signatures rpm's thread wrote; a
+# failing worker fails the package, in a line naming the worker and one naming the file,
+# leaving nothing installed; a value other than 0 or 1 is refused.
 set -u
 . "$top_srcdir/tests/integration/rpm-lib.sh"
 need evmctl
@@ -80,10 +81,17 @@ for threads in 1 0; do
 	sign -vv --define "_imastream_sign_threads $threads" -i "$v1" "$many" ||
 		fail "rpm -i failed ($threads)"
 	if [ $threads = 1 ]; then
-		grep -q 'imastream: signer: [0-9]* signatures from nonces prepared ahead' "$T/rpm.stderr" ||
-			fail "the worker did not run"
+		# The package of 200: each file's signatures came from the worker or, where rpm
+		# overtook it, from rpm's thread; every IMA one the worker made came with its EVM one.
+		line=$(grep '^D: imastream: signing worker: .* 200 used\|^D: imastream: signing worker: [0-9]* file(s) signed ahead, [0-9]* used ([0-9]* with their EVM signature), [0-9]* signed' \
+			"$T/rpm.stderr" | sed -n 's/.*ahead, \([0-9]*\) used (\([0-9]*\) with .*, \([0-9]*\) signed on.*/\1 \2 \3/p' |
+			awk '$1 + $3 == 200')
+		[ -n "$line" ] || { grep 'signing worker' "$T/rpm.stderr"; fail "the worker did not account for the 200 files"; }
+		set -- $line
+		[ "$1" = "$2" ] || fail "$1 files took the worker's IMA signature, only $2 its EVM one"
+		echo "ok: of the 200 files, $1 took the worker's signatures, $3 were signed on rpm's thread"
 	else
-		! grep -q 'prepared ahead' "$T/rpm.stderr" || fail "the worker ran with 0"
+		! grep -q 'signing worker' "$T/rpm.stderr" || fail "the worker ran with 0"
 	fi
 	[ -f "$root/opt/imstest/data/post.log" ] || fail "%post did not run ($threads)"
 	verify_all "$threads"
@@ -99,12 +107,22 @@ n=$(sort -u "$T/r" | wc -l)
 [ "$(sort -u "$T/r" | cut -d' ' -f1 | uniq -d | wc -l)" = 0 ] || fail "two signatures share a nonce"
 echo "ok: $n ECDSA signatures, no two with the same r"
 
+echo "== rpm waits for signatures the worker is still making"
+new_root "$root"
+IMASTREAM_TEST_PRESIGN_DELAY_US=2000 sign -vv -i "$many" || fail "rpm -i failed with a slow worker"
+grep -q '^D: imastream: signing worker: [0-9]* file(s) signed ahead, [1-9][0-9]* used' "$T/rpm.stderr" ||
+	fail "no signature of the slow worker was used"
+find "$root/opt" -type f >"$T/files"
+verify_all "slow worker"
+echo "ok: $(sed -n 's/^D: imastream: signing worker: //p' "$T/rpm.stderr")"
+
 echo "== a failing worker fails the package"
 new_root "$root"
-if IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER=5 sign -i "$many"; then
+# Slowed, so that rpm waits for the worker rather than signing past it.
+if IMASTREAM_TEST_PRESIGN_DELAY_US=1000 IMASTREAM_TEST_PRESIGN_FAIL_AT=5 sign -i "$many"; then
 	fail "rpm succeeded with a failing worker"
 fi
-grep -q '^error: imastream: signing with ECDSA-P256 failed (injected by IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER)$' \
+grep -q '^error: imastream: signing worker: injected by IMASTREAM_TEST_PRESIGN_FAIL_AT$' \
 	"$T/rpm.stderr" || fail "no line naming the failed signature"
 grep -Eq '^error: imastream: (ima|evm): cannot sign /opt/many/' "$T/rpm.stderr" ||
 	fail "no line naming the file"
