@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The fourth boot's job of test_kernel_lifecycle.sh (ima_appraise=fix evm=fix): the key
+# rotation of docs/SETUP.md with scripts/ima-rollout, a new key enrolled beside the first,
+# everything the new certificate does not verify signed again, the old certificate
+# retired from the next boot's keyrings. No verdict in this boot: key-rotated is judged in
+# the next, with only the new key loaded. IMASTREAM_LIFECYCLE_BREAK=skip-relabel leaves
+# ima-rollout label out.
+. ./guest-lib.sh
+. ./lifecycle-lib.sh
+. ./params.sh
+
+# step NAME CMD...: CMD run, one check named key-rotated:NAME.
+step() {
+	n=$1
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "$out" | tail -n 20
+	report "key-rotated:$n" "$( [ $rc = 0 ] && echo PASS || echo FAIL)" "exit $rc: $(echo "$out" | tail -n 2)"
+}
+# setup (the first call) writes the new certificate over ima.crt: the old one kept to retire.
+cp /etc/keys/imastream/ima.crt /run/old.crt
+step enrol sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy
+n=$(ls /etc/keys/ima/*.der | wc -l)
+report key-rotated:both-enrolled "$( [ "$n" = 2 ] && echo PASS || echo FAIL)" "$n certificates in /etc/keys/ima"
+# label exits 1 on a running system: relabel names, as rpm -V does, the files that differ
+# from their packages, here the mutable files, the key files setup replaced (the image's
+# package holds the first ones) and the mount points /proc and /sys (mode); anything else
+# named, or a failed signing, fails the step.
+if ! breaks skip-relabel; then
+	out=$(sh ./ima-rollout label --trust ./new.crt 2>&1)
+	rc=$?
+	echo "$out" | tail -n 20
+	odd=$(echo "$out" | awk 'length($1) == 9 && $1 ~ /^[.SM5DLUGTP]+$/ { print $NF }' | grep -v -x -e '/etc/keys/imastream/ima\.\(crt\|key\)' -e /proc -e /sys | not_mutable)
+	ok=FAIL
+	case $rc in
+	0) ok=PASS ;;
+	1) echo "$out" | grep -q 'ima-rollout: labelled; ' && ! echo "$out" | grep -q 'sign failed' && [ -z "$odd" ] && ok=PASS ;;
+	esac
+	report key-rotated:label $ok "exit $rc${odd:+, named beyond the mutable files: }$(echo "$odd" | tr '\n' ' '): $(echo "$out" | tail -n 1)"
+fi
+step retire sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy --retire /run/old.crt
+left=$(ls /etc/keys/ima)
+report key-rotated:old-retired "$( [ "$left" = "$(imastream keys id --cert ./new.crt).der" ] && echo PASS || echo FAIL)" "left: $left"
+# The image's package holds the key files as %config files, which setup rewrote: the
+# administrator accepts them (as config-accepted), so that a transaction's read of the
+# new key is one the verifier's policy holds.
+step accept-keys imastream relabel --root / --mode sign -k /etc/keys/imastream/ima.key -c /etc/keys/imastream/ima.crt \
+	--evm portable -o config_files=yes -o config_evm=portable --accept-config /etc/keys/imastream/ima.crt /etc/keys/imastream/ima.key
