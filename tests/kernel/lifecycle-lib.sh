@@ -30,12 +30,14 @@ view() {
 	save
 }
 
-# not_mutable: the paths of stdin, one a line, that the shipped mutable-files list does
-# not name: the files a booted system writes itself (ld.so.cache, machine-id, rpm's
-# database, imastream-mutable-files(5)) differ from their packages, as the verifier's
-# policy expects, and so are left out.
-not_mutable() {
+# not_runtime: the paths of stdin, one a line, but what a booted system changes itself:
+# the files the shipped mutable-files list names (ld.so.cache, machine-id, rpm's
+# database, imastream-mutable-files(5)), which differ from their packages as the
+# verifier's policy expects, and the mount points /proc and /sys (the mode of the
+# filesystem mounted there, not the packaged directory's).
+not_runtime() {
 	awk 'NR == FNR { if ($1 !~ /^#/ && NF >= 2) m[++n] = $2; next }
+		$0 == "/proc" || $0 == "/sys" { next }
 		{
 			for (i = 1; i <= n; i++)
 				if ($0 == m[i] || (m[i] ~ /\/$/ && index($0, m[i]) == 1)) next
@@ -44,14 +46,14 @@ not_mutable() {
 }
 
 # verify_unexplained: imastream verify --rpmdb of the whole system (its output in
-# /run/verify.out), then each path it names (FAIL or CONFIG) beyond the mutable files:
+# /run/verify.out), then each path it names (FAIL or CONFIG) beyond the system's own changes:
 # nothing when the system verifies; a line when verify could not check.
 verify_unexplained() {
 	imastream verify --root / --rpmdb --trust /etc/keys/imastream/ima.crt >/run/verify.out 2>&1
 	v_rc=$?
 	# 1 failures, 4 edited %config files; anything else is verify not having checked.
 	case $v_rc in 0 | 1 | 4) ;; *) echo "(verify exit $v_rc: $(tail -n 1 /run/verify.out))" ;; esac
-	sed -n 's/: \(FAIL\|CONFIG\): .*//p' /run/verify.out | not_mutable
+	sed -n 's/: \(FAIL\|CONFIG\): .*//p' /run/verify.out | not_runtime
 }
 
 # breaks WORD: IMASTREAM_LIFECYCLE_BREAK (params.sh's brk) names WORD.
