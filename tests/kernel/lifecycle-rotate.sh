@@ -38,7 +38,7 @@ if ! breaks skip-relabel; then
 	0) ok=PASS ;;
 	1) echo "$out" | grep -q 'ima-rollout: labelled; ' && ! echo "$out" | grep -q 'sign failed' && [ -z "$odd" ] && ok=PASS ;;
 	esac
-	report key-rotated:label $ok "exit $rc${odd:+, named beyond the system's own changes: }$(echo "$odd" | tr '\n' ' '): $(echo "$out" | tail -n 1)"
+	report key-rotated:label $ok "exit $rc${odd:+, named beyond the system's own changes: $(echo "$odd" | tr '\n' ' ')}: $(echo "$out" | tail -n 1)"
 fi
 step retire sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy --retire /run/old.crt
 left=$(ls /etc/keys/ima)
@@ -47,4 +47,5 @@ report key-rotated:old-retired "$( [ "$left" = "$(imastream keys id --cert ./new
 # administrator accepts them (as config-accepted), so that a transaction's read of the
 # new key is one the verifier's policy holds.
 step accept-keys imastream relabel --root / --mode sign -k /etc/keys/imastream/ima.key -c /etc/keys/imastream/ima.crt \
-	--evm portable -o config_files=yes -o config_evm=portable --accept-config /etc/keys/imastream/ima.crt /etc/keys/imastream/ima.key
+	--evm portable -o config_files=yes -o config_evm=portable --accept-config /etc/keys/imastream/ima.crt \
+	--accept-config /etc/keys/imastream/ima.key

@@ -24,7 +24,7 @@ out=$(sh ./ima-rollout check 2>&1)
 rc=$?
 odd=$(echo "$out" | sed -n 's/: FAIL: .*//p' | grep -v -x /var/tmp/udevadm.old | not_runtime)
 report key-rotated:check "$( { [ $rc = 0 ] || { [ $rc = 1 ] && echo "$out" | grep -q ': FAIL: '; }; } && [ -z "$odd" ] && echo PASS || echo FAIL)" \
-	"exit $rc${odd:+, failed beyond the system's own changes: }$(echo "$odd" | tr '\n' ' ') $(echo "$out" | tail -n 1)"
+	"exit $rc${odd:+, failed beyond the system's own changes: $(echo "$odd" | tr '\n' ' ')}: $(echo "$out" | tail -n 1)"
 
 # Only the new key is loaded (the hook's _ima is not readable from a service): after the
 # view, as a refused program is measured too, a copy of the old udevadm kept at the first
