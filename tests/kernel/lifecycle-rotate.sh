@@ -43,9 +43,13 @@ fi
 step retire sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy --retire /run/old.crt
 left=$(ls /etc/keys/ima)
 report key-rotated:old-retired "$( [ "$left" = "$(imastream keys id --cert ./new.crt).der" ] && echo PASS || echo FAIL)" "left: $left"
-# The image's package holds the key files as %config files, which setup rewrote: the
-# administrator accepts them (as config-accepted), so that a transaction's read of the
-# new key is one the verifier's policy holds.
-step accept-keys imastream relabel --root / --mode sign -k /etc/keys/imastream/ima.key -c /etc/keys/imastream/ima.crt \
-	--evm portable -o config_files=yes -o config_evm=portable --accept-config /etc/keys/imastream/ima.crt \
-	--accept-config /etc/keys/imastream/ima.key
+# The image's package holds as %config files what setup rewrote (the key files, the
+# policy, the initramfs hook): the administrator accepts each file verify names that a
+# package holds (as config-accepted), so that a read of the new key is one the verifier's
+# policy holds. The new certificate in /etc/keys/ima belongs to no package.
+accept=$(verify_unexplained | while read -r p; do
+	rpm -qf "$p" >/dev/null 2>&1 && printf ' --accept-config %s' "$p"
+done)
+# shellcheck disable=SC2086 # $accept is options
+step accept-config imastream relabel --root / --mode sign -k /etc/keys/imastream/ima.key -c /etc/keys/imastream/ima.crt \
+	--evm portable -o config_files=yes -o config_evm=portable $accept
