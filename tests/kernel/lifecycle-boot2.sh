@@ -43,7 +43,7 @@ report power-cut-recovered:mend-accept "$( [ $rc = 0 ] && echo PASS || echo FAIL
 rm -f /usr/local/bin/lifecycle-unsigned
 left=$(verify_unexplained)
 report power-cut-recovered:mended "$( [ -z "$left" ] && echo PASS || echo FAIL)" \
-	"verify --rpmdb names nothing beyond the system's own changes${left:+, but $(echo "$left" | tr '\n' ' ')}"
+	"verify --rpmdb names nothing beyond what the system changes itself${left:+, but $(echo "$left" | tr '\n' ' ')}"
 
 # The cut: imastream-cut 0 installed by rpm with the plugin and run, then rpm -U of
 # version 1 stopped at its 30th write into a temp file (of about 118: the 1 MiB file

@@ -46,7 +46,7 @@ not_runtime() {
 }
 
 # verify_unexplained: imastream verify --rpmdb of the whole system (its output in
-# /run/verify.out), then each path it names (FAIL or CONFIG) beyond the system's own changes:
+# /run/verify.out), then each path it names (FAIL or CONFIG) beyond what the system changes itself:
 # nothing when the system verifies; a line when verify could not check.
 verify_unexplained() {
 	imastream verify --root / --rpmdb --trust /etc/keys/imastream/ima.crt >/run/verify.out 2>&1

@@ -25,7 +25,7 @@ if ! breaks skip-recovery; then
 fi
 left=$(verify_unexplained)
 report power-cut-recovered:verify "$( [ -z "$left" ] && echo PASS || echo FAIL)" \
-	"verify --rpmdb names nothing beyond the system's own changes${left:+, but $(echo "$left" | tr '\n' ' ')}"
+	"verify --rpmdb names nothing beyond what the system changes itself${left:+, but $(echo "$left" | tr '\n' ' ')}"
 left=$(find /usr /etc -xdev -type f \( -name '*;*' -o -name '.imastream-tmp-*' \) | head -n 3)
 report power-cut-recovered:no-temp-files "$( [ -z "$left" ] && echo PASS || echo FAIL)" "$left"
 # Every program of the transaction and of the recovery runs under enforcement.

@@ -38,7 +38,7 @@ if ! breaks skip-relabel; then
 	0) ok=PASS ;;
 	1) echo "$out" | grep -q 'ima-rollout: labelled; ' && ! echo "$out" | grep -q 'sign failed' && [ -z "$odd" ] && ok=PASS ;;
 	esac
-	report key-rotated:label $ok "exit $rc${odd:+, named beyond the system's own changes: $(echo "$odd" | tr '\n' ' ')}: $(echo "$out" | tail -n 1)"
+	report key-rotated:label $ok "exit $rc${odd:+, named beyond what the system changes itself: $(echo "$odd" | tr '\n' ' ')}: $(echo "$out" | tail -n 1)"
 fi
 step retire sh ./ima-rollout setup --key ./new.key --cert ./new.crt --policy ./ima-policy --retire /run/old.crt
 left=$(ls /etc/keys/ima)

@@ -21,7 +21,7 @@ report key-rotated:signed-by-new "$(case $sig in 030204"$new"*) echo PASS ;; *) 
 view key-rotated
 
 # After the view: ima-rollout check, every file verifies against the new certificate
-# alone but the system's own changes (not_runtime, lifecycle-lib.sh), the new
+# alone but what the system changes itself (not_runtime, lifecycle-lib.sh), the new
 # certificate (no package's) and the test's own labelled copy of the old udevadm. It
 # reads the new certificate in
 # /etc/keys/ima, which no package holds: no policy made from rpm's database can hold
@@ -30,7 +30,7 @@ out=$(sh ./ima-rollout check 2>&1)
 rc=$?
 odd=$(echo "$out" | sed -n 's/: FAIL: .*//p' | grep -v -x -e /var/tmp/udevadm.old -e "/etc/keys/ima/$new.der" | not_runtime)
 report key-rotated:check "$( { [ $rc = 0 ] || { [ $rc = 1 ] && echo "$out" | grep -q ': FAIL: '; }; } && [ -z "$odd" ] && echo PASS || echo FAIL)" \
-	"exit $rc${odd:+, failed beyond the system's own changes: $(echo "$odd" | tr '\n' ' ')}: $(echo "$out" | tail -n 1)"
+	"exit $rc${odd:+, failed beyond what the system changes itself: $(echo "$odd" | tr '\n' ' ')}: $(echo "$out" | tail -n 1)"
 
 # Only the new key is loaded (the hook's _ima is not readable from a service): after the
 # view, as a refused program is measured too, a copy of the old udevadm kept at the first
