@@ -29,7 +29,8 @@ else
 fi
 
 # The administrator mends what the failing stages broke: the changed packages reinstalled
-# (udev at its upgraded release, rpm and base-files as installed), the edited
+# (udev at its upgraded release, rpm and base-files as installed), libgomp1 installed
+# again (dnf-erase took it, and python3-rpm's module needs it: dnf failed), the edited
 # /etc/issue.net accepted (%config(noreplace): a reinstall keeps it), the unsigned copy
 # removed; then rpm's database verifies (but for the files the system writes itself), and
 # the next boots start from a clean system.

@@ -219,10 +219,12 @@ lifecycle() {
 	[ -d "$upgrade" ] || "$kdir/lifecycle-upgrade.sh" "$img" "$upgrade" || error "cannot build the upgrade of $img"
 	"$kdir/rpm-image-initramfs.sh" "$kernel" "$busybox" "$tmp/initrd.img" || error "cannot make the initramfs for $kver"
 	# The mending of boot 2 reinstalls the packages the failing stages changed (rpm's
-	# rpmkeys, base-files' GPL-3) from the image's repository; the rotation enrols a new
-	# key of the image's type.
+	# rpmkeys, base-files' GPL-3) and libgomp1, which dnf-erase removed though dnf's rpm
+	# bindings need it, from the image's repository; the rotation enrols a new key of
+	# the image's type.
 	rm -rf "$tmp/mend" "$tmp/rotation" && mkdir -p "$tmp/mend" "$tmp/rotation" &&
-		cp "$img"/repo/rpm-[0-9]*.rpm "$img"/repo/base-files-[0-9]*.rpm "$tmp/mend/" || error "no rpm or base-files package in $img/repo"
+		cp "$img"/repo/rpm-[0-9]*.rpm "$img"/repo/base-files-[0-9]*.rpm "$img"/repo/libgomp1-[0-9]*.rpm "$tmp/mend/" ||
+		error "no rpm, base-files or libgomp1 package in $img/repo"
 	local keyopt=(-newkey ec -pkeyopt ec_paramgen_curve:P-384)
 	[ $keytype = p384 ] || keyopt=(-newkey rsa:2048)
 	(umask 077 && openssl req -x509 "${keyopt[@]}" -nodes -sha256 -days 3650 -subj "/CN=lifecycle $tag rotated" \
