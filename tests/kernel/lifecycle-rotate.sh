@@ -46,9 +46,10 @@ report key-rotated:old-retired "$( [ "$left" = "$(imastream keys id --cert ./new
 # The image's package holds as %config files what setup rewrote (the key files, the
 # policy, the initramfs hook): the administrator accepts each file verify names that a
 # package holds (as config-accepted), so that a read of the new key is one the verifier's
-# policy holds. The new certificate in /etc/keys/ima belongs to no package.
+# policy holds. The new certificate in /etc/keys/ima belongs to no package; the retired
+# one, the image's, is gone.
 accept=$(verify_unexplained | while read -r p; do
-	rpm -qf "$p" >/dev/null 2>&1 && printf ' --accept-config %s' "$p"
+	[ -e "$p" ] && rpm -qf "$p" >/dev/null 2>&1 && printf ' --accept-config %s' "$p"
 done)
 # relabel exits 1 when its package holds files the system changed itself (as label).
 # shellcheck disable=SC2086 # $accept is options
