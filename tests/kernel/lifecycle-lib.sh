@@ -30,6 +30,38 @@ view() {
 	save
 }
 
+# not_runtime: the paths of stdin, one a line, but what a booted system changes itself:
+# the files the shipped mutable-files list names (ld.so.cache, machine-id, rpm's
+# database, imastream-mutable-files(5)), which differ from their packages as the
+# verifier's policy expects, and the mount points /proc and /sys (the mode of the
+# filesystem mounted there, not the packaged directory's).
+not_runtime() {
+	awk 'NR == FNR { if ($1 !~ /^#/ && NF >= 2) m[++n] = $2; next }
+		$0 == "/proc" || $0 == "/sys" { next }
+		{
+			for (i = 1; i <= n; i++)
+				if ($0 == m[i] || (m[i] ~ /\/$/ && index($0, m[i]) == 1)) next
+			print
+		}' /usr/share/imastream/mutable-files.conf -
+}
+
+# verify_unexplained: imastream verify --rpmdb of the whole system (its output in
+# /run/verify.out), then each path it names (FAIL or CONFIG) beyond what the system changes itself:
+# nothing when the system verifies; a line when verify could not check.
+verify_unexplained() {
+	imastream verify --root / --rpmdb --trust /etc/keys/imastream/ima.crt >/run/verify.out 2>&1
+	v_rc=$?
+	# 1 failures, 4 edited %config files; anything else is verify not having checked.
+	case $v_rc in 0 | 1 | 4) ;; *) echo "(verify exit $v_rc: $(tail -n 1 /run/verify.out))" ;; esac
+	sed -n 's/: \(FAIL\|CONFIG\): .*//p' /run/verify.out | not_runtime
+}
+
+# breaks WORD: IMASTREAM_LIFECYCLE_BREAK (params.sh's brk) names WORD.
+breaks() {
+	case " $brk " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # copy_labelled SRC DST: a copy of SRC with its mode, security.ima and then security.evm
 # (cp -a leaves security.evm out: libattr's /etc/xattr.conf says skip).
 copy_labelled() {

@@ -1,106 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The guest's half of test_kernel_live.sh's power cuts: one boot judges what the last
-# cut left and makes the system whole, then starts the next transaction with
-# cut_point.c preloaded, which stops it at the chosen point and tells the host (the
-# third serial port) to kill qemu. Sourced after live-lib.sh by each cut boot's job.
-#
-# Transactions (KIND), on the package imastream-cut (rpm's database) or imastream-cutinst
-# (imastream install's record), each to version VER:
-#   rpm      rpm -U with the plugin
-#   dnf      dnf upgrade from a createrepo_c repository, with the plugin
-#   install  imastream install --root /
-#   relabel  imastream relabel of imastream-cut, after rpm -U --noplugins
-#   recover  imastream recover --root / --rpmdb of an rpm -U killed after one rename
-# POINT is cut_point.c's CLASS:N, or "after:1" (the transaction ended, nothing synced).
-
-export CUT_PORT=/dev/ttyS2
-stty -F "$CUT_PORT" raw -echo 2>/dev/null
-cert=/etc/keys/imastream/ima.crt
+# The live test's judging of its power cuts (test_kernel_live.sh): one boot judges what
+# the last cut left, every wrong file named, makes the system whole (cut-lib.sh's
+# recovery), then starts the next cut (cut-lib.sh). Sourced after live-lib.sh by each
+# cut boot's job.
+. ./cut-lib.sh
 # evmctl reads DER certificates: the one ima-rollout setup put where the kernel's come from.
 for cert_der in /etc/keys/ima/*.der; do break; done
-sign="--mode sign --evm portable --key /etc/keys/imastream/ima.key --cert $cert"
-# IMASTREAM_LIVE_SYNC=none (the host's ./sync): rpm's plugin and imastream install leave
-# file data to the kernel, to show what the cuts then leave.
-if [ "$(cat /run/job/sync 2>/dev/null)" = none ]; then
-	echo '%_imastream_sync none' >/etc/rpm/macros.imastream-sync
-	sign="$sign --sync none"
-else
-	rm -f /etc/rpm/macros.imastream-sync
-fi
-
-cut_pkg() { # KIND VER: the package file the transaction installs
-	case $1 in
-	install) echo "/run/job/imastream-cutinst-$2-1.noarch.rpm" ;;
-	*) echo "/run/job/imastream-cut-$2-1.noarch.rpm" ;;
-	esac
-}
-
-# --refresh: dnf keeps the repository's metadata on the disk across boots, and would
-# not see the next version in the same repository (the long set's second dnf cut).
-dnf_cut() {
-	dnf -y -q --refresh --repofrompath=cut,/run/repo --repo=cut --setopt=cut.gpgcheck=0 "$@"
-}
-
-# cut_run KIND VER: the transaction itself (what the preload is put on).
-# shellcheck disable=SC2086 # $sign is options
-cut_run() {
-	case $1 in
-	rpm) rpm -U "$(cut_pkg rpm "$2")" ;;
-	dnf) dnf_cut upgrade imastream-cut ;;
-	install) imastream install --root / $sign --allow-unsigned --quiet "$(cut_pkg install "$2")" ;;
-	relabel) imastream relabel --root / $sign --quiet imastream-cut ;;
-	recover) imastream recover --root / --rpmdb ;;
-	esac
-}
-
-# cut_prepare KIND VER: what must be there before the transaction.
-cut_prepare() {
-	case $1 in
-	dnf) rm -rf /run/repo && mkdir -p /run/repo && cp "$(cut_pkg dnf "$2")" /run/repo/ &&
-		createrepo_c -q /run/repo ;;
-	relabel) rpm -U --noplugins "$(cut_pkg rpm "$2")" ;;
-	recover)
-		rpm_stop power-cut:prepare-stopped 1 "$(cut_pkg rpm "$2")"
-		[ -n "$stopped_pid" ] || return 1
-		kill -9 "$stopped_pid" && cat /run/stop.fifo >/dev/null && wait ;;
-	esac
-}
-
-# recover_accepted: recover's output (stdin) says it failed only where the kernel keeps
-# labels EVM protects, and what mends that (the transaction that left them, again).
-recover_accepted() {
-	local out
-	out=$(cat)
-	echo "$out" | grep -q 'cannot be unlabelled: the kernel refuses' &&
-		! echo "$out" | grep ': cannot be ' | grep -vq 'the kernel refuses .*run the transaction that left it again'
-}
-
-# cut_start KIND VER POINT: runs the transaction until the point, where the host kills
-# the machine; returns only when the point was never reached (a failed check).
-cut_start() {
-	kind=$1 ver=$2 point=$3
-	if ! out=$(cut_prepare "$kind" "$ver" 2>&1); then
-		report "power-cut:prepare" FAIL "$kind $ver: $out"
-		return
-	fi
-	sync # what came before is on the disk; only the transaction is cut
-	echo "CUTTING $kind $ver $point" >&3
-	if [ "$point" = after:1 ]; then
-		out=$(cut_run "$kind" "$ver" 2>&1)
-		rc=$?
-		# recover ends as the judging recover may: exit 1 when EVM keeps the labels of a
-		# temp file of a path new in the killed version (see recover_accepted).
-		if [ $rc != 0 ] && ! { [ "$kind" = recover ] && echo "$out" | recover_accepted; }; then
-			report "power-cut:run" FAIL "$kind $ver: $out"
-			return
-		fi
-		echo "CUT after:1 $kind ended" >"$CUT_PORT"
-		mkfifo /run/never && read -r _ </run/never # the host kills the machine
-	fi
-	out=$(CUT_AT=$point CUT_COUNTS=1 LD_PRELOAD=/run/job/cut-point.so cut_run "$kind" "$ver" 2>&1)
-	report "power-cut:point-reached" FAIL "$kind $ver: $point never came, exit $?: $out"
-}
 
 # dump_wrong: reads rpm --dump lines (PATH SIZE MTIME DIGEST MODE ...) and prints each
 # regular file whose content is not the digest's (sha256sum), whose security.ima does not
@@ -168,17 +74,6 @@ cut_named() {
 	} 2>&1 | tee /run/verify.out | grep ': FAIL: ' | sed 's/: FAIL: .*//' | sort -u
 }
 
-# cut_rerun KIND VER: the transaction again, to its end.
-cut_rerun() {
-	case $1 in
-	rpm | recover) rpm -U --replacepkgs "$(cut_pkg rpm "$2")" ;;
-	# The repository was on tmpfs: made again.
-	dnf) cut_prepare dnf "$2" || return 1
-		if rpm -q "imastream-cut-$2" >/dev/null; then dnf_cut reinstall imastream-cut; else dnf_cut upgrade imastream-cut; fi ;;
-	*) cut_run "$1" "$2" ;;
-	esac
-}
-
 # cut_after KIND VER POINT: the system booted after the cut; what is wrong is named,
 # recover and the transaction again make it whole.
 cut_after() {
@@ -197,16 +92,13 @@ cut_after() {
 	# A cut between the renames and the database commit leaves the new version's signed
 	# files unowned, and EVM keeps their portable signatures: recover says so and exits 1
 	# (the transaction again owns them); any other failure fails the check.
-	# --rpmdb: install's journal and temp files first, then rpm's leftovers; --trust: an
-	# rpm temp file of a path new in the cut version (beside no package's file) is rpm's
-	# only if its signature verifies, else it is kept (and EVM keeps its labels).
-	imastream recover --root / --rpmdb --trust /etc/keys/ima >/run/recover.out 2>&1
-	rc=$?
-	cat /run/recover.out
-	if [ $rc = 0 ] || recover_accepted </run/recover.out; then
-		report "power-cut:recover" PASS "exit $rc: $(grep -c 'the kernel refuses' /run/recover.out) kept labelled by the kernel: $(tail -n 1 /run/recover.out)"
+	# (cut_recover, cut-lib.sh)
+	if cut_recover; then
+		cat /run/recover.out
+		report "power-cut:recover" PASS "exit $recover_rc: $(grep -c 'the kernel refuses' /run/recover.out) kept labelled by the kernel: $(tail -n 1 /run/recover.out)"
 	else
-		report "power-cut:recover" FAIL "exit $rc: $(tail -n 3 /run/recover.out)"
+		cat /run/recover.out
+		report "power-cut:recover" FAIL "exit $recover_rc: $(tail -n 3 /run/recover.out)"
 	fi
 	check "power-cut:rerun" "" cut_rerun "$kind" "$ver"
 	check "power-cut:verify" "" sh -c 'imastream verify --root / --rpmdb --evm require --trust /etc/keys/ima >/dev/null && imastream verify --root / --evm require --trust /etc/keys/ima'

@@ -90,6 +90,8 @@ gcc -shared -fPIC -O2 -o "$tmp/rpm-stop.so" "$srcdir/tests/integration/rpm_stop_
 # then one version per cut.
 # shellcheck source=tests/kernel/live-cuts.sh
 . "$kdir/live-cuts.sh"
+# shellcheck source=tests/kernel/cut-host-lib.sh
+. "$kdir/cut-host-lib.sh"
 case ${IMASTREAM_LIVE_CUTS:-short} in
 short | long) cuts=${IMASTREAM_LIVE_CUTS:-short} ;;
 *) error "IMASTREAM_LIVE_CUTS=$IMASTREAM_LIVE_CUTS: unknown (short or long)" ;;
@@ -154,42 +156,25 @@ make_initramfs() {
 # boot NAME ARGS: boots $kernel on $disk with the job $tmp/job-NAME/job.sh (plus the
 # guest helpers), kernel command line IMA arguments ARGS; the results port goes to
 # $tmp/NAME.results, the console to $tmp/NAME.console. The third serial port is the
-# power-cut port: when a line "CUT ..." comes on it (cut_point.c, live-cut-lib.sh), qemu
-# is killed at once (SIGKILL: what the guest had not written to its disk is lost; the
-# disk is cache=writeback, so what it had written is kept, as a disk with a write cache
-# that was flushed), and cut_line holds the line. Returns 0 when the job ran to its end
-# (DONE) or was cut, 1 otherwise. Prints the boot's time and the system's boot time.
+# power-cut port (qemu_cuttable, cut-host-lib.sh): cut_line holds the cut asked for.
+# Returns 0 when the job ran to its end (DONE) or was cut, 1 otherwise. Prints the
+# boot's time and the system's boot time.
 boot() {
-	local name=$1 args=$2 job=$tmp/job-${boot_job:-$1} start rc="" line cfd
+	local name=$1 args=$2 job=$tmp/job-${boot_job:-$1} start rc=""
 	cp "$kdir/guest-lib.sh" "$srcdir/scripts/ima-rollout" "$job/" || return 1
 	tar -C "$job" -cf "$tmp/job.tar" . || return 1
 	start=$(date +%s)
-	cut_line=""
-	rm -f "$tmp/cut.in" "$tmp/cut.out" "$tmp/qemu.pid" && mkfifo "$tmp/cut.in" "$tmp/cut.out" || return 1
 	# cryptomgr.notests: see vm-check.sh (a starved emulator times out the self-tests).
 	selftests_off=cryptomgr.notests=1
-	# Held open read-write, so that neither qemu nor this shell blocks in open.
-	exec {cfd}<>"$tmp/cut.out"
-	(
+	qemu_cuttable "$tmp" "$tmp/$name.qemu" \
 		timeout --kill-after=10 1200 qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
-			-nographic -nodefaults -no-reboot -monitor none -pidfile "$tmp/qemu.pid" \
-			-serial "file:$tmp/$name.console" -serial "file:$tmp/$name.raw" -serial "pipe:$tmp/cut" \
-			-kernel "$kernel" -initrd "$tmp/initramfs-$tag" \
-			-append "console=ttyS0 panic=-1 loglevel=4 $selftests_off $args" \
-			-drive "file=$disk,format=raw,if=virtio,cache=writeback" \
-			-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" </dev/null >"$tmp/$name.qemu" 2>&1
-		echo "EXIT $?" >"$tmp/cut.out"
-	) 2>/dev/null & # (no "Killed" line from this shell: a cut is no error)
-	while read -r -u "$cfd" line; do
-		line=${line%$'\r'}
-		case $line in
-		CUT\ *)
-			[ -n "$cut_line" ] || { cut_line=${line#CUT }; kill -KILL "$(cat "$tmp/qemu.pid")"; } ;;
-		EXIT\ *) rc=${line#EXIT }; break ;;
-		esac
-	done
-	exec {cfd}<&-
-	wait
+		-nographic -nodefaults -no-reboot -monitor none \
+		-serial "file:$tmp/$name.console" -serial "file:$tmp/$name.raw" \
+		-kernel "$kernel" -initrd "$tmp/initramfs-$tag" \
+		-append "console=ttyS0 panic=-1 loglevel=4 $selftests_off $args" \
+		-drive "file=$disk,format=raw,if=virtio,cache=writeback" \
+		-drive "file=$tmp/job.tar,format=raw,if=virtio,readonly=on" || return 1
+	rc=$qemu_rc
 	tr -d '\r' <"$tmp/$name.raw" >"$tmp/$name.results"
 	grep '^CHECK ' "$tmp/$name.results" | sed "s/^CHECK /CHECK $tag:/"
 	echo "test_kernel_live: $tag $name boot ($args): $(($(date +%s) - start)) s," \
@@ -541,7 +526,7 @@ for kernel in "${kernels[@]}"; do
 		-keyout "$tmp/ima.key" -out "$tmp/ima.crt" >/dev/null 2>&1) || error "openssl req failed"
 	for j in setup live killed; do cp "$tmp"/pkgs/* "$tmp/job-$j/"; done
 	cp "$tmp"/cutpkgs/*-0-1.noarch.rpm "$tmp/job-killed/" &&
-		cp "$tmp"/cutpkgs/*.rpm "$tmp/rpm-stop.so" "$tmp/cut-point.so" "$kdir/live-cut-lib.sh" "$tmp/job-powercut/" &&
+		cp "$tmp"/cutpkgs/*.rpm "$tmp/rpm-stop.so" "$tmp/cut-point.so" "$kdir/cut-lib.sh" "$kdir/live-cut-lib.sh" "$tmp/job-powercut/" &&
 		echo "${IMASTREAM_LIVE_SYNC:-}" >"$tmp/job-powercut/sync" || exit 99
 	cp "$tmp/rpm-stop.so" "$tmp/job-live/" && cp "$tmp/rpm-stop.so" "$tmp/job-killed/" &&
 		echo "${IMASTREAM_LIVE_BREAK:-}" >"$tmp/job-live/break" || exit 99
