@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Relabelling installed files from their rpm header through the hook chain, without reinstalling. */
+/*
+ * Relabelling installed files from their rpm header through the hook chain, without reinstalling.
+ * It stays whole, over 600 lines: a file goes from its header's check to its labels on a
+ * pool of workers, and the rules that keep that safe (one read per file, signatures and
+ * reports in file order) hold across all of its steps at once.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

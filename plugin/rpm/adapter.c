@@ -23,6 +23,9 @@
  * after its labels and before rpm renames it, so that a power cut never leaves a signed
  * file at its final name whose content did not reach the disk (rpm syncs nothing unless
  * %_flush_io is set; when it is, rpm's own fsync after this hook does the same job).
+ * It stays whole, over 600 lines: each function is one of rpm's hooks or what a hook needs
+ * of rpm's types (rpmfi, rpmte, rpmRC); split, the hook order a reader checks against
+ * rpm's fsm, and rpm's headers with it, would spread over several files.
  */
 #include <errno.h>
 #include <fcntl.h>
