@@ -155,4 +155,7 @@ static inline uint32_t ims_get_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* "a,b c" → the next word of a list separated by commas or blanks; NULL at the end. */
+const char *ims_next_word(const char **p, size_t *len_ret);
+
 #endif /* IMASTREAM_COMMON_PRIVATE_H */

@@ -12,7 +12,7 @@
 #include "common/private.h"
 #include "imastream/hooks.h"
 #include "installer/sink_header_trust.h"
-#include "plugin/builtin/policy/policy.h"
+#include "plugin/core/trust_domains.h"
 
 struct ims_header_trust {
 	const struct imastream_log *log;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Trust domains: OpenPGP keys with ranks, and the check of a header signature against them. */
+/* Trust domains: OpenPGP keys with ranks, and the check of a package header's signature against them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,8 @@
 #include <rpm/rpmtd.h>
 
 #include "common/rpmtag-compat.h"
-#include "plugin/builtin/policy/policy.h"
+#include "common/private.h"
+#include "plugin/core/trust_domains.h"
 
 #define MAX_DOMAINS 16
 #define MAX_KEYS 64
@@ -33,57 +34,6 @@ struct ims_domains {
 
 /* An rpm header blob starts with this magic; the header signature covers it too. */
 static const uint8_t header_magic[8] = { 0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0 };
-
-const char *ims_next_word(const char **p, size_t *len_ret)
-{
-	const char *s = *p;
-	size_t len;
-
-	while (*s == ',' || *s == ' ' || *s == '\t')
-		s++;
-	if (!*s)
-		return NULL;
-	len = strcspn(s, ", \t");
-	*p = s + len;
-	*len_ret = len;
-	return s;
-}
-
-bool ims_path_under(const char *path, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	while (n > 1 && prefix[n - 1] == '/')
-		n--;
-	if (strncmp(path, prefix, n) != 0)
-		return false;
-	return path[n] == '\0' || path[n] == '/' || (n == 1 && prefix[0] == '/');
-}
-
-size_t ims_escape(const void *in, size_t len, const char *extra, char *out, size_t size)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	const uint8_t *b = in;
-	size_t o = 0;
-
-	if (!size)
-		return 0;
-	for (size_t i = 0; i < len; i++) {
-		if (b[i] > ' ' && b[i] < 0x7f && b[i] != '%' && !(extra && strchr(extra, b[i]))) {
-			if (o + 1 >= size)
-				break;
-			out[o++] = b[i];
-		} else {
-			if (o + 3 >= size)
-				break;
-			out[o++] = '%';
-			out[o++] = hex[b[i] >> 4];
-			out[o++] = hex[b[i] & 15];
-		}
-	}
-	out[o] = '\0';
-	return o;
-}
 
 unsigned int ims_domains_count(const struct ims_domains *d)
 {
@@ -135,7 +85,8 @@ static int load_key_file(struct ims_domains *d, unsigned int domain, const char 
 	int err = 0;
 
 	if (pgpReadPkts(file, &pkts, &len) != PGPARMOR_PUBKEY) {
-		err = ims_err(log, -EINVAL, "trust domain %s: %s is not an armored OpenPGP public key",
+		err = ims_err(log, -EINVAL,
+			      "trust domain %s: %s is not an armored OpenPGP public key",
 			      d->domains[domain].name, file);
 		goto out;
 	}
@@ -199,7 +150,8 @@ static int parse_domain(struct ims_domains *d, char *word, const char *where,
 		return -ENOMEM;
 	dom->rank = (int)rank;
 	d->n++;
-	for (file = strtok_r(colon + 1, ":", &save); file && !err; file = strtok_r(NULL, ":", &save))
+	for (file = strtok_r(colon + 1, ":", &save); file && !err;
+	     file = strtok_r(NULL, ":", &save))
 		err = load_key_file(d, d->n - 1, file, log);
 	if (!err && d->n_keys == 0)
 		err = ims_err(log, -EINVAL, "%s: domain %s names no key file", where, word);
@@ -355,7 +307,8 @@ int ims_header_judge(const struct ims_domains *d, void *rpm_keyring, void *heade
 			v->why = "unknown key";
 			/* The region blob (index + data of the immutable tags) is what was signed. */
 			have_region = headerGet(h, RPMTAG_HEADERIMMUTABLE, &region,
-						HEADERGET_DEFAULT) && region.count;
+						HEADERGET_DEFAULT) &&
+				      region.count;
 			if (!have_region)
 				err = -EINVAL;
 		}
