@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One owner per package, as the rpm adapter enforces it (owners.c). */
+/* Not installed/owners.h, what installed/ offers the streaming installer about who owns what. */
 #ifndef IMASTREAM_PLUGIN_RPM_OWNERS_H
 #define IMASTREAM_PLUGIN_RPM_OWNERS_H
 
