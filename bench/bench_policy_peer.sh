@@ -20,7 +20,7 @@
 # repository; KEYLIME_PYTHON, default python3, must import its dependencies), every list
 # is judged by keylime's own verifier code too (keylime-judge.py), with every policy, and
 # each entry's verdict must be the one attest check gave: a difference is named and the
-# script exits 1. Prints one line per step and policy, "STEP SERIES ENTRIES FP CAUGHT
+# script exits 1 (a violation entry, zero digests, which keylime passes unjudged, apart). Prints one line per step and policy, "STEP SERIES ENTRIES FP CAUGHT
 # MISSED" (what tests/integration/test_policy_peer.sh compares), then a table; writes
 # $BENCH_CSV when set: the untampered entries passed and the tampered files caught of
 # each, keylime's count over ours as the ratio.
@@ -54,8 +54,13 @@ verdicts_ours() {
 }
 
 # verdicts_keylime POLICY LIST OUT: the same from keylime's verifier code.
+# The verifier as keylime ships its configuration: without a file, ignore_tomtou_errors
+# falls back to the opposite of its shipped default, and every entry of a file read while
+# open for writing (a violation: zero digests) would fail whatever its policy says.
+printf '[verifier]\nignore_tomtou_errors = False\n' >"$work/verifier.conf"
+violations=0
 verdicts_keylime() {
-	PYTHONPATH="$KEYLIME_SRC${PYTHONPATH:+:$PYTHONPATH}" "${KEYLIME_PYTHON:-python3}" \
+	KEYLIME_VERIFIER_CONFIG=$work/verifier.conf PYTHONPATH="$KEYLIME_SRC${PYTHONPATH:+:$PYTHONPATH}" "${KEYLIME_PYTHON:-python3}" \
 		"$here/keylime-judge.py" "$1" "$2" >"$3" 2>"$work/keylime.err" ||
 		{ echo "bench-policy-peer: keylime's judge failed on $2: $(grep -v '^WARNING\|^ERROR:keylime' "$work/keylime.err" | tail -n 1)" >&2; exit 1; }
 }
@@ -99,7 +104,18 @@ while read -r step set list entries tampered; do
 		printf '%-22s %-40s %7d %6d %6d %6d\n' "$step" "${series[$who]}" "$n" "${fp[$who]}" "${caught[$who]}" "$missed" >>"$work/table"
 		if [ -n "${KEYLIME_SRC:-}" ]; then
 			verdicts_keylime "$work/$who.json" "$work/list" "$work/$who.keylime"
-			if ! diff "$work/$who.ours" "$work/$who.keylime" >"$work/diff"; then
+			# A violation (a file read while open for writing: zero digests) keylime
+			# passes unjudged with its shipped configuration, where attest check judges
+			# it by its path: passed when excluded, refused otherwise. Compared apart.
+			awk '$2 ~ /^0+$/ { print NR }' "$work/list" >"$work/violations"
+			awk 'NR == FNR { v[$1] = 1; next } !($1 in v)' "$work/violations" "$work/$who.ours" >"$work/ours.cmp"
+			awk 'NR == FNR { v[$1] = 1; next } !($1 in v)' "$work/violations" "$work/$who.keylime" >"$work/keylime.cmp"
+			[ "$who" != imastream ] || violations=$((violations + $(wc -l <"$work/violations")))
+			if awk 'NR == FNR { v[$1] = 1; next } ($1 in v) && $2 != "PASS"' "$work/violations" "$work/$who.keylime" | grep . >/dev/null; then
+				echo "bench-policy-peer: step $step, policy $who.json: keylime refused a violation entry (its configuration?)" >&2
+				disagree=1
+			fi
+			if ! diff "$work/ours.cmp" "$work/keylime.cmp" >"$work/diff"; then
 				echo "bench-policy-peer: step $step, policy $who.json: keylime's verdicts differ from attest check's:" >&2
 				head -n 10 "$work/diff" >&2
 				disagree=1
@@ -125,7 +141,8 @@ echo
 cat "$work/table"
 if [ -n "${KEYLIME_SRC:-}" ]; then
 	[ $disagree = 0 ] || exit 1
-	echo "keylime's own verifier code gave every entry of every step the verdict attest check gave, with every policy"
+	echo "keylime's own verifier code gave every entry of every step the verdict attest check gave, with every policy," \
+		"but the $violations violation entries (zero digests), which keylime passed unjudged"
 else
 	echo "(KEYLIME_SRC unset: judged by attest check alone; with it, keylime's verifier code judges the same lists)"
 fi

@@ -22,10 +22,11 @@ if ! diff -u "$T/want" "$T/counts"; then
 	exit 1
 fi
 # The comparison is not empty: keylime's policy refuses something ours passes, and
-# both catch every tampered file.
-awk '$2 == "keylime" { k += $4 } $2 == "imastream" { o += $4 } $6 > 0 { missed++ }
+# ours catches every tampered file (keylime's with the certificate misses a rollback to
+# an older version signed with the same key: the counts hold that).
+awk '$2 == "keylime" { k += $4 } $2 == "imastream" { o += $4 } $2 == "imastream" && $6 > 0 { missed++ }
 	END { exit !(k > o && missed == 0) }' "$T/counts" ||
-	{ echo "FAIL: no step shows keylime's --rootfs policy refusing more, or a tampered file was missed"; exit 1; }
+	{ echo "FAIL: no step shows keylime's --rootfs policy refusing more, or ours missed a tampered file"; exit 1; }
 # Bad data: one line naming the step and the file, exit 1, no table.
 bad() {
 	local want=$1 out rc=0
