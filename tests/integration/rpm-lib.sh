@@ -43,6 +43,14 @@ build_pkg() {
 	echo "$T/topdir/RPMS/noarch/$name-$ver-1.noarch.rpm"
 }
 
+# p256_signing_key: the test P-256 key as $T/key.pem (private to its owner, as the
+# signer wants it) and its certificate in DER as $T/cert.der.
+p256_signing_key() {
+	cp "$top_srcdir/tests/keys/ec-p256.pem" "$T/key.pem" && chmod 600 "$T/key.pem" &&
+		openssl x509 -in "$top_srcdir/tests/keys/ec-p256.crt" -outform der -out "$T/cert.der" 2>/dev/null ||
+		fail "cannot make the test signing key"
+}
+
 # new_root DIR: a scratch root whose scriptlets can run (busybox as /bin/sh).
 new_root() {
 	# Emptied rather than removed: it may be a mount point.

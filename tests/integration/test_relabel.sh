@@ -9,10 +9,7 @@ need getfattr
 setup_scratch
 IMS="$top_builddir/imastream"
 KEYS="$top_srcdir/tests/keys"
-cp "$KEYS/ec-p256.pem" "$T/key.pem"
-chmod 600 "$T/key.pem"
-openssl x509 -in "$KEYS/ec-p256.crt" -outform der -out "$T/cert.der" 2>/dev/null ||
-	fail "cannot convert the test certificate"
+p256_signing_key
 SIGN="--mode sign --evm portable -k $T/key.pem -c $KEYS/ec-p256.crt"
 
 PKG1=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec")

@@ -10,10 +10,7 @@ need unshare
 setup_scratch
 IMS="$top_builddir/imastream"
 KEYS="$top_srcdir/tests/keys"
-cp "$KEYS/ec-p256.pem" "$T/key.pem"
-chmod 600 "$T/key.pem"
-openssl x509 -in "$KEYS/ec-p256.crt" -outform der -out "$T/cert.der" 2>/dev/null ||
-	fail "cannot convert the test certificate"
+p256_signing_key
 PKG=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec")
 FILES="opt/imstest/bin/tool opt/imstest/bin/run.sh opt/imstest/bin/run-again.sh
 etc/imstest.conf opt/imstest/empty"
