@@ -63,7 +63,8 @@ struct ims_presign {
 	/* IMASTREAM_TEST_PRESIGN_FAIL_AT=N, for tests alone: the Nth job made fails. */
 	long fail_at;
 	/* IMASTREAM_TEST_PRESIGN_DELAY_US=N, for tests alone: each job sleeps first, so that
-	 * the driver meets jobs still being made. */
+	 * the driver meets jobs still being made, and waits for them however long the
+	 * scheduler keeps the worker aside (a test's verdict must not hang on the clock). */
 	long delay_us;
 	/* How long a job took the worker lately (ns): rpm's thread waits no longer for one. */
 	int64_t job_ns;
@@ -150,7 +151,9 @@ static bool await_job(struct ims_presign *ps, struct job *j)
 	struct timespec ts = { .tv_sec = until / 1000000000, .tv_nsec = until % 1000000000 };
 
 	while (j->state == JOB_RUNNING)
-		if (pthread_cond_timedwait(&ps->done, &ps->lock, &ts) == ETIMEDOUT)
+		if (ps->delay_us > 0)
+			pthread_cond_wait(&ps->done, &ps->lock);
+		else if (pthread_cond_timedwait(&ps->done, &ps->lock, &ts) == ETIMEDOUT)
 			break;
 	return j->state != JOB_RUNNING;
 }
