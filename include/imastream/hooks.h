@@ -204,6 +204,13 @@ enum {
 	 * rename): it holds no value of an earlier one, so no plugin need read one.
 	 */
 	IMASTREAM_FILE_CREATED = 1u << 7,
+	/*
+	 * With IMASTREAM_FILE_CREATED: the driver set @uid, @gid and @mode on the new inode
+	 * and no xattr, so what EVM covers is those and what the chain writes.  The evm
+	 * plugin then signs that without reading the inode back, once one file of the
+	 * package read back agreed (an LSM that labels new inodes shows there).
+	 */
+	IMASTREAM_FILE_META_KNOWN = 1u << 8,
 };
 
 /**

@@ -22,6 +22,8 @@ struct evm_state {
 	uint8_t *buf;
 	size_t buf_size;
 	bool config_evm; /* config_evm = portable: %config files signed too */
+	/* This package's first IMASTREAM_FILE_META_KNOWN file was read back: did it agree? */
+	bool inode_checked, inode_agreed;
 };
 
 /*
@@ -78,13 +80,84 @@ static void take_recorded(const struct imastream_file *f, struct imastream_evm_i
 	}
 }
 
+/* A package's files come from one driver in one context: one read back judges them all. */
+static int evm_psm_pre(void *state, const struct imastream_pkg *pkg)
+{
+	struct evm_state *st = state;
+
+	(void)pkg;
+	st->inode_checked = false;
+	st->inode_agreed = false;
+	return 0;
+}
+
+/* The input as the driver and the chain set it: nothing read, nothing to release. */
+static void predict_input(const struct imastream_file *f, struct imastream_evm_input *in)
+{
+	in->uid = f->uid;
+	in->gid = f->gid;
+	in->mode = f->mode;
+	in->misc_layout = IMASTREAM_EVM_MISC_64;
+	take_recorded(f, in);
+}
+
+static bool same_input(const struct imastream_evm_input *a, const struct imastream_evm_input *b)
+{
+	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
+		return false;
+	for (int slot = 0; slot < IMASTREAM_EVM_NR_XATTRS; slot++) {
+		const struct imastream_evm_value *x = &a->xattrs[slot], *y = &b->xattrs[slot];
+
+		if (!x->value != !y->value || x->len != y->len ||
+		    (x->len && memcmp(x->value, y->value, x->len)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * What the kernel will hash: read from the inode (capabilities, owner and mode as rpm set
+ * them, labels an LSM gave it) with the chain's own values over it, or, for a file the
+ * driver vouches for (IMASTREAM_FILE_META_KNOWN), predicted without a system call once
+ * the package's first such file read back gave the same input.
+ */
+static int evm_input(struct evm_state *st, const struct imastream_file *f,
+		     struct imastream_evm_input *in)
+{
+	unsigned int flags = st->cfg->user_xattrs ? IMASTREAM_EVM_COLLECT_USER_IMA : 0;
+	bool vouched = (f->flags & IMASTREAM_FILE_META_KNOWN) &&
+		       (f->flags & IMASTREAM_FILE_CREATED) && !st->cfg->user_xattrs;
+	struct imastream_evm_input predicted = { .size = sizeof(predicted) };
+	int err;
+
+	if (vouched && st->inode_agreed) {
+		predict_input(f, in);
+		return 0;
+	}
+	err = imastream_evm_collect(f->fd, f->path, flags, in, st->log);
+	if (err)
+		return ims_err(st->log, err, "evm: cannot read the metadata of %s: %s", f->dest,
+			       strerror(-err));
+	take_recorded(f, in);
+	if (vouched && !st->inode_checked) {
+		st->inode_checked = true;
+		predict_input(f, &predicted);
+		st->inode_agreed = same_input(in, &predicted);
+		if (!st->inode_agreed)
+			ims_logf(st->log, IMASTREAM_LOG_DEBUG,
+				 "evm: %s holds more than the package set (an LSM "
+				 "label?): every file of the package is read back",
+				 f->dest);
+	}
+	return 0;
+}
+
 static int evm_file_closed(void *state, struct imastream_file *f)
 {
 	struct evm_state *st = state;
 	const struct imastream_file_xattr *ima;
 	struct imastream_evm_input in = { .size = sizeof(in) };
 	size_t vlen;
-	unsigned int flags = st->cfg->user_xattrs ? IMASTREAM_EVM_COLLECT_USER_IMA : 0;
 	int algo = st->cfg->hash_algo;
 	int err;
 
@@ -100,12 +173,9 @@ static int evm_file_closed(void *state, struct imastream_file *f)
 	ima = imastream_file_get_xattr(f, "security.ima");
 	if (!ima || ima->skipped)
 		return 0;
-	/* What rpm set (capabilities, owner, mode) is read back from the file itself. */
-	err = imastream_evm_collect(f->fd, f->path, flags, &in, st->log);
+	err = evm_input(st, f, &in);
 	if (err)
-		return ims_err(st->log, err, "evm: cannot read the metadata of %s: %s", f->dest,
-			       strerror(-err));
-	take_recorded(f, &in);
+		return err;
 	/*
 	 * A portable signature the file holds over these values is kept: a relabel rerun,
 	 * or a file rpm leaves in place, whose signature EVM would not let us replace.
@@ -153,5 +223,6 @@ const struct imastream_plugin_ops ims_evm_plugin = {
 	.keys = evm_keys,
 	.init = evm_init,
 	.cleanup = evm_cleanup,
+	.psm_pre = evm_psm_pre,
 	.file_closed = evm_file_closed,
 };

@@ -874,6 +874,21 @@ static void take_pkg_sig(struct afile *af, rpmfi fi)
 	}
 }
 
+/*
+ * On a regular file rpm created, fsmSetmeta() set the owner and mode rpmfiStat() gives
+ * and, of the xattrs EVM covers, only security.capability when the header has one; a
+ * hard link's inode may have been labelled under another name.  Such a file's EVM input
+ * is what rpm and the chain set (the evm plugin checks one file of each package).
+ */
+static bool rpm_set_all_meta(const struct adapter *a, const struct afile *af, rpmfi fi)
+{
+	const char *caps = fi ? rpmfiFCaps(fi) : NULL;
+
+	return fi && a->rpm_sets_owner && (af->f.flags & IMASTREAM_FILE_CREATED) &&
+	       !(af->f.flags & IMASTREAM_FILE_HARDLINK) && S_ISREG(af->f.mode) &&
+	       !(caps && caps[0]);
+}
+
 static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char *path,
 				  const char *dest, mode_t file_mode, rpmFsmOp op)
 {
@@ -920,6 +935,8 @@ static rpmRC ims_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char
 		af->f.gid = sb.st_gid;
 		af->f.mode = sb.st_mode;
 		af->f.content_size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+		if (rpm_set_all_meta(a, af, fi))
+			af->f.flags |= IMASTREAM_FILE_META_KNOWN;
 	}
 	take_known_digest(a, af, fi, op);
 	take_pkg_sig(af, fi);
