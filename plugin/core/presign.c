@@ -32,6 +32,7 @@ struct job {
 	int algo;
 	bool evm;
 	bool ima_served;
+	size_t pos; /* in the queue's order */
 	uint32_t uid, gid, mode;
 	size_t digest_len, evm_digest_len, ima_sig_len, evm_sig_len;
 	int err;
@@ -58,6 +59,7 @@ struct ims_presign {
 	size_t queued, order_cap;
 	size_t next;	       /* the worker's cursor in order */
 	long current;	       /* the file the driver is labelling, or -1 */
+	long reached;	       /* the furthest queue position the driver labelled, or -1 */
 	const uint8_t *replay; /* the worker's own raw signature, to build the IMA value */
 	size_t replay_len;
 	/* IMASTREAM_TEST_PRESIGN_FAIL_AT=N, for tests alone: the Nth job made fails. */
@@ -158,6 +160,29 @@ static bool await_job(struct ims_presign *ps, struct job *j)
 	return j->state != JOB_RUNNING;
 }
 
+/*
+ * Caught up by the driver's thread (a slow key such as P-384 or RSA, or a worker kept
+ * off its core), the worker would make the very job the driver reaches next, and the
+ * driver would wait for it: one core signing at a time.  So when no job the driver has
+ * to sign itself lies between it and the worker's next, that next job is left to the
+ * driver, and the worker makes the one after while the driver signs it.
+ */
+static void leave_one_to_driver(struct ims_presign *ps)
+{
+	size_t from;
+
+	if (ps->reached < 0 || ps->next > (size_t)ps->reached + 2)
+		return;
+	from = (size_t)ps->reached + 1;
+	if (ps->next < from)
+		ps->next = from;
+	for (size_t p = from; p < ps->next; p++)
+		if (ps->order[p]->state == JOB_QUEUED)
+			return;
+	if (ps->next < ps->queued)
+		ps->next++;
+}
+
 static void *worker(void *arg)
 {
 	struct ims_presign *ps = arg;
@@ -172,6 +197,9 @@ static void *worker(void *arg)
 			pthread_cond_wait(&ps->wake, &ps->lock);
 			continue;
 		}
+		leave_one_to_driver(ps);
+		if (ps->next >= ps->queued)
+			continue;
 		j = ps->order[ps->next];
 		if (j->state != JOB_QUEUED) {
 			ps->next++;
@@ -285,6 +313,7 @@ static void drop_jobs(struct ims_presign *ps)
 	ps->order_cap = 0;
 	ps->next = 0;
 	ps->current = -1;
+	ps->reached = -1;
 }
 
 static void presign_free(struct ims_presign *ps)
@@ -319,6 +348,7 @@ static int presign_new(struct imastream_signer *signer, const struct imastream_l
 	pthread_condattr_destroy(&attr);
 	ps->log = log;
 	ps->current = -1;
+	ps->reached = -1;
 	ps->fail_at = fail_at && fail_at[0] ? atol(fail_at) : -1;
 	ps->delay_us = delay && delay[0] ? atol(delay) : 0;
 	/* A token's key signs inside the token, one session at a time: nothing to gain. */
@@ -409,6 +439,7 @@ int ims_presign_add(struct ims_presign *ps, size_t index, const struct ims_presi
 	}
 	if (!err && !ps->jobs[index]) {
 		ps->jobs[index] = j;
+		j->pos = ps->queued;
 		ps->order[ps->queued++] = j;
 		j = NULL;
 		pthread_cond_signal(&ps->wake);
@@ -424,6 +455,9 @@ void ims_presign_current(struct ims_presign *ps, long index)
 		return;
 	pthread_mutex_lock(&ps->lock);
 	ps->current = index;
+	if (index >= 0 && (size_t)index < ps->cap && ps->jobs[index] &&
+	    (long)ps->jobs[index]->pos > ps->reached)
+		ps->reached = (long)ps->jobs[index]->pos;
 	pthread_mutex_unlock(&ps->lock);
 }
 
