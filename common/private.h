@@ -60,6 +60,13 @@ bool ims_pseudo_fs(int fd);
  */
 void *ims_grow(void *array, size_t used, size_t *alloc, size_t elem, size_t first);
 
+/*
+ * ims_forks - a value that changes in a forked child: a thread's owner records it, and a
+ * child, which has no copy of the thread, never uses what the thread makes (getpid()
+ * did this at a system call per use).
+ */
+unsigned long ims_forks(void);
+
 /* Formats a message and hands it to @log; errno is preserved. */
 void ims_logf(const struct imastream_log *log, int level, const char *fmt, ...)
 	ims_printf(3, 4) ims_cold;

@@ -36,7 +36,7 @@ struct ims_sign_ahead {
 	bool running;
 	bool stop;
 	bool worker_waits;  /* asleep on wake: woken once half the ring is used */
-	pid_t owner;	    /* the process whose nonces these are */
+	unsigned long owner; /* ims_forks() of the process whose nonces these are */
 	EC_KEY *caller_key; /* copies: OpenSSL does not promise that one EC_KEY */
 	EC_KEY *worker_key; /* may be used by two threads at once */
 	struct nonce *ring;
@@ -147,7 +147,7 @@ static int ahead_new(EVP_PKEY *pkey, unsigned int depth, const struct imastream_
 		return ims_openssl_err(log, -ENOMEM, "cannot copy the key for signing ahead");
 	}
 	sa->cap = depth;
-	sa->owner = getpid();
+	sa->owner = ims_forks();
 	fail_after = getenv("IMASTREAM_TEST_SIGN_AHEAD_FAIL_AFTER");
 	if (fail_after) {
 		sa->test_fail = true;
@@ -173,7 +173,7 @@ int ims_sign_ahead_start(struct ims_sign_ahead **sap, EVP_PKEY *pkey, unsigned i
 			return err;
 		*sap = sa;
 	}
-	if (sa->owner != getpid())
+	if (sa->owner != ims_forks())
 		return -EOPNOTSUPP;
 	if (sa->running)
 		return 0;
@@ -192,7 +192,7 @@ int ims_sign_ahead_start(struct ims_sign_ahead **sap, EVP_PKEY *pkey, unsigned i
 void ims_sign_ahead_stop(struct ims_sign_ahead *sa, const struct imastream_log *log)
 {
 	/* In a forked child the worker does not exist, and its lock may be held forever. */
-	if (!sa || !sa->running || sa->owner != getpid())
+	if (!sa || !sa->running || sa->owner != ims_forks())
 		return;
 	pthread_mutex_lock(&sa->lock);
 	sa->stop = true;
@@ -214,7 +214,7 @@ void ims_sign_ahead_free(struct ims_sign_ahead *sa)
 	ims_sign_ahead_stop(sa, NULL);
 	for (unsigned int i = 0; i < sa->count; i++)
 		nonce_clear(&sa->ring[(sa->head + i) % sa->cap]);
-	if (sa->owner == getpid()) {
+	if (sa->owner == ims_forks()) {
 		pthread_mutex_destroy(&sa->lock);
 		pthread_cond_destroy(&sa->wake);
 		pthread_cond_destroy(&sa->made_one);
@@ -245,7 +245,7 @@ int ims_sign_ahead_sign(struct ims_sign_ahead *sa, const char *type, const uint8
 	ECDSA_SIG *sig;
 	int len, err = 0;
 
-	if (!sa || sa->owner != getpid())
+	if (!sa || sa->owner != ims_forks())
 		return 0;
 	pthread_mutex_lock(&sa->lock);
 	while (sa->test_fail && sa->running && !sa->err && !sa->count)

@@ -49,7 +49,7 @@ struct ims_presign {
 	pthread_cond_t done; /* the driver waits here for a running job */
 	pthread_t thread;
 	bool running, stop;
-	pid_t owner;		       /* a forked child never takes a signature */
+	unsigned long owner;	       /* ims_forks(): a forked child never takes a signature */
 	struct imastream_signer *twin; /* the worker's own handle on the chain's key */
 	const struct imastream_log *log;
 	size_t max_sig;
@@ -243,7 +243,7 @@ static int take(void *arg, int hash_algo, const uint8_t *digest, size_t digest_l
 	const char *why = NULL;
 	int ret = 0;
 
-	if (ps->owner != getpid())
+	if (ps->owner != ims_forks())
 		return 0;
 	pthread_mutex_lock(&ps->lock);
 	j = ps->current >= 0 && (size_t)ps->current < ps->cap ? ps->jobs[ps->current] : NULL;
@@ -383,7 +383,7 @@ int ims_presign_run(struct imastream_signer *signer, const struct imastream_log 
 	}
 	if (ps->running)
 		return 0;
-	ps->owner = getpid();
+	ps->owner = ims_forks();
 	err = -pthread_create(&ps->thread, NULL, worker, ps);
 	if (err)
 		return ims_err(log, err, "cannot start the signing worker: %s", strerror(-err));
