@@ -35,10 +35,10 @@ struct ims_sign_ahead {
 	pthread_t thread;
 	bool running;
 	bool stop;
-	bool worker_waits;  /* asleep on wake: woken once half the ring is used */
+	bool worker_waits;   /* asleep on wake: woken once half the ring is used */
 	unsigned long owner; /* ims_forks() of the process whose nonces these are */
-	EC_KEY *caller_key; /* copies: OpenSSL does not promise that one EC_KEY */
-	EC_KEY *worker_key; /* may be used by two threads at once */
+	EC_KEY *caller_key;  /* copies: OpenSSL does not promise that one EC_KEY */
+	EC_KEY *worker_key;  /* may be used by two threads at once */
 	struct nonce *ring;
 	unsigned int cap, head, count;
 	int err;       /* the worker's failure, said once no nonce is left */

@@ -19,34 +19,34 @@ static int labelled(int fd, int flags)
 	return fd;
 }
 
-#define WRAP_OPENAT(fn)                                                                  \
-	int fn(int dirfd, const char *path, int flags, ...)                                \
-	{                                                                                  \
-		int (*real)(int, const char *, int, ...) = dlsym(RTLD_NEXT, #fn);          \
-		mode_t mode = 0;                                                           \
-		va_list ap;                                                                \
-                                                                                           \
-		if (flags & (O_CREAT | __O_TMPFILE)) {                                     \
-			va_start(ap, flags);                                               \
-			mode = va_arg(ap, mode_t);                                         \
-			va_end(ap);                                                        \
-		}                                                                          \
-		return labelled(real(dirfd, path, flags, mode), flags);                    \
+#define WRAP_OPENAT(fn)                                                           \
+	int fn(int dirfd, const char *path, int flags, ...)                       \
+	{                                                                         \
+		int (*real)(int, const char *, int, ...) = dlsym(RTLD_NEXT, #fn); \
+		mode_t mode = 0;                                                  \
+		va_list ap;                                                       \
+                                                                                  \
+		if (flags & (O_CREAT | __O_TMPFILE)) {                            \
+			va_start(ap, flags);                                      \
+			mode = va_arg(ap, mode_t);                                \
+			va_end(ap);                                               \
+		}                                                                 \
+		return labelled(real(dirfd, path, flags, mode), flags);           \
 	}
 
-#define WRAP_OPEN(fn)                                                                    \
-	int fn(const char *path, int flags, ...)                                           \
-	{                                                                                  \
-		int (*real)(const char *, int, ...) = dlsym(RTLD_NEXT, #fn);               \
-		mode_t mode = 0;                                                           \
-		va_list ap;                                                                \
-                                                                                           \
-		if (flags & (O_CREAT | __O_TMPFILE)) {                                     \
-			va_start(ap, flags);                                               \
-			mode = va_arg(ap, mode_t);                                         \
-			va_end(ap);                                                        \
-		}                                                                          \
-		return labelled(real(path, flags, mode), flags);                           \
+#define WRAP_OPEN(fn)                                                        \
+	int fn(const char *path, int flags, ...)                             \
+	{                                                                    \
+		int (*real)(const char *, int, ...) = dlsym(RTLD_NEXT, #fn); \
+		mode_t mode = 0;                                             \
+		va_list ap;                                                  \
+                                                                             \
+		if (flags & (O_CREAT | __O_TMPFILE)) {                       \
+			va_start(ap, flags);                                 \
+			mode = va_arg(ap, mode_t);                           \
+			va_end(ap);                                          \
+		}                                                            \
+		return labelled(real(path, flags, mode), flags);             \
 	}
 
 WRAP_OPENAT(openat)
