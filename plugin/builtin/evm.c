@@ -101,6 +101,21 @@ static void predict_input(const struct imastream_file *f, struct imastream_evm_i
 	take_recorded(f, in);
 }
 
+/*
+ * Whether the chain set a label (any value EVM covers but security.ima) on @f: over an
+ * LSM's label it would hide it, so such a file cannot show whether the LSM labels.
+ */
+static bool chain_labelled(const struct imastream_file *f)
+{
+	for (int slot = 0; slot < IMASTREAM_EVM_NR_XATTRS; slot++) {
+		const char *name = imastream_evm_xattr_name(slot);
+
+		if (slot != IMASTREAM_EVM_IMA && name && imastream_file_get_xattr(f, name))
+			return true;
+	}
+	return false;
+}
+
 static bool same_input(const struct imastream_evm_input *a, const struct imastream_evm_input *b)
 {
 	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
@@ -119,7 +134,8 @@ static bool same_input(const struct imastream_evm_input *a, const struct imastre
  * What the kernel will hash: read from the inode (capabilities, owner and mode as rpm set
  * them, labels an LSM gave it) with the chain's own values over it, or, for a file the
  * driver vouches for (IMASTREAM_FILE_META_KNOWN), predicted without a system call once
- * the package's first such file read back gave the same input.
+ * the package's first such file the chain set no label on read back the same input
+ * (a package whose every file the chain labels is read back whole, as before).
  */
 static int evm_input(struct evm_state *st, const struct imastream_file *f,
 		     struct imastream_evm_input *in)
@@ -139,7 +155,7 @@ static int evm_input(struct evm_state *st, const struct imastream_file *f,
 		return ims_err(st->log, err, "evm: cannot read the metadata of %s: %s", f->dest,
 			       strerror(-err));
 	take_recorded(f, in);
-	if (vouched && !st->inode_checked) {
+	if (vouched && !st->inode_checked && !chain_labelled(f)) {
 		st->inode_checked = true;
 		predict_input(f, &predicted);
 		st->inode_agreed = same_input(in, &predicted);
