@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # "make install" puts imastream.so where rpm globs for plugins (%__plugindir, even where
 # Debian's does not exist yet) and a macros.d file that names it; rpm then loads it with no
@@ -33,11 +33,16 @@ macros="$dest$macrosdir/macros.transaction_imastream"
 	fail "imastream.so exports more than imastream_hooks"
 
 # rpm as installed: the plugin dir and macros file are those of the DESTDIR tree, as if
-# DESTDIR were /: no __transaction_imastream definition of ours.
+# DESTDIR were /: no __transaction_imastream definition of ours where the macros name
+# the plugin by rpm's folder.  Outside it (a --prefix of its own, as make distcheck
+# configures) they name it by the path it has without DESTDIR, pointed into it here.
 pkg=$(build_pkg "$top_srcdir/tests/rpm/imstest.rpmspec" 1.0)
 root="$T/root"
 new_root "$root"
-rpm --root "$root" --dbpath /var/lib/rpm --nodeps --load "$macros" \
+named=()
+grep -q '^%__transaction_imastream %{__plugindir}/imastream.so$' "$macros" ||
+	named=(--define "__transaction_imastream $dest$plugindir/imastream.so")
+rpm --root "$root" --dbpath /var/lib/rpm --nodeps --load "$macros" "${named[@]}" \
 	--define "__plugindir $dest$plugindir" --define "_imastream_plugins trace" \
 	--define "_imastream_trace $T/tr" -i "$pkg" 2>"$T/rpm.stderr" || fail "rpm -i failed"
 grep -q '^trace: file_closed path=/opt/imstest/bin/tool;TMP' "$T/tr" ||
