@@ -49,8 +49,8 @@ static const struct cli_use relabel_options[] = {
 			      "xattr_namespace=user)" },
 	{ CLI_OPT_SET },
 	{ CLI_OPT_CONFIG, "\"key = value\" lines, read before the options above\n"
-			  "(default: " DEFAULT_CONFIG ", the rpm\n"
-			  "plugin's, when it exists; '' reads none)" },
+			  "(default: the rpm plugin's, when it exists; '' reads\n"
+			  "none):\n" DEFAULT_CONFIG },
 	{ CLI_OPT_MODIFIED_CONFIG },
 	{ CLI_OPT_ACCEPT_CONFIG, "accept the administrator's edit of the %config file\n"
 				 "PATH (as the packages name it: /etc/foo.conf; may be\n"

@@ -67,8 +67,9 @@ for cmd in $commands; do
 	[ -s help-opts.txt ] || fail "$cmd --help lists no options"
 	diff -u help-opts.txt man-opts.txt >diff.txt ||
 		fail "$cmd: --help (-) and man/imastream-$cmd.1 (+) list different options: $(grep '^[-+][^-+]' diff.txt | tr '\n' ' ')"
-	# No --help line wider than a terminal.
-	awk -v c="$cmd" 'length > 80 { print "FAIL: " c " --help line " NR " has " length " columns"; bad = 1 }
+	# No --help line wider than a terminal, but a path alone on its line, which configure
+	# chose (--sysconfdir under make distcheck's prefix) and nothing can wrap.
+	awk -v c="$cmd" '/^ *\/[^ ]*$/ { next } length > 80 { print "FAIL: " c " --help line " NR " has " length " columns"; bad = 1 }
 		END { exit bad }' help.txt || failures=$((failures + 1))
 	# Every spelling listed is one the parser takes: an unknown one would say so.
 	for opt in $(grep -oE -- '(^| )-[A-Za-z0-9]\b|--[a-z][a-z-]*' help-opts.txt | tr -d ' ' | sort -u); do
