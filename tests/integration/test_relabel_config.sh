@@ -17,7 +17,7 @@ etc/imstest.conf opt/imstest/empty"
 R=$T/root
 
 # The file relabel reads by default, as its --help names it (the build's sysconfdir).
-default_conf=$("$IMS" relabel --help | sed -n 's/^ *(default: \(.*\), the rpm$/\1/p')
+default_conf=$("$IMS" relabel --help | sed -n 's|^ *\(/.*/imastream\.conf\)$|\1|p')
 case "$default_conf" in
 */imastream.conf) ;;
 *) fail "relabel --help names no default configuration file" ;;
